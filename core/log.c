@@ -1,0 +1,36 @@
+/* zkr: ZooKeeper's own log goes to g_debug in the "zkr" domain, so a
+ * library user sees nothing unless they ask with G_MESSAGES_DEBUG=zkr. */
+
+#include <string.h>
+
+#include <glib.h>
+#include <zookeeper/zookeeper.h>
+
+#include "log.h"
+
+void
+zkr_log_zookeeper_message (const char *message)
+{
+  gsize len;
+
+  if (message == NULL)
+    return;
+  len = strlen (message);
+  while (len > 0 && (message[len - 1] == '\n' || message[len - 1] == '\r'))
+    len--;
+  g_debug ("zookeeper: %.*s", (int) len, message);
+}
+
+void
+zkr_log_init (void)
+{
+  static gsize initialized = 0;
+
+  if (g_once_init_enter (&initialized))
+    {
+      /* INFO keeps connection events (useful when debugging a partition)
+       * without the per-request chatter of DEBUG. */
+      zoo_set_debug_level (ZOO_LOG_LEVEL_INFO);
+      g_once_init_leave (&initialized, 1);
+    }
+}

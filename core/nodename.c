@@ -1,0 +1,222 @@
+/* zkr: node-name utilities of the queue recipes. Every rule here matches
+ * Curator byte for byte (ProtectedUtils, StandardLockInternalsDriver's
+ * fixForSorting, InterProcessReadWriteLock's driver) so that C and Java
+ * clients agree on who is first in a queue. */
+
+#include <string.h>
+
+#include "nodename.h"
+
+#define UUID_TEXT_LEN 36
+
+/* 8-4-4-4-12 hex digits; lowercase only when @lowercase_only. @text need
+ * not be NUL-terminated after its 36 bytes. */
+static gboolean
+uuid_text_is_valid (const char *text, gboolean lowercase_only)
+{
+  char copy[UUID_TEXT_LEN + 1];
+  gsize i;
+
+  if (strnlen (text, UUID_TEXT_LEN) < UUID_TEXT_LEN)
+    return FALSE;
+  memcpy (copy, text, UUID_TEXT_LEN);
+  copy[UUID_TEXT_LEN] = '\0';
+  if (!g_uuid_string_is_valid (copy))
+    return FALSE;
+  for (i = 0; lowercase_only && i < UUID_TEXT_LEN; i++)
+    if (g_ascii_isupper (copy[i]))
+      return FALSE;
+  return TRUE;
+}
+
+char *
+zkr_node_protected_prefix (const char *uuid)
+{
+  g_return_val_if_fail (uuid != NULL, NULL);
+  g_return_val_if_fail (strlen (uuid) == UUID_TEXT_LEN, NULL);
+  g_return_val_if_fail (uuid_text_is_valid (uuid, TRUE), NULL);
+
+  return g_strconcat (ZKR_NODE_PROTECTED_MARK, uuid, "-", NULL);
+}
+
+gboolean
+zkr_node_is_protected (const char *name)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  /* Curator demands at least one character after the prefix. */
+  if (strnlen (name, ZKR_NODE_PROTECTED_PREFIX_LEN + 1) <= ZKR_NODE_PROTECTED_PREFIX_LEN)
+    return FALSE;
+  if (strncmp (name, ZKR_NODE_PROTECTED_MARK, strlen (ZKR_NODE_PROTECTED_MARK)) != 0)
+    return FALSE;
+  if (name[ZKR_NODE_PROTECTED_PREFIX_LEN - 1] != '-')
+    return FALSE;
+  return uuid_text_is_valid (name + strlen (ZKR_NODE_PROTECTED_MARK), FALSE);
+}
+
+gboolean
+zkr_node_has_protected_id (const char *name, const char *uuid)
+{
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (uuid != NULL, FALSE);
+
+  return strlen (uuid) == UUID_TEXT_LEN &&
+         zkr_node_is_protected (name) &&
+         memcmp (name + strlen (ZKR_NODE_PROTECTED_MARK), uuid, UUID_TEXT_LEN) == 0;
+}
+
+char *
+zkr_node_new_protected_id (void)
+{
+  char *uuid = g_uuid_string_random ();
+  char *p;
+
+  /* GLib writes lowercase today; the protected prefix must be lowercase
+   * forever (Java writes it so), so do not depend on that. */
+  for (p = uuid; *p != '\0'; p++)
+    *p = g_ascii_tolower (*p);
+  return uuid;
+}
+
+/* TRUE when @text starts with @n decimal digits; their value in @value. */
+static gboolean
+read_digits (const char *text, gsize n, gint64 *value)
+{
+  gint64 result = 0;
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    {
+      if (!g_ascii_isdigit (text[i]))
+        return FALSE;
+      result = result * 10 + (text[i] - '0');
+    }
+  *value = result;
+  return TRUE;
+}
+
+gboolean
+zkr_node_parse_sequence (const char *name, gint64 *sequence)
+{
+  const char *tail;
+  gsize len;
+  gint64 value;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  len = strlen (name);
+  if (len < ZKR_NODE_SEQUENCE_DIGITS)
+    return FALSE;
+  tail = name + len - ZKR_NODE_SEQUENCE_DIGITS;
+  if (read_digits (tail, ZKR_NODE_SEQUENCE_DIGITS, &value))
+    {
+      /* Ten digits above G_MAXINT32 come only from "%010d" of G_MININT32,
+       * whose '-' must then precede them. */
+      if (value > G_MAXINT32)
+        {
+          if (value != (gint64) G_MAXINT32 + 1 || tail == name || tail[-1] != '-')
+            return FALSE;
+          value = G_MININT32;
+        }
+    }
+  else if (tail[0] == '-' && read_digits (tail + 1, ZKR_NODE_SEQUENCE_DIGITS - 1, &value) &&
+           value != 0)
+    value = -value;
+  else
+    return FALSE;
+
+  if (sequence != NULL)
+    *sequence = value;
+  return TRUE;
+}
+
+const char *
+zkr_node_sort_key (const char *name, const char *lock_name)
+{
+  const char *last;
+
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (lock_name == NULL || lock_name[0] == '\0')
+    return name;
+  last = g_strrstr (name, lock_name);
+  return last != NULL ? last + strlen (lock_name) : name;
+}
+
+const char *
+zkr_node_rwlock_sort_key (const char *name)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return zkr_node_sort_key (zkr_node_sort_key (name, ZKR_NODE_READ_LOCK_NAME),
+                            ZKR_NODE_WRITE_LOCK_NAME);
+}
+
+typedef const char *(*SortKeyFunc) (const char *name, const char *lock_name);
+
+typedef struct {
+  const char *key;   /* points into name */
+  char *name;        /* (transfer none) an element of the caller's array */
+} SortEntry;
+
+static gint
+sort_entry_compare (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const SortEntry *x = a;
+  const SortEntry *y = b;
+  int by_key = strcmp (x->key, y->key);
+
+  (void) user_data;
+  return by_key != 0 ? by_key : strcmp (x->name, y->name);
+}
+
+static const char *
+rwlock_sort_key (const char *name, const char *unused)
+{
+  (void) unused;
+  return zkr_node_rwlock_sort_key (name);
+}
+
+/* Each key is computed once, not once per comparison: a contended lock
+ * sorts its children on every hand-off, so this is on the hot path. */
+static void
+sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name)
+{
+  SortEntry *entries;
+  guint i;
+
+  for (i = 0; i < names->len; i++)
+    g_return_if_fail (names->pdata[i] != NULL);
+  g_return_if_fail (names->len <= G_MAXINT);
+  if (names->len < 2)
+    return;
+
+  entries = g_new (SortEntry, names->len);
+  for (i = 0; i < names->len; i++)
+    {
+      entries[i].name = names->pdata[i];
+      entries[i].key = key_func (entries[i].name, lock_name);
+    }
+  /* g_qsort_with_data() is a stable merge sort. */
+  g_qsort_with_data (entries, (gint) names->len, sizeof *entries,
+                     sort_entry_compare, NULL);
+  for (i = 0; i < names->len; i++)
+    names->pdata[i] = entries[i].name;
+  g_free (entries);
+}
+
+void
+zkr_node_sort (GPtrArray *names, const char *lock_name)
+{
+  g_return_if_fail (names != NULL);
+
+  sort_by_key (names, zkr_node_sort_key, lock_name);
+}
+
+void
+zkr_node_sort_rwlock (GPtrArray *names)
+{
+  g_return_if_fail (names != NULL);
+
+  sort_by_key (names, rwlock_sort_key, NULL);
+}

@@ -1,0 +1,594 @@
+/* zkr: ensure-path, protected create and guaranteed delete: the node-level
+ * steps every recipe needs, written once. Worker thread throughout. */
+
+#include <string.h>
+
+#include "error.h"
+#include "nodename.h"
+#include "nodes.h"
+#include "path.h"
+
+/* A helper waiting for the session to be connected again. It registers an
+ * internal listener and removes it before it runs its continuation. */
+typedef struct {
+  ZkrSession *session;
+  guint listener_id;
+  void (*on_connected) (gpointer owner);
+  void (*on_closed) (gpointer owner);
+  void (*on_lost) (gpointer owner);   /* nullable: then LOST is ignored */
+  gpointer owner;
+  gboolean posted;                    /* on_connected is queued to run */
+} ConnectWait;
+
+static void
+connect_wait_cancel (ConnectWait *wait)
+{
+  if (wait->listener_id != 0)
+    zkr_session_remove_internal_listener (wait->session, wait->listener_id);
+  wait->listener_id = 0;
+}
+
+static void
+connect_wait_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+{
+  ConnectWait *wait = user_data;
+
+  (void) session;
+  if (state == ZKR_SESSION_STATE_CONNECTED || state == ZKR_SESSION_STATE_RECONNECTED)
+    {
+      connect_wait_cancel (wait);
+      wait->on_connected (wait->owner);
+    }
+  else if (state == ZKR_SESSION_STATE_CLOSED)
+    {
+      connect_wait_cancel (wait);
+      wait->on_closed (wait->owner);
+    }
+  else if (state == ZKR_SESSION_STATE_LOST && wait->on_lost != NULL)
+    {
+      connect_wait_cancel (wait);
+      wait->on_lost (wait->owner);
+    }
+}
+
+/* Runs on_connected now (posted) if connected, else at the next
+ * (RE)CONNECTED. */
+static gboolean
+connect_wait_now (gpointer data)
+{
+  ConnectWait *wait = data;
+
+  wait->posted = FALSE;
+  wait->on_connected (wait->owner);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+connect_wait_start (ConnectWait *wait)
+{
+  g_assert (wait->listener_id == 0);
+  /* Check and registration both happen on the worker, where transitions
+   * happen, so no transition can fall between them. */
+  if (zkr_session_is_connected (wait->session))
+    {
+      wait->posted = TRUE;
+      zkr_session_post (wait->session, connect_wait_now, wait, NULL);
+      return;
+    }
+  wait->listener_id = zkr_session_add_internal_listener (wait->session, connect_wait_on_state, wait);
+}
+
+/* ---- ensure parents ------------------------------------------------ */
+
+typedef struct {
+  ZkrSession *session;
+  char **ancestors;     /* "/a", "/a/b", ... (owned) */
+  guint next;
+  ZkrDoneFunc func;
+  gpointer user_data;
+} EnsureParents;
+
+static void ensure_next (EnsureParents *ensure);
+
+static void
+ensure_finish (EnsureParents *ensure, int rc)
+{
+  ensure->func (ensure->session, rc, ensure->user_data);
+  g_strfreev (ensure->ancestors);
+  g_free (ensure);
+}
+
+static gboolean
+ensure_finish_posted (gpointer data)
+{
+  ensure_finish (data, ZOK);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+ensure_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  EnsureParents *ensure = user_data;
+
+  (void) session;
+  if (reply->rc != ZOK && reply->rc != ZNODEEXISTS)
+    {
+      ensure_finish (ensure, reply->rc);
+      return;
+    }
+  ensure->next++;
+  ensure_next (ensure);
+}
+
+static void
+ensure_next (EnsureParents *ensure)
+{
+  const char *path = ensure->ancestors[ensure->next];
+
+  if (path == NULL)
+    {
+      ensure_finish (ensure, ZOK);
+      return;
+    }
+  zkr_op_create (ensure->session, path, NULL, -1, ZOO_CONTAINER, ensure_reply, ensure);
+}
+
+static char **
+path_ancestors (const char *path)
+{
+  GPtrArray *list = g_ptr_array_new ();
+  g_autofree char *parent = zkr_path_parent (path);
+
+  /* Walk up, then reverse: creation goes root-first. */
+  while (parent != NULL && strcmp (parent, "/") != 0)
+    {
+      char *next = zkr_path_parent (parent);
+      g_ptr_array_insert (list, 0, g_steal_pointer (&parent));
+      parent = next;
+    }
+  g_ptr_array_add (list, NULL);
+  return (char **) g_ptr_array_free (list, FALSE);
+}
+
+void
+zkr_ensure_parents (ZkrSession *session, const char *path,
+                    ZkrDoneFunc func, gpointer user_data)
+{
+  EnsureParents *ensure = g_new0 (EnsureParents, 1);
+
+  ensure->session = session;
+  ensure->ancestors = path_ancestors (path);
+  ensure->func = func;
+  ensure->user_data = user_data;
+  if (ensure->ancestors[0] == NULL)
+    /* Nothing to create; still answer later, never inside this call. */
+    zkr_session_post (session, ensure_finish_posted, ensure, NULL);
+  else
+    ensure_next (ensure);
+}
+
+/* ---- guaranteed delete --------------------------------------------- */
+
+typedef struct {
+  ZkrSession *session;
+  char *path;
+  ZkrDoneFunc func;
+  gpointer user_data;
+  ConnectWait wait;
+} GuaranteedDelete;
+
+static void delete_send (gpointer owner);
+
+static void
+delete_finish (GuaranteedDelete *del, int rc)
+{
+  zkr_session_pending_deletes_add (del->session, -1);
+  if (rc != ZOK)
+    g_debug ("guaranteed delete of %s ended with %s", del->path, zkr_zk_error_name (rc));
+  if (del->func != NULL)
+    del->func (del->session, rc, del->user_data);
+  g_free (del->path);
+  g_free (del);
+}
+
+static void
+delete_closed (gpointer owner)
+{
+  delete_finish (owner, ZCLOSING);
+}
+
+static void
+delete_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  GuaranteedDelete *del = user_data;
+
+  if (reply->rc == ZOK || reply->rc == ZNONODE)
+    delete_finish (del, ZOK);
+  else if (zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED)
+    delete_finish (del, ZCLOSING);
+  else if (zkr_zk_rc_is_retryable (reply->rc) || !zkr_zk_rc_is_server_answer (reply->rc))
+    /* Pending: send again once connected; a fresh session after LOST may
+     * delete the old session's node as well. */
+    connect_wait_start (&del->wait);
+  else
+    delete_finish (del, reply->rc);
+}
+
+static void
+delete_send (gpointer owner)
+{
+  GuaranteedDelete *del = owner;
+
+  zkr_op_delete (del->session, del->path, -1, delete_reply, del);
+}
+
+void
+zkr_guaranteed_delete (ZkrSession *session, const char *path,
+                       ZkrDoneFunc func, gpointer user_data)
+{
+  GuaranteedDelete *del = g_new0 (GuaranteedDelete, 1);
+
+  del->session = session;
+  del->path = g_strdup (path);
+  del->func = func;
+  del->user_data = user_data;
+  del->wait.session = session;
+  del->wait.on_connected = delete_send;
+  del->wait.on_closed = delete_closed;
+  del->wait.owner = del;
+  zkr_session_pending_deletes_add (session, 1);
+  delete_send (del);
+}
+
+/* ---- find and delete by protected id ------------------------------- */
+
+typedef struct {
+  ZkrSession *session;
+  char *parent;
+  char *id;
+  ConnectWait wait;
+} FindDelete;
+
+static void
+find_delete_free (FindDelete *find)
+{
+  g_free (find->parent);
+  g_free (find->id);
+  g_free (find);
+}
+
+static void find_delete_send (gpointer owner);
+
+static void
+find_delete_closed (gpointer owner)
+{
+  find_delete_free (owner);
+}
+
+static void
+find_delete_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  FindDelete *find = user_data;
+
+  if (zkr_zk_rc_is_retryable (reply->rc) &&
+      zkr_session_get_state (session) != ZKR_SESSION_STATE_CLOSED)
+    {
+      connect_wait_start (&find->wait);
+      return;
+    }
+  if (reply->rc == ZOK)
+    for (guint i = 0; i < reply->children->len; i++)
+      {
+        const char *child = g_ptr_array_index (reply->children, i);
+        if (zkr_node_has_protected_id (child, find->id))
+          {
+            g_autofree char *path = zkr_path_join (find->parent, child);
+            zkr_guaranteed_delete (session, path, NULL, NULL);
+          }
+      }
+  find_delete_free (find);
+}
+
+static void
+find_delete_send (gpointer owner)
+{
+  FindDelete *find = owner;
+
+  zkr_op_get_children (find->session, find->parent, FALSE, find_delete_reply, find);
+}
+
+void
+zkr_protected_find_and_delete (ZkrSession *session, const char *parent, const char *id)
+{
+  FindDelete *find = g_new0 (FindDelete, 1);
+
+  find->session = session;
+  find->parent = g_strdup (parent);
+  find->id = g_strdup (id);
+  find->wait.session = session;
+  find->wait.on_connected = find_delete_send;
+  find->wait.on_closed = find_delete_closed;
+  find->wait.owner = find;
+  find_delete_send (find);
+}
+
+/* ---- protected create ---------------------------------------------- */
+
+struct _ZkrProtectedCreate {
+  ZkrSession *session;
+  char *parent;
+  char *name;
+  char *id;            /* the protected uuid */
+  char *prefix;        /* "_c_<uuid>-" */
+  char *data;
+  int len;
+  int flags;
+  ZkrSentFunc sent;
+  ZkrCreatedFunc done;
+  gpointer user_data;
+  gint64 session_id;   /* the session the first create was sent on */
+  guint nonode_retries;
+  gboolean in_flight;  /* a request of ours is out */
+  gboolean abandoned;
+  gboolean maybe_created;
+  char *adopt_path;    /* candidate during recovery */
+  ConnectWait wait;
+};
+
+static void create_send (ZkrProtectedCreate *create);
+static void create_recover (gpointer owner);
+
+static void
+create_free (ZkrProtectedCreate *create)
+{
+  connect_wait_cancel (&create->wait);
+  g_free (create->parent);
+  g_free (create->name);
+  g_free (create->id);
+  g_free (create->prefix);
+  g_free (create->data);
+  g_free (create->adopt_path);
+  g_free (create);
+}
+
+/* Ends the create: report (unless abandoned) and clean up after ourselves
+ * when we may have left a node that is not handed to the caller. */
+static void
+create_finish (ZkrProtectedCreate *create, int rc, const char *path, const struct Stat *stat)
+{
+  if (create->abandoned)
+    {
+      if (path != NULL)
+        zkr_guaranteed_delete (create->session, path, NULL, NULL);
+      else if (create->maybe_created)
+        zkr_protected_find_and_delete (create->session, create->parent, create->id);
+    }
+  else
+    {
+      if (rc != ZOK && create->maybe_created)
+        zkr_protected_find_and_delete (create->session, create->parent, create->id);
+      create->done (create->session, rc, path, stat, create->user_data);
+    }
+  create_free (create);
+}
+
+static gboolean
+create_session_changed (ZkrProtectedCreate *create)
+{
+  return zkr_session_get_id (create->session) != create->session_id;
+}
+
+static void
+create_lost (gpointer owner)
+{
+  create_finish (owner, ZSESSIONEXPIRED, NULL, NULL);
+}
+
+static void
+create_closed (gpointer owner)
+{
+  create_finish (owner, ZCLOSING, NULL, NULL);
+}
+
+static void
+create_wait_connected (ZkrProtectedCreate *create)
+{
+  create->wait.on_connected = create_recover;
+  connect_wait_start (&create->wait);
+}
+
+static void
+create_parents_done (ZkrSession *session, int rc, gpointer user_data)
+{
+  ZkrProtectedCreate *create = user_data;
+
+  (void) session;
+  create->in_flight = FALSE;
+  if (create->abandoned)
+    create_finish (create, ZOK, NULL, NULL);
+  else if (rc == ZOK)
+    create_send (create);
+  else if (zkr_zk_rc_is_retryable (rc))
+    create_wait_connected (create);
+  else
+    create_finish (create, rc, NULL, NULL);
+}
+
+/* The node is ours only if the session that owns it is our current one
+ * (DESIGN.md §2: a node adopted across a session change must never grant
+ * a lock). */
+static void
+create_check_owner (ZkrProtectedCreate *create, const char *path, const struct Stat *stat)
+{
+  if (stat->ephemeralOwner == zkr_session_get_id (create->session) &&
+      stat->ephemeralOwner == create->session_id)
+    {
+      create_finish (create, ZOK, path, stat);
+      return;
+    }
+  zkr_guaranteed_delete (create->session, path, NULL, NULL);
+  create_finish (create, ZSESSIONEXPIRED, NULL, NULL);
+}
+
+static void
+create_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  ZkrProtectedCreate *create = user_data;
+  int rc = reply->rc;
+
+  create->in_flight = FALSE;
+  if (rc != ZOK && !zkr_zk_rc_is_server_answer (rc))
+    create->maybe_created = TRUE;
+  /* A handle closed under us by LOST is not the user's close. */
+  if (rc == ZCLOSING && zkr_session_get_state (session) != ZKR_SESSION_STATE_CLOSED)
+    rc = ZSESSIONEXPIRED;
+  if (rc == ZOK)
+    create_check_owner (create, reply->path, &reply->stat);
+  else if (create->abandoned)
+    create_finish (create, rc, NULL, NULL);
+  else if (rc == ZNONODE && create->nonode_retries++ < 5)
+    {
+      /* The parent is missing (never made, or a container the server
+       * reaped): make it and try again. */
+      g_autofree char *path = zkr_path_join (create->parent, create->name);
+      create->in_flight = TRUE;
+      zkr_ensure_parents (create->session, path, create_parents_done, create);
+    }
+  else if (zkr_zk_rc_is_retryable (rc))
+    /* Unknown outcome: the server may have created the node. */
+    create_wait_connected (create);
+  else
+    create_finish (create, rc, NULL, NULL);
+}
+
+static void
+create_send (ZkrProtectedCreate *create)
+{
+  g_autofree char *base = g_strconcat (create->prefix, create->name, NULL);
+  g_autofree char *path = zkr_path_join (create->parent, base);
+
+  create->in_flight = TRUE;
+  zkr_op_create (create->session, path, create->data, create->len, create->flags,
+                 create_reply, create);
+  if (create->sent != NULL)
+    create->sent (create->session, create->user_data);
+}
+
+static void
+recover_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  ZkrProtectedCreate *create = user_data;
+  g_autofree char *path = g_steal_pointer (&create->adopt_path);
+
+  (void) session;
+  create->in_flight = FALSE;
+  if (create->abandoned)
+    create_finish (create, ZOK, NULL, NULL);
+  else if (reply->rc == ZOK)
+    create_check_owner (create, path, &reply->stat);
+  else if (reply->rc == ZNONODE)
+    create_send (create);
+  else if (zkr_zk_rc_is_retryable (reply->rc))
+    create_wait_connected (create);
+  else
+    create_finish (create, reply->rc, NULL, NULL);
+}
+
+static void
+recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  ZkrProtectedCreate *create = user_data;
+
+  create->in_flight = FALSE;
+  if (create->abandoned)
+    {
+      create_finish (create, ZOK, NULL, NULL);
+      return;
+    }
+  if (zkr_zk_rc_is_retryable (reply->rc))
+    {
+      create_wait_connected (create);
+      return;
+    }
+  if (reply->rc != ZOK && reply->rc != ZNONODE)
+    {
+      create_finish (create, reply->rc, NULL, NULL);
+      return;
+    }
+  for (guint i = 0; reply->children != NULL && i < reply->children->len; i++)
+    {
+      const char *child = g_ptr_array_index (reply->children, i);
+      if (zkr_node_has_protected_id (child, create->id))
+        {
+          create->adopt_path = zkr_path_join (create->parent, child);
+          create->in_flight = TRUE;
+          zkr_op_exists (session, create->adopt_path, FALSE, recover_exists_reply, create);
+          return;
+        }
+    }
+  /* Not there: the create never happened. Send it again. */
+  create_send (create);
+}
+
+/* Connected again after a lost reply: adopt, or create again. */
+static void
+create_recover (gpointer owner)
+{
+  ZkrProtectedCreate *create = owner;
+
+  if (create->abandoned)
+    {
+      create_finish (create, ZOK, NULL, NULL);
+      return;
+    }
+  if (create_session_changed (create))
+    {
+      create_finish (create, ZSESSIONEXPIRED, NULL, NULL);
+      return;
+    }
+  create->in_flight = TRUE;
+  zkr_op_get_children (create->session, create->parent, FALSE, recover_list_reply, create);
+}
+
+ZkrProtectedCreate *
+zkr_protected_create (ZkrSession *session, const char *parent, const char *name,
+                      const char *data, int len, int flags,
+                      ZkrSentFunc sent, ZkrCreatedFunc done, gpointer user_data)
+{
+  ZkrProtectedCreate *create = g_new0 (ZkrProtectedCreate, 1);
+
+  create->session = session;
+  create->parent = g_strdup (parent);
+  create->name = g_strdup (name);
+  create->id = zkr_node_new_protected_id ();
+  create->prefix = zkr_node_protected_prefix (create->id);
+  create->data = data != NULL ? g_memdup2 (data, (gsize) MAX (len, 0) + 1) : NULL;
+  create->len = len;
+  create->flags = flags;
+  create->sent = sent;
+  create->done = done;
+  create->user_data = user_data;
+  create->session_id = zkr_session_get_id (session);
+  create->wait.session = session;
+  create->wait.on_closed = create_closed;
+  create->wait.on_lost = create_lost;
+  create->wait.owner = create;
+  create_send (create);
+  return create;
+}
+
+void
+zkr_protected_create_abandon (ZkrProtectedCreate *create)
+{
+  create->abandoned = TRUE;
+  if (create->in_flight || create->wait.posted)
+    return; /* the reply in flight, or the queued recovery, finishes it */
+  /* Waiting for a connection: stop waiting and clean up now. */
+  create_finish (create, ZOK, NULL, NULL);
+}
+
+const char *
+zkr_protected_create_get_id (ZkrProtectedCreate *create)
+{
+  return create->id;
+}

@@ -1,0 +1,73 @@
+/* zkr internal: the node-level building blocks the recipes stand on:
+ * ensure-path with CONTAINER parents, Curator's protected
+ * ephemeral-sequential create, and guaranteed delete. All of it runs on
+ * the session's worker thread; every callback runs there too, exactly
+ * once, never inside the call that started it. */
+#pragma once
+
+#include "ops.h"
+
+G_BEGIN_DECLS
+
+typedef void (*ZkrDoneFunc) (ZkrSession *session, int rc, gpointer user_data);
+
+/* Creates every missing ancestor of @path (not @path itself) as a
+ * CONTAINER node; ZNODEEXISTS on the way counts as success. */
+void zkr_ensure_parents (ZkrSession *session, const char *path,
+                         ZkrDoneFunc func, gpointer user_data);
+
+typedef struct _ZkrProtectedCreate ZkrProtectedCreate;
+/* @path and @stat are NULL unless rc is ZOK. */
+typedef void (*ZkrCreatedFunc) (ZkrSession *session, int rc, const char *path,
+                                const struct Stat *stat, gpointer user_data);
+/* Called right after each create request is sent, so that the caller can
+ * pipeline a request behind it (the queue engine's listing). */
+typedef void (*ZkrSentFunc) (ZkrSession *session, gpointer user_data);
+
+/**
+ * zkr_protected_create:
+ * Creates "@parent/_c_<uuid>-@name" with @flags (EPHEMERAL|SEQUENCE
+ * typically). A missing parent is created (containers) and the create
+ * retried. When the reply is lost (connection loss), once connected again
+ * it lists @parent and adopts the child carrying our prefix, but only if its
+ * ephemeralOwner is our current session; otherwise the create is sent
+ * again. A session change (LOST) fails it with ZSESSIONEXPIRED and any node
+ * of ours is deleted in the background. @done runs once, unless abandoned.
+ * Returns: (transfer none) a handle valid until @done runs or
+ * zkr_protected_create_abandon() is called.
+ */
+ZkrProtectedCreate *zkr_protected_create (ZkrSession *session,
+                                          const char *parent,
+                                          const char *name,
+                                          const char *data, int len,
+                                          int flags,
+                                          ZkrSentFunc sent,
+                                          ZkrCreatedFunc done,
+                                          gpointer user_data);
+
+/* Gives up: @done will not run; a node we created, or may have created,
+ * is deleted in the background (find-and-delete by our prefix). */
+void zkr_protected_create_abandon (ZkrProtectedCreate *create);
+
+/* The protected id (uuid) of @create. (transfer none) */
+const char *zkr_protected_create_get_id (ZkrProtectedCreate *create);
+
+/**
+ * zkr_guaranteed_delete:
+ * Deletes @path (any version). ZNONODE counts as done. On connection loss
+ * the delete stays pending and is sent again whenever the session is
+ * connected, across LOST, until it is done or the session is CLOSED (rc
+ * ZCLOSING; the server has then deleted our ephemeral nodes itself).
+ * @func (nullable) runs once with ZOK or the final error.
+ */
+void zkr_guaranteed_delete (ZkrSession *session, const char *path,
+                            ZkrDoneFunc func, gpointer user_data);
+
+/* Finds the children of @parent that carry the protected @id and deletes
+ * them (guaranteed), in the background. */
+void zkr_protected_find_and_delete (ZkrSession *session, const char *parent, const char *id);
+
+/* Deletes still pending (sent and not yet confirmed). Any thread. */
+guint zkr_session_get_pending_deletes (ZkrSession *session);
+
+G_END_DECLS

@@ -1,0 +1,400 @@
+/* zkr: ZooKeeper requests whose replies are handed to the session's worker
+ * thread. The completion thread copies the reply and posts it; the
+ * liveness clock advances by the send time of every request answered. */
+
+#include <string.h>
+
+#include "error.h"
+#include "ops.h"
+
+typedef struct {
+  ZkrSession *session; /* (not owned): the session outlives its requests,
+                        * because closing fails them all first */
+  ZkrReplyFunc func;
+  gpointer user_data;
+  gboolean is_create;
+  ZkrReply reply;
+  /* request arguments, owned */
+  char *path;
+  char *data;
+  int len;
+  int flags;
+  int version;
+  gboolean watch;
+} OpCall;
+
+void
+zkr_reply_clear (ZkrReply *reply)
+{
+  g_clear_pointer (&reply->path, g_free);
+  g_clear_pointer (&reply->children, g_ptr_array_unref);
+  g_clear_pointer (&reply->data, g_bytes_unref);
+}
+
+static void
+op_call_free (gpointer data)
+{
+  OpCall *call = data;
+
+  zkr_reply_clear (&call->reply);
+  g_free (call->path);
+  g_free (call->data);
+  g_free (call);
+}
+
+/* Worker thread. */
+static gboolean
+op_dispatch (gpointer data)
+{
+  OpCall *call = data;
+
+  if (call->is_create && call->reply.rc == ZOK &&
+      zkr_session_test_take_drop_create_reply (call->session))
+    {
+      /* Test hook: the server created the node, we act as if the reply was
+       * lost on the way. */
+      call->reply.rc = ZCONNECTIONLOSS;
+      call->reply.has_stat = FALSE;
+      g_clear_pointer (&call->reply.path, g_free);
+    }
+  call->func (call->session, &call->reply, call->user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* ZooKeeper's completion thread (or the sending thread for a request that
+ * never left): must not block; only records and posts. */
+static void
+op_complete (OpCall *call, int rc, const struct Stat *stat)
+{
+  call->reply.rc = rc;
+  if (stat != NULL && rc == ZOK)
+    {
+      call->reply.has_stat = TRUE;
+      call->reply.stat = *stat;
+    }
+  if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0)
+    zkr_session_note_answer (call->session, call->reply.send_time);
+  zkr_session_post (call->session, op_dispatch, call, op_call_free);
+}
+
+static void
+string_stat_done (int rc, const char *value, const struct Stat *stat, const void *data)
+{
+  OpCall *call = (OpCall *) data;
+
+  if (rc == ZOK && value != NULL)
+    call->reply.path = g_strdup (value);
+  op_complete (call, rc, stat);
+}
+
+static void
+void_done (int rc, const void *data)
+{
+  op_complete ((OpCall *) data, rc, NULL);
+}
+
+static void
+stat_done (int rc, const struct Stat *stat, const void *data)
+{
+  op_complete ((OpCall *) data, rc, stat);
+}
+
+static void
+data_done (int rc, const char *value, int value_len, const struct Stat *stat, const void *data)
+{
+  OpCall *call = (OpCall *) data;
+
+  if (rc == ZOK)
+    call->reply.data = g_bytes_new (value, value != NULL && value_len > 0 ? (gsize) value_len : 0);
+  op_complete (call, rc, stat);
+}
+
+static void
+strings_done (int rc, const struct String_vector *strings, const void *data)
+{
+  OpCall *call = (OpCall *) data;
+
+  if (rc == ZOK)
+    {
+      int count = strings != NULL ? strings->count : 0;
+      call->reply.children = g_ptr_array_new_full (count, g_free);
+      for (int i = 0; i < count; i++)
+        g_ptr_array_add (call->reply.children, g_strdup (strings->data[i]));
+    }
+  op_complete (call, rc, NULL);
+}
+
+typedef int (*IssueFunc) (zhandle_t *zh, OpCall *call);
+
+static void
+op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
+{
+  zhandle_t *zh;
+  int rc;
+
+  call->session = session;
+  zh = zkr_session_lock_handle (session, &call->reply.session_id);
+  if (zh == NULL)
+    {
+      rc = zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED ? ZCLOSING : ZINVALIDSTATE;
+    }
+  else
+    {
+      call->reply.send_time = g_get_monotonic_time ();
+      rc = issue (zh, call);
+      zkr_session_unlock_handle (session);
+    }
+  if (rc != ZOK)
+    {
+      /* Refused before it left: no completion will come, post our own. */
+      call->reply.send_time = 0;
+      op_complete (call, rc, NULL);
+    }
+}
+
+static OpCall *
+op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = g_new0 (OpCall, 1);
+
+  call->path = g_strdup (path);
+  call->func = func;
+  call->user_data = user_data;
+  return call;
+}
+
+static int
+issue_create (zhandle_t *zh, OpCall *call)
+{
+  return zoo_acreate2 (zh, call->path, call->data, call->data != NULL ? call->len : -1,
+                       zkr_session_get_acl_vector (call->session), call->flags,
+                       string_stat_done, call);
+}
+
+void
+zkr_op_create (ZkrSession *session, const char *path, const char *data, int len,
+               int flags, ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->is_create = TRUE;
+  call->data = data != NULL ? g_memdup2 (data, (gsize) MAX (len, 0) + 1) : NULL;
+  call->len = len;
+  call->flags = flags;
+  op_send (session, call, issue_create);
+}
+
+static int
+issue_delete (zhandle_t *zh, OpCall *call)
+{
+  return zoo_adelete (zh, call->path, call->version, void_done, call);
+}
+
+void
+zkr_op_delete (ZkrSession *session, const char *path, int version,
+               ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->version = version;
+  op_send (session, call, issue_delete);
+}
+
+static int
+issue_exists (zhandle_t *zh, OpCall *call)
+{
+  return zoo_aexists (zh, call->path, call->watch, stat_done, call);
+}
+
+void
+zkr_op_exists (ZkrSession *session, const char *path, gboolean watch,
+               ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->watch = watch;
+  op_send (session, call, issue_exists);
+}
+
+static int
+issue_get (zhandle_t *zh, OpCall *call)
+{
+  return zoo_aget (zh, call->path, call->watch, data_done, call);
+}
+
+void
+zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
+            ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->watch = watch;
+  op_send (session, call, issue_get);
+}
+
+static int
+issue_get_children (zhandle_t *zh, OpCall *call)
+{
+  return zoo_aget_children (zh, call->path, call->watch, strings_done, call);
+}
+
+void
+zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
+                     ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->watch = watch;
+  op_send (session, call, issue_get_children);
+}
+
+static int
+issue_set (zhandle_t *zh, OpCall *call)
+{
+  return zoo_aset (zh, call->path, call->data, call->data != NULL ? call->len : -1,
+                   call->version, stat_done, call);
+}
+
+void
+zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
+            int version, ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->data = data != NULL ? g_memdup2 (data, (gsize) MAX (len, 0) + 1) : NULL;
+  call->len = len;
+  call->version = version;
+  op_send (session, call, issue_set);
+}
+
+/* ---- blocking twins ------------------------------------------------ */
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  ZkrReply reply;
+} SyncWait;
+
+/* Worker thread: move the reply to the waiting thread. */
+static void
+sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  SyncWait *wait = user_data;
+
+  (void) session;
+  g_mutex_lock (&wait->lock);
+  wait->reply = *reply;
+  memset (reply, 0, sizeof *reply);
+  wait->done = TRUE;
+  g_cond_signal (&wait->cond);
+  g_mutex_unlock (&wait->lock);
+}
+
+int
+zkr_op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out)
+{
+  SyncWait wait = { 0 };
+
+  g_return_val_if_fail (!zkr_session_in_worker (session), ZAPIERROR);
+  g_mutex_init (&wait.lock);
+  g_cond_init (&wait.cond);
+  send (session, sync_done, &wait, send_data);
+  g_mutex_lock (&wait.lock);
+  while (!wait.done)
+    g_cond_wait (&wait.cond, &wait.lock);
+  g_mutex_unlock (&wait.lock);
+  g_mutex_clear (&wait.lock);
+  g_cond_clear (&wait.cond);
+  *out = wait.reply;
+  return out->rc;
+}
+
+typedef struct {
+  const char *path;
+  const char *data;
+  int len;
+  int flags;
+  int version;
+} SyncArgs;
+
+static void
+send_create (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
+{
+  SyncArgs *args = send_data;
+  zkr_op_create (session, args->path, args->data, args->len, args->flags, func, user_data);
+}
+
+static void
+send_delete (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
+{
+  SyncArgs *args = send_data;
+  zkr_op_delete (session, args->path, args->version, func, user_data);
+}
+
+static void
+send_exists (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
+{
+  SyncArgs *args = send_data;
+  zkr_op_exists (session, args->path, FALSE, func, user_data);
+}
+
+static void
+send_get_children (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
+{
+  SyncArgs *args = send_data;
+  zkr_op_get_children (session, args->path, FALSE, func, user_data);
+}
+
+int
+zkr_op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
+                    int flags, char **created_path, struct Stat *stat)
+{
+  SyncArgs args = { path, data, len, flags, -1 };
+  ZkrReply reply;
+  int rc = zkr_op_sync (session, send_create, &args, &reply);
+
+  if (created_path != NULL)
+    *created_path = g_steal_pointer (&reply.path);
+  if (stat != NULL && reply.has_stat)
+    *stat = reply.stat;
+  zkr_reply_clear (&reply);
+  return rc;
+}
+
+int
+zkr_op_delete_sync (ZkrSession *session, const char *path, int version)
+{
+  SyncArgs args = { path, NULL, 0, 0, version };
+  ZkrReply reply;
+  int rc = zkr_op_sync (session, send_delete, &args, &reply);
+
+  zkr_reply_clear (&reply);
+  return rc;
+}
+
+int
+zkr_op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat)
+{
+  SyncArgs args = { path, NULL, 0, 0, -1 };
+  ZkrReply reply;
+  int rc = zkr_op_sync (session, send_exists, &args, &reply);
+
+  if (stat != NULL && reply.has_stat)
+    *stat = reply.stat;
+  zkr_reply_clear (&reply);
+  return rc;
+}
+
+int
+zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children)
+{
+  SyncArgs args = { path, NULL, 0, 0, -1 };
+  ZkrReply reply;
+  int rc = zkr_op_sync (session, send_get_children, &args, &reply);
+
+  if (children != NULL)
+    *children = g_steal_pointer (&reply.children);
+  zkr_reply_clear (&reply);
+  return rc;
+}

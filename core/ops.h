@@ -1,0 +1,60 @@
+/* zkr internal: ZooKeeper requests whose replies come back on the
+ * session's worker thread. The completion thread only copies the reply and
+ * posts it; nothing of ours runs there. Every answered request advances
+ * the session's liveness clock by its send time. */
+#pragma once
+
+#include <zookeeper/zookeeper.h>
+
+#include "session-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  int rc;              /* ZooKeeper's return code */
+  gint64 session_id;   /* the session the request was sent on (0: none) */
+  gint64 send_time;    /* g_get_monotonic_time() just before sending */
+  gboolean has_stat;
+  struct Stat stat;    /* create2, exists, get, set */
+  char *path;          /* (nullable) create: the created path */
+  GPtrArray *children; /* (nullable) get_children: names (char *) */
+  GBytes *data;        /* (nullable) get: the node's data */
+} ZkrReply;
+
+/* Runs on the worker thread, exactly once per request, never inside the
+ * call that sent it. @reply is borrowed for the call's duration. */
+typedef void (*ZkrReplyFunc) (ZkrSession *session, ZkrReply *reply, gpointer user_data);
+
+/* Paths are full ZooKeeper paths (namespace already applied). With @watch,
+ * a data (get, exists) or child (get_children) watch is left through the
+ * session's watcher; register interest with zkr_session_watch_add(). The
+ * session's ACL is used for creates. */
+void zkr_op_create (ZkrSession *session, const char *path, const char *data, int len,
+                    int flags, ZkrReplyFunc func, gpointer user_data);
+void zkr_op_delete (ZkrSession *session, const char *path, int version,
+                    ZkrReplyFunc func, gpointer user_data);
+void zkr_op_exists (ZkrSession *session, const char *path, gboolean watch,
+                    ZkrReplyFunc func, gpointer user_data);
+void zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
+                 ZkrReplyFunc func, gpointer user_data);
+void zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
+                          ZkrReplyFunc func, gpointer user_data);
+void zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
+                 int version, ZkrReplyFunc func, gpointer user_data);
+
+/* Blocking twin for callers that are NOT on the worker thread (tests, sync
+ * checks): sends through @send and waits for the reply, which is copied
+ * into @out (free with zkr_reply_clear()). Returns the reply's rc. */
+typedef void (*ZkrSendFunc) (ZkrSession *session, ZkrReplyFunc func, gpointer user_data,
+                             gpointer send_data);
+int zkr_op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out);
+void zkr_reply_clear (ZkrReply *reply);
+
+/* Convenience blocking calls built on zkr_op_sync(). */
+int zkr_op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
+                        int flags, char **created_path, struct Stat *stat);
+int zkr_op_delete_sync (ZkrSession *session, const char *path, int version);
+int zkr_op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat);
+int zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
+
+G_END_DECLS

@@ -1,0 +1,1375 @@
+/* zkr: the session manager. One ZooKeeper handle at a time, one state
+ * machine (DESIGN.md §2) driven on a private worker thread, the liveness
+ * clock, and state listeners delivered in their own GMainContexts.
+ *
+ * Threads: ZooKeeper's completion thread only posts events to the worker
+ * (session_watcher); every transition happens on the worker through
+ * session_set_state(); public listeners run in their captured contexts. */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "error.h"
+#include "hosts.h"
+#include "log.h"
+#include "nodes.h"
+#include "ops.h"
+#include "path.h"
+#include "session-private.h"
+
+/* The context a handle's watcher gets: which session, which handle
+ * generation. Freed only after zookeeper_close() returned, when no
+ * ZooKeeper thread can use it any more. */
+typedef struct {
+  ZkrSession *session;
+  guint generation;
+} HandleContext;
+
+typedef struct {
+  gatomicrefcount ref;
+  guint id;
+  ZkrSessionStateFunc func;
+  gpointer user_data;
+  GDestroyNotify destroy;
+  GMainContext *context;  /* (owned) where func and destroy run */
+  GQueue pending;         /* of states; protected by session->lock */
+  gboolean drain_scheduled; /* protected by session->lock */
+  gboolean removed;         /* protected by session->lock */
+} Listener;
+
+typedef struct {
+  guint id;
+  ZkrSessionStateFunc func;
+  gpointer user_data;
+} InternalListener;
+
+typedef struct {
+  guint id;
+  char *path;
+  ZkrWatchFunc func;
+  gpointer user_data;
+} Watch;
+
+struct _ZkrSession {
+  gatomicrefcount ref;
+  ZkrSessionOptions *options; /* (owned) validated; read-only after new() */
+  ZkrHosts hosts;             /* read-only after new() */
+  struct ACL_vector acl;      /* read-only after new(); data owned if acl_owned */
+  gboolean acl_owned;
+
+  /* Lock order: lock before clock_lock. No lock is held while calling out. */
+  GMutex lock;
+  GCond cond;                 /* state changed, or close finished */
+  ZkrSessionState state;      /* protected by lock; changed only on the worker */
+  zhandle_t *zh;              /* (owned) (nullable) protected by lock */
+  HandleContext *handle_ctx;  /* (owned) (nullable) protected by lock */
+  guint generation;           /* protected by lock */
+  gint64 session_id;          /* protected by lock */
+  int timeout_ms;             /* negotiated T; protected by lock */
+  gint64 handle_opened;       /* monotonic time of zookeeper_init2; lock */
+  gboolean auth_failed;       /* protected by lock */
+  gboolean close_done;        /* protected by lock */
+  guint lost_count;           /* protected by lock */
+  guint pending_deletes;      /* protected by lock */
+  gboolean drop_next_create_reply; /* test hook; protected by lock */
+  GList *listeners;           /* of Listener*; protected by lock */
+  GArray *internal_listeners; /* of InternalListener; protected by lock */
+  GHashTable *watches;        /* id -> Watch*; protected by lock */
+  guint next_id;              /* protected by lock */
+
+  GMutex clock_lock;
+  gint64 last_ok_send;        /* protected by clock_lock */
+
+  /* The worker. ctx, loop and thread are read-only after new(); the
+   * sources are touched only on the worker thread. */
+  GMainContext *worker_ctx;
+  GMainLoop *worker_loop;
+  GThread *worker;
+  gboolean free_in_worker;    /* set before the loop quits */
+  GSource *ping_source;
+  GSource *deadline_source;
+  GSource *reopen_source;
+  guint reopen_attempt;
+  gint64 reopen_started;
+};
+
+static const char *const state_names[] = {
+  [ZKR_SESSION_STATE_CONNECTING] = "CONNECTING",
+  [ZKR_SESSION_STATE_CONNECTED] = "CONNECTED",
+  [ZKR_SESSION_STATE_SUSPENDED] = "SUSPENDED",
+  [ZKR_SESSION_STATE_RECONNECTED] = "RECONNECTED",
+  [ZKR_SESSION_STATE_LOST] = "LOST",
+  [ZKR_SESSION_STATE_CLOSED] = "CLOSED",
+};
+
+const char *
+zkr_session_state_name (ZkrSessionState state)
+{
+  if ((gsize) state >= G_N_ELEMENTS (state_names))
+    return "INVALID";
+  return state_names[state];
+}
+
+static gboolean
+state_is_connected (ZkrSessionState state)
+{
+  return state == ZKR_SESSION_STATE_CONNECTED || state == ZKR_SESSION_STATE_RECONNECTED;
+}
+
+/* The allowed edges of the table in session.h. */
+static gboolean
+transition_allowed (ZkrSessionState from, ZkrSessionState to)
+{
+  if (from == ZKR_SESSION_STATE_CLOSED)
+    return FALSE;
+  switch (to)
+    {
+    case ZKR_SESSION_STATE_CONNECTED:
+      return from == ZKR_SESSION_STATE_CONNECTING || from == ZKR_SESSION_STATE_LOST;
+    case ZKR_SESSION_STATE_SUSPENDED:
+      return state_is_connected (from);
+    case ZKR_SESSION_STATE_RECONNECTED:
+      return from == ZKR_SESSION_STATE_SUSPENDED;
+    case ZKR_SESSION_STATE_LOST:
+      return state_is_connected (from) || from == ZKR_SESSION_STATE_SUSPENDED;
+    case ZKR_SESSION_STATE_CLOSED:
+      return TRUE;
+    case ZKR_SESSION_STATE_CONNECTING:
+    default:
+      return FALSE;
+    }
+}
+
+static void session_free (ZkrSession *session);
+
+/* ---- posting to the worker ---------------------------------------- */
+
+void
+zkr_session_post (ZkrSession *session,
+                  GSourceFunc func,
+                  gpointer data,
+                  GDestroyNotify destroy)
+{
+  GSource *source = g_idle_source_new ();
+
+  /* An idle source, not g_main_context_invoke(): that one may run @func
+   * right here when the caller owns the context, and posting must always
+   * defer (completions never run inside the call that caused them). */
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, data, destroy);
+  g_source_set_static_name (source, "zkr-session-post");
+  g_source_attach (source, session->worker_ctx);
+  g_source_unref (source);
+}
+
+GMainContext *
+zkr_session_get_worker_context (ZkrSession *session)
+{
+  return session->worker_ctx;
+}
+
+gboolean
+zkr_session_in_worker (ZkrSession *session)
+{
+  return g_thread_self () == session->worker;
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  ZkrSession *session = data;
+  GMainContext *ctx = session->worker_ctx;
+
+  g_main_context_push_thread_default (ctx);
+  g_main_loop_run (session->worker_loop);
+  g_main_context_pop_thread_default (ctx);
+  if (session->free_in_worker)
+    session_free (session);
+  return NULL;
+}
+
+static gboolean
+worker_quit (gpointer data)
+{
+  ZkrSession *session = data;
+
+  g_main_loop_quit (session->worker_loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* ---- listeners ---------------------------------------------------- */
+
+static Listener *
+listener_ref (Listener *listener)
+{
+  g_atomic_ref_count_inc (&listener->ref);
+  return listener;
+}
+
+static gboolean
+listener_destroy_in_context (gpointer data)
+{
+  Listener *listener = data;
+
+  if (listener->destroy != NULL)
+    listener->destroy (listener->user_data);
+  g_main_context_unref (listener->context);
+  g_free (listener);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+listener_unref (Listener *listener)
+{
+  GSource *source;
+
+  if (!g_atomic_ref_count_dec (&listener->ref))
+    return;
+  g_queue_clear (&listener->pending);
+  /* The destroy notify runs in the listener's context, like its callback. */
+  source = g_idle_source_new ();
+  g_source_set_callback (source, listener_destroy_in_context, listener, NULL);
+  g_source_set_static_name (source, "zkr-listener-destroy");
+  g_source_attach (source, listener->context);
+  g_source_unref (source);
+}
+
+typedef struct {
+  ZkrSession *session;  /* (owned) */
+  Listener *listener;   /* (owned) */
+} Drain;
+
+static void
+drain_free (gpointer data)
+{
+  Drain *drain = data;
+
+  listener_unref (drain->listener);
+  zkr_session_unref (drain->session);
+  g_free (drain);
+}
+
+/* In the listener's context: deliver every queued state, in order. */
+static gboolean
+drain_run (gpointer data)
+{
+  Drain *drain = data;
+  ZkrSession *session = drain->session;
+  Listener *listener = drain->listener;
+
+  for (;;)
+    {
+      ZkrSessionState state;
+
+      g_mutex_lock (&session->lock);
+      if (listener->removed || g_queue_is_empty (&listener->pending))
+        {
+          listener->drain_scheduled = FALSE;
+          g_mutex_unlock (&session->lock);
+          break;
+        }
+      state = GPOINTER_TO_INT (g_queue_pop_head (&listener->pending));
+      g_mutex_unlock (&session->lock);
+      listener->func (session, state, listener->user_data);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread, session->lock held. */
+static void
+listeners_queue_locked (ZkrSession *session, ZkrSessionState state)
+{
+  for (GList *l = session->listeners; l != NULL; l = l->next)
+    {
+      Listener *listener = l->data;
+      Drain *drain;
+      GSource *source;
+
+      g_queue_push_tail (&listener->pending, GINT_TO_POINTER (state));
+      if (listener->drain_scheduled)
+        continue;
+      listener->drain_scheduled = TRUE;
+      drain = g_new0 (Drain, 1);
+      drain->session = zkr_session_ref (session);
+      drain->listener = listener_ref (listener);
+      source = g_idle_source_new ();
+      g_source_set_callback (source, drain_run, drain, drain_free);
+      g_source_set_static_name (source, "zkr-listener-drain");
+      g_source_attach (source, listener->context);
+      g_source_unref (source);
+    }
+}
+
+guint
+zkr_session_add_state_listener (ZkrSession *session,
+                                ZkrSessionStateFunc func,
+                                gpointer user_data,
+                                GDestroyNotify destroy)
+{
+  Listener *listener;
+
+  g_return_val_if_fail (session != NULL, 0);
+  g_return_val_if_fail (func != NULL, 0);
+  listener = g_new0 (Listener, 1);
+  g_atomic_ref_count_init (&listener->ref);
+  listener->func = func;
+  listener->user_data = user_data;
+  listener->destroy = destroy;
+  listener->context = g_main_context_ref_thread_default ();
+  g_queue_init (&listener->pending);
+  g_mutex_lock (&session->lock);
+  listener->id = ++session->next_id;
+  session->listeners = g_list_append (session->listeners, listener);
+  g_mutex_unlock (&session->lock);
+  return listener->id;
+}
+
+void
+zkr_session_remove_state_listener (ZkrSession *session, guint listener_id)
+{
+  Listener *found = NULL;
+
+  g_return_if_fail (session != NULL);
+  g_mutex_lock (&session->lock);
+  for (GList *l = session->listeners; l != NULL; l = l->next)
+    {
+      Listener *listener = l->data;
+      if (listener->id == listener_id)
+        {
+          found = listener;
+          found->removed = TRUE;
+          g_queue_clear (&found->pending);
+          session->listeners = g_list_delete_link (session->listeners, l);
+          break;
+        }
+    }
+  g_mutex_unlock (&session->lock);
+  if (found != NULL)
+    listener_unref (found);
+}
+
+guint
+zkr_session_add_internal_listener (ZkrSession *session,
+                                   ZkrSessionStateFunc func,
+                                   gpointer user_data)
+{
+  InternalListener entry = { 0, func, user_data };
+
+  g_mutex_lock (&session->lock);
+  entry.id = ++session->next_id;
+  g_array_append_val (session->internal_listeners, entry);
+  g_mutex_unlock (&session->lock);
+  return entry.id;
+}
+
+void
+zkr_session_remove_internal_listener (ZkrSession *session, guint id)
+{
+  g_mutex_lock (&session->lock);
+  for (guint i = 0; i < session->internal_listeners->len; i++)
+    if (g_array_index (session->internal_listeners, InternalListener, i).id == id)
+      {
+        g_array_remove_index (session->internal_listeners, i);
+        break;
+      }
+  g_mutex_unlock (&session->lock);
+}
+
+/* ---- the state funnel --------------------------------------------- */
+
+/* Worker thread, no lock held. The only place the state changes. Internal
+ * listeners (recipes) hear of it first, synchronously, so that a lock is
+ * marked in doubt or lost before any user callback can run. */
+static gboolean
+session_set_state (ZkrSession *session, ZkrSessionState state)
+{
+  ZkrSessionState old;
+  g_autoptr (GArray) internal = NULL;
+
+  g_mutex_lock (&session->lock);
+  old = session->state;
+  if (!transition_allowed (old, state))
+    {
+      g_mutex_unlock (&session->lock);
+      g_debug ("session 0x%" G_GINT64_MODIFIER "x: refused %s -> %s",
+               session->session_id, zkr_session_state_name (old),
+               zkr_session_state_name (state));
+      return FALSE;
+    }
+  session->state = state;
+  if (state == ZKR_SESSION_STATE_LOST)
+    session->lost_count++;
+  g_cond_broadcast (&session->cond);
+  internal = g_array_copy (session->internal_listeners);
+  g_mutex_unlock (&session->lock);
+
+  g_debug ("session 0x%" G_GINT64_MODIFIER "x: %s -> %s", session->session_id,
+           zkr_session_state_name (old), zkr_session_state_name (state));
+  for (guint i = 0; i < internal->len; i++)
+    {
+      InternalListener *entry = &g_array_index (internal, InternalListener, i);
+      entry->func (session, state, entry->user_data);
+    }
+  g_mutex_lock (&session->lock);
+  listeners_queue_locked (session, state);
+  g_mutex_unlock (&session->lock);
+  return TRUE;
+}
+
+/* ---- the liveness clock ------------------------------------------- */
+
+void
+zkr_session_note_answer (ZkrSession *session, gint64 send_time)
+{
+  g_mutex_lock (&session->clock_lock);
+  if (send_time > session->last_ok_send)
+    session->last_ok_send = send_time;
+  g_mutex_unlock (&session->clock_lock);
+}
+
+static void
+clock_reset (ZkrSession *session, gint64 send_time)
+{
+  g_mutex_lock (&session->clock_lock);
+  session->last_ok_send = send_time;
+  g_mutex_unlock (&session->clock_lock);
+}
+
+gint64
+zkr_session_get_last_ok_send (ZkrSession *session)
+{
+  gint64 value;
+
+  g_return_val_if_fail (session != NULL, 0);
+  g_mutex_lock (&session->clock_lock);
+  value = session->last_ok_send;
+  g_mutex_unlock (&session->clock_lock);
+  return value;
+}
+
+static int
+liveness_margin_ms (ZkrSession *session, int timeout_ms)
+{
+  if (session->options->margin_ms >= 0)
+    return session->options->margin_ms;
+  return MIN (timeout_ms / 10, 1000);
+}
+
+gint64
+zkr_session_get_safe_deadline (ZkrSession *session)
+{
+  gint64 last_ok_send;
+  int timeout_ms;
+  double usable;
+
+  g_return_val_if_fail (session != NULL, 0);
+  g_mutex_lock (&session->lock);
+  timeout_ms = session->timeout_ms;
+  g_mutex_unlock (&session->lock);
+  last_ok_send = zkr_session_get_last_ok_send (session);
+  if (last_ok_send == 0)
+    return 0;
+  /* DESIGN.md §3.6: the server expires us no earlier than T after it last
+   * heard from us, which was no earlier than last_ok_send; shrink T by the
+   * worst clock-rate difference and keep a margin to stop work in. */
+  usable = timeout_ms * 1000.0 * (1.0 - session->options->drift);
+  return last_ok_send + (gint64) usable - (gint64) liveness_margin_ms (session, timeout_ms) * 1000;
+}
+
+/* ---- timers (worker thread only) ---------------------------------- */
+
+static void
+source_clear (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_source_unref (*source);
+      *source = NULL;
+    }
+}
+
+static GSource *
+timer_start (ZkrSession *session, guint ms, GSourceFunc func, const char *name)
+{
+  GSource *source = g_timeout_source_new (ms);
+
+  g_source_set_callback (source, func, session, NULL);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, session->worker_ctx);
+  return source;
+}
+
+static void
+ping_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  (void) session;
+  (void) user_data;
+  /* zkr_op_* already advanced the clock for an answered request. */
+  g_debug ("liveness ping: %s", zkr_zk_error_name (reply->rc));
+}
+
+static void
+ping_send (ZkrSession *session)
+{
+  zkr_op_exists (session, "/", FALSE, ping_done, NULL);
+}
+
+static gboolean
+ping_tick (gpointer data)
+{
+  ping_send (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+ping_start (ZkrSession *session, int timeout_ms)
+{
+  source_clear (&session->ping_source);
+  session->ping_source = timer_start (session, MAX (timeout_ms / 3, 1),
+                                      ping_tick, "zkr-liveness-ping");
+  ping_send (session);
+}
+
+/* ---- handles ------------------------------------------------------ */
+
+static void session_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx);
+
+static void
+handle_add_auth (ZkrSession *session, zhandle_t *zh)
+{
+  g_autofree char *cert = NULL;
+  int rc;
+
+  if (session->options->auth_user == NULL)
+    return;
+  cert = g_strdup_printf ("%s:%s", session->options->auth_user, session->options->auth_password);
+  rc = zoo_add_auth (zh, "digest", cert, (int) strlen (cert), NULL, NULL);
+  memset (cert, 0, strlen (cert));
+  if (rc != ZOK)
+    g_debug ("zoo_add_auth: %s", zkr_zk_error_name (rc));
+}
+
+/* Any thread, no lock held. Opens a fresh handle (a new ZooKeeper session).
+ * The lock is held across zookeeper_init2() so that the worker cannot look
+ * at events of the new generation before the handle is stored. */
+static gboolean
+session_open_handle (ZkrSession *session, GError **error)
+{
+  HandleContext *handle_ctx = g_new0 (HandleContext, 1);
+  zhandle_t *zh;
+  int saved_errno;
+
+  handle_ctx->session = session;
+  g_mutex_lock (&session->lock);
+  handle_ctx->generation = ++session->generation;
+  session->handle_opened = g_get_monotonic_time ();
+  zh = zookeeper_init2 (session->options->hosts, session_watcher,
+                        session->options->session_timeout_ms, NULL, handle_ctx,
+                        0, zkr_log_zookeeper_message);
+  saved_errno = errno;
+  if (zh == NULL)
+    {
+      g_mutex_unlock (&session->lock);
+      g_free (handle_ctx);
+      g_set_error (error, ZKR_ERROR,
+                   saved_errno == EINVAL ? ZKR_ERROR_INVALID_ARGUMENT : ZKR_ERROR_CONNECTION_LOSS,
+                   "could not start a ZooKeeper client for \"%s\": %s",
+                   session->hosts.hosts, g_strerror (saved_errno));
+      return FALSE;
+    }
+  handle_add_auth (session, zh);
+  session->zh = zh;
+  session->handle_ctx = handle_ctx;
+  g_mutex_unlock (&session->lock);
+  return TRUE;
+}
+
+/* Worker thread (or the finalizing thread once the worker is gone), no
+ * lock held. zookeeper_close() fails the handle's pending completions with
+ * ZCLOSING; they arrive as stale-generation posts and are ignored. */
+static void
+session_close_handle (ZkrSession *session)
+{
+  zhandle_t *zh;
+  HandleContext *handle_ctx;
+
+  g_mutex_lock (&session->lock);
+  zh = g_steal_pointer (&session->zh);
+  handle_ctx = g_steal_pointer (&session->handle_ctx);
+  session->generation++;
+  g_mutex_unlock (&session->lock);
+  if (zh != NULL)
+    zookeeper_close (zh);
+  g_free (handle_ctx);
+}
+
+zhandle_t *
+zkr_session_lock_handle (ZkrSession *session, gint64 *session_id)
+{
+  g_mutex_lock (&session->lock);
+  if (session->zh == NULL)
+    {
+      g_mutex_unlock (&session->lock);
+      return NULL;
+    }
+  if (session_id != NULL)
+    *session_id = session->session_id;
+  return session->zh;
+}
+
+void
+zkr_session_unlock_handle (ZkrSession *session)
+{
+  g_mutex_unlock (&session->lock);
+}
+
+static gboolean reopen_tick (gpointer data);
+
+/* Worker thread. After LOST: drop the old handle and start a fresh
+ * session; when the client cannot even be created, retry with the
+ * policy's backoff (never giving up while the session is open). */
+static void
+session_reopen (ZkrSession *session)
+{
+  g_autoptr (GError) error = NULL;
+  guint sleep_ms = 0;
+  gint64 elapsed_ms;
+
+  source_clear (&session->ping_source);
+  source_clear (&session->deadline_source);
+  source_clear (&session->reopen_source);
+  session_close_handle (session);
+  if (zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED)
+    return;
+  if (session->reopen_attempt == 0)
+    session->reopen_started = g_get_monotonic_time ();
+  if (session_open_handle (session, &error))
+    {
+      session->reopen_attempt = 0;
+      return;
+    }
+  elapsed_ms = (g_get_monotonic_time () - session->reopen_started) / 1000;
+  if (!zkr_retry_policy_allow (session->options->retry, session->reopen_attempt,
+                               elapsed_ms, g_random_int (), &sleep_ms))
+    sleep_ms = 5000;
+  session->reopen_attempt++;
+  g_debug ("reopening the session failed (%s); next try in %u ms", error->message, sleep_ms);
+  session->reopen_source = timer_start (session, sleep_ms, reopen_tick, "zkr-reopen");
+}
+
+static gboolean
+reopen_tick (gpointer data)
+{
+  ZkrSession *session = data;
+
+  g_clear_pointer (&session->reopen_source, g_source_unref);
+  session_reopen (session);
+  return G_SOURCE_REMOVE;
+}
+
+/* ---- ZooKeeper events (worker thread) ----------------------------- */
+
+static void
+session_declare_lost (ZkrSession *session, const char *why)
+{
+  g_debug ("session 0x%" G_GINT64_MODIFIER "x lost: %s", session->session_id, why);
+  if (session_set_state (session, ZKR_SESSION_STATE_LOST))
+    session_reopen (session);
+}
+
+static gboolean
+deadline_tick (gpointer data)
+{
+  ZkrSession *session = data;
+
+  g_clear_pointer (&session->deadline_source, g_source_unref);
+  if (zkr_session_get_state (session) == ZKR_SESSION_STATE_SUSPENDED)
+    session_declare_lost (session, "suspended for the whole session timeout");
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_connected (ZkrSession *session, zhandle_t *zh)
+{
+  const clientid_t *client = zoo_client_id (zh);
+  ZkrSessionState old;
+  gint64 previous_id, opened;
+  int timeout_ms = zoo_recv_timeout (zh);
+
+  g_mutex_lock (&session->lock);
+  old = session->state;
+  previous_id = session->session_id;
+  session->session_id = client->client_id;
+  session->timeout_ms = timeout_ms;
+  opened = session->handle_opened;
+  g_mutex_unlock (&session->lock);
+
+  source_clear (&session->deadline_source);
+  if (old == ZKR_SESSION_STATE_CONNECTING || old == ZKR_SESSION_STATE_LOST)
+    {
+      /* A new session: the server started its timer after we asked for
+       * it, so the time we asked is a safe start for the clock. */
+      clock_reset (session, opened);
+      session_set_state (session, ZKR_SESSION_STATE_CONNECTED);
+    }
+  else if (old == ZKR_SESSION_STATE_SUSPENDED && previous_id == client->client_id)
+    session_set_state (session, ZKR_SESSION_STATE_RECONNECTED);
+  else if (old == ZKR_SESSION_STATE_SUSPENDED)
+    {
+      clock_reset (session, opened);
+      session_set_state (session, ZKR_SESSION_STATE_LOST);
+      session_set_state (session, ZKR_SESSION_STATE_CONNECTED);
+    }
+  if (state_is_connected (zkr_session_get_state (session)))
+    ping_start (session, timeout_ms);
+}
+
+static void
+on_disconnected (ZkrSession *session)
+{
+  gint64 deadline, now;
+  int timeout_ms;
+
+  if (!state_is_connected (zkr_session_get_state (session)))
+    return;
+  source_clear (&session->ping_source);
+  session_set_state (session, ZKR_SESSION_STATE_SUSPENDED);
+  g_mutex_lock (&session->lock);
+  timeout_ms = session->timeout_ms;
+  g_mutex_unlock (&session->lock);
+  /* LOST once the server may have expired us: T after the last request it
+   * answered was sent. */
+  deadline = zkr_session_get_last_ok_send (session) + (gint64) timeout_ms * 1000;
+  now = g_get_monotonic_time ();
+  source_clear (&session->deadline_source);
+  session->deadline_source = timer_start (session,
+                                          deadline > now ? (guint) ((deadline - now + 999) / 1000) : 0,
+                                          deadline_tick, "zkr-suspended-deadline");
+}
+
+static void
+on_auth_failed (ZkrSession *session)
+{
+  g_mutex_lock (&session->lock);
+  session->auth_failed = TRUE;
+  g_cond_broadcast (&session->cond);
+  g_mutex_unlock (&session->lock);
+  /* The handle is dead for good; a fresh one would fail the same way, so
+   * report LOST and stop (wait_connected reports ZKR_ERROR_AUTH). */
+  source_clear (&session->ping_source);
+  source_clear (&session->deadline_source);
+  session_set_state (session, ZKR_SESSION_STATE_LOST);
+}
+
+static void
+on_zk_state (ZkrSession *session, guint generation, int zk_state)
+{
+  zhandle_t *zh;
+
+  g_mutex_lock (&session->lock);
+  zh = session->zh;
+  if (generation != session->generation || zh == NULL ||
+      session->state == ZKR_SESSION_STATE_CLOSED)
+    {
+      g_mutex_unlock (&session->lock);
+      return;
+    }
+  g_mutex_unlock (&session->lock);
+
+  if (zk_state == ZOO_CONNECTED_STATE)
+    on_connected (session, zh);
+  else if (zk_state == ZOO_EXPIRED_SESSION_STATE)
+    {
+      if (zkr_session_get_state (session) == ZKR_SESSION_STATE_CONNECTING)
+        session_reopen (session);
+      else
+        session_declare_lost (session, "expired by the server");
+    }
+  else if (zk_state == ZOO_AUTH_FAILED_STATE)
+    on_auth_failed (session);
+  else
+    on_disconnected (session);
+}
+
+static void
+on_node_event (ZkrSession *session, guint generation, int type, const char *path)
+{
+  g_autoptr (GPtrArray) fired = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_mutex_lock (&session->lock);
+  if (generation != session->generation)
+    {
+      g_mutex_unlock (&session->lock);
+      return;
+    }
+  g_hash_table_iter_init (&iter, session->watches);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Watch *watch = value;
+      if (g_strcmp0 (watch->path, path) == 0)
+        {
+          g_ptr_array_add (fired, watch);
+          g_hash_table_iter_steal (&iter);
+        }
+    }
+  g_mutex_unlock (&session->lock);
+  for (guint i = 0; i < fired->len; i++)
+    {
+      Watch *watch = g_ptr_array_index (fired, i);
+      watch->func (session, type, path, watch->user_data);
+      g_free (watch->path);
+    }
+}
+
+typedef struct {
+  ZkrSession *session;
+  guint generation;
+  int type;
+  int state;
+  char *path;
+} HandleEvent;
+
+static void
+handle_event_free (gpointer data)
+{
+  HandleEvent *event = data;
+
+  g_free (event->path);
+  g_free (event);
+}
+
+static gboolean
+handle_event_dispatch (gpointer data)
+{
+  HandleEvent *event = data;
+
+  if (event->type == ZOO_SESSION_EVENT)
+    on_zk_state (event->session, event->generation, event->state);
+  else
+    on_node_event (event->session, event->generation, event->type, event->path);
+  return G_SOURCE_REMOVE;
+}
+
+/* ZooKeeper's completion thread: must not block, no lock held; only posts. */
+static void
+session_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+  HandleContext *handle_ctx = ctx;
+  HandleEvent *event = g_new0 (HandleEvent, 1);
+
+  (void) zh;
+  event->session = handle_ctx->session;
+  event->generation = handle_ctx->generation;
+  event->type = type;
+  event->state = state;
+  event->path = g_strdup (path);
+  zkr_session_post (handle_ctx->session, handle_event_dispatch, event, handle_event_free);
+}
+
+/* ---- watches ------------------------------------------------------ */
+
+guint
+zkr_session_watch_add (ZkrSession *session,
+                       const char *path,
+                       ZkrWatchFunc func,
+                       gpointer user_data)
+{
+  Watch *watch = g_new0 (Watch, 1);
+
+  watch->path = g_strdup (path);
+  watch->func = func;
+  watch->user_data = user_data;
+  g_mutex_lock (&session->lock);
+  watch->id = ++session->next_id;
+  g_hash_table_insert (session->watches, GUINT_TO_POINTER (watch->id), watch);
+  g_mutex_unlock (&session->lock);
+  return watch->id;
+}
+
+void
+zkr_session_watch_remove (ZkrSession *session, guint id)
+{
+  g_mutex_lock (&session->lock);
+  g_hash_table_remove (session->watches, GUINT_TO_POINTER (id));
+  g_mutex_unlock (&session->lock);
+}
+
+static void
+watch_free (gpointer data)
+{
+  Watch *watch = data;
+
+  g_free (watch->path);
+  g_free (watch);
+}
+
+/* ---- construction ------------------------------------------------- */
+
+static gboolean
+options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts, GError **error)
+{
+  if (options->hosts == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "no connect string given");
+      return FALSE;
+    }
+  if (!zkr_hosts_parse (options->hosts, hosts, error))
+    return FALSE;
+  if (options->session_timeout_ms <= 0)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid session timeout %d ms: must be > 0", options->session_timeout_ms);
+      return FALSE;
+    }
+  if (options->connection_timeout_ms <= 0)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid connection timeout %d ms: must be > 0", options->connection_timeout_ms);
+      return FALSE;
+    }
+  if (!zkr_namespace_validate (options->name_space, error))
+    return FALSE;
+  if (options->auth_user != NULL &&
+      (*options->auth_user == '\0' || strchr (options->auth_user, ':') != NULL ||
+       options->auth_password == NULL))
+    {
+      /* The user name may be shown; the password never is. */
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid digest user \"%s\": must be non-empty, without ':', with a password",
+                   options->auth_user);
+      return FALSE;
+    }
+  if (options->acl != ZKR_ACL_OPEN && options->auth_user == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "ACL mode %d needs digest auth: set it with zkr_session_options_set_digest_auth()",
+                   (int) options->acl);
+      return FALSE;
+    }
+  if ((int) options->acl < ZKR_ACL_OPEN || options->acl > ZKR_ACL_CREATOR_ALL_WORLD_READ)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid ACL mode %d", (int) options->acl);
+      return FALSE;
+    }
+  if (options->client_id == NULL || !g_utf8_validate (options->client_id, -1, NULL) ||
+      strlen (options->client_id) > 1024)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid client id: must be UTF-8 text of at most 1024 bytes");
+      return FALSE;
+    }
+  if (!(options->drift >= 0.0 && options->drift < 0.5) || options->margin_ms < -1)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid liveness settings drift %g margin %d ms: need 0 <= drift < 0.5, margin >= 0 (or -1)",
+                   options->drift, options->margin_ms);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+session_setup_acl (ZkrSession *session)
+{
+  static struct Id world = { (char *) "world", (char *) "anyone" };
+  static struct Id auth = { (char *) "auth", (char *) "" };
+
+  switch (session->options->acl)
+    {
+    case ZKR_ACL_CREATOR_ALL:
+      session->acl = ZOO_CREATOR_ALL_ACL;
+      break;
+    case ZKR_ACL_CREATOR_ALL_WORLD_READ:
+      session->acl.count = 2;
+      session->acl.data = g_new0 (struct ACL, 2);
+      session->acl.data[0].perms = ZOO_PERM_ALL;
+      session->acl.data[0].id = auth;
+      session->acl.data[1].perms = ZOO_PERM_READ;
+      session->acl.data[1].id = world;
+      session->acl_owned = TRUE;
+      break;
+    case ZKR_ACL_OPEN:
+    default:
+      session->acl = ZOO_OPEN_ACL_UNSAFE;
+      break;
+    }
+}
+
+ZkrSession *
+zkr_session_new (const ZkrSessionOptions *options, GError **error)
+{
+  ZkrSession *session;
+  ZkrHosts hosts = { 0 };
+
+  g_return_val_if_fail (options != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!options_validate (options, &hosts, error))
+    {
+      zkr_hosts_clear (&hosts);
+      return NULL;
+    }
+  zkr_log_init ();
+  session = g_new0 (ZkrSession, 1);
+  g_atomic_ref_count_init (&session->ref);
+  session->options = zkr_session_options_copy (options);
+  session->hosts = hosts;
+  session_setup_acl (session);
+  g_mutex_init (&session->lock);
+  g_cond_init (&session->cond);
+  g_mutex_init (&session->clock_lock);
+  session->state = ZKR_SESSION_STATE_CONNECTING;
+  session->timeout_ms = options->session_timeout_ms;
+  session->internal_listeners = g_array_new (FALSE, FALSE, sizeof (InternalListener));
+  session->watches = g_hash_table_new_full (NULL, NULL, NULL, watch_free);
+  session->worker_ctx = g_main_context_new ();
+  session->worker_loop = g_main_loop_new (session->worker_ctx, FALSE);
+  session->worker = g_thread_new ("zkr-session", worker_main, session);
+  if (!session_open_handle (session, error))
+    {
+      session->state = ZKR_SESSION_STATE_CLOSED;
+      zkr_session_unref (session);
+      return NULL;
+    }
+  return session;
+}
+
+ZkrSession *
+zkr_session_connect (const ZkrSessionOptions *options, GError **error)
+{
+  ZkrSession *session;
+
+  g_return_val_if_fail (options != NULL, NULL);
+  session = zkr_session_new (options, error);
+  if (session == NULL)
+    return NULL;
+  if (!zkr_session_wait_connected (session, options->connection_timeout_ms, error))
+    {
+      zkr_session_close (session);
+      zkr_session_unref (session);
+      return NULL;
+    }
+  return session;
+}
+
+/* ---- close and free ----------------------------------------------- */
+
+/* Worker thread, no lock held. */
+static void
+session_close_in_worker (ZkrSession *session)
+{
+  source_clear (&session->ping_source);
+  source_clear (&session->deadline_source);
+  source_clear (&session->reopen_source);
+  if (zkr_session_get_state (session) != ZKR_SESSION_STATE_CLOSED)
+    {
+      session_set_state (session, ZKR_SESSION_STATE_CLOSED);
+      /* Closing the handle sends closeSession: the server deletes our
+       * ephemeral nodes now instead of after the timeout. */
+      session_close_handle (session);
+    }
+  g_mutex_lock (&session->lock);
+  session->close_done = TRUE;
+  g_cond_broadcast (&session->cond);
+  g_mutex_unlock (&session->lock);
+}
+
+static gboolean
+close_dispatch (gpointer data)
+{
+  session_close_in_worker (data);
+  return G_SOURCE_REMOVE;
+}
+
+void
+zkr_session_close (ZkrSession *session)
+{
+  g_return_if_fail (session != NULL);
+  if (zkr_session_in_worker (session))
+    {
+      session_close_in_worker (session);
+      return;
+    }
+  zkr_session_post (session, close_dispatch, session, NULL);
+  g_mutex_lock (&session->lock);
+  while (!session->close_done)
+    g_cond_wait (&session->cond, &session->lock);
+  g_mutex_unlock (&session->lock);
+}
+
+static void
+session_free (ZkrSession *session)
+{
+  g_list_free_full (session->listeners, (GDestroyNotify) listener_unref);
+  g_array_unref (session->internal_listeners);
+  g_hash_table_unref (session->watches);
+  g_main_loop_unref (session->worker_loop);
+  g_main_context_unref (session->worker_ctx);
+  if (session->acl_owned)
+    g_free (session->acl.data);
+  zkr_hosts_clear (&session->hosts);
+  zkr_session_options_free (session->options);
+  g_mutex_clear (&session->lock);
+  g_cond_clear (&session->cond);
+  g_mutex_clear (&session->clock_lock);
+  g_free (session);
+}
+
+ZkrSession *
+zkr_session_ref (ZkrSession *session)
+{
+  g_return_val_if_fail (session != NULL, NULL);
+  g_atomic_ref_count_inc (&session->ref);
+  return session;
+}
+
+void
+zkr_session_unref (ZkrSession *session)
+{
+  GThread *worker;
+
+  g_return_if_fail (session != NULL);
+  if (!g_atomic_ref_count_dec (&session->ref))
+    return;
+  zkr_session_close (session);
+  worker = session->worker;
+  if (g_thread_self () == worker)
+    {
+      /* Dropped from inside the worker: let it finish the items already
+       * queued (they do not hold references) and free the session as it
+       * exits. */
+      session->free_in_worker = TRUE;
+      zkr_session_post (session, worker_quit, session, NULL);
+      g_thread_unref (worker);
+      return;
+    }
+  zkr_session_post (session, worker_quit, session, NULL);
+  g_thread_join (worker);
+  session_free (session);
+}
+
+/* ---- getters ------------------------------------------------------ */
+
+gboolean
+zkr_session_wait_connected (ZkrSession *session, int timeout_ms, GError **error)
+{
+  gint64 deadline;
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (!zkr_session_in_worker (session), FALSE);
+  deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  g_mutex_lock (&session->lock);
+  while (!state_is_connected (session->state))
+    {
+      if (session->state == ZKR_SESSION_STATE_CLOSED)
+        {
+          g_mutex_unlock (&session->lock);
+          g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
+                       "session to \"%s\" is closed", session->hosts.hosts);
+          return FALSE;
+        }
+      if (session->auth_failed)
+        {
+          g_mutex_unlock (&session->lock);
+          g_set_error (error, ZKR_ERROR, ZKR_ERROR_AUTH,
+                       "authentication to \"%s\" failed", session->hosts.hosts);
+          return FALSE;
+        }
+      if (timeout_ms == 0 ||
+          (timeout_ms > 0 && !g_cond_wait_until (&session->cond, &session->lock, deadline) &&
+           !state_is_connected (session->state)))
+        {
+          g_mutex_unlock (&session->lock);
+          g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
+                       "could not connect to \"%s\" within %d ms", session->hosts.hosts, timeout_ms);
+          return FALSE;
+        }
+      if (timeout_ms < 0)
+        g_cond_wait (&session->cond, &session->lock);
+    }
+  g_mutex_unlock (&session->lock);
+  return TRUE;
+}
+
+ZkrSessionState
+zkr_session_get_state (ZkrSession *session)
+{
+  ZkrSessionState state;
+
+  g_return_val_if_fail (session != NULL, ZKR_SESSION_STATE_CLOSED);
+  g_mutex_lock (&session->lock);
+  state = session->state;
+  g_mutex_unlock (&session->lock);
+  return state;
+}
+
+gboolean
+zkr_session_is_connected (ZkrSession *session)
+{
+  g_return_val_if_fail (session != NULL, FALSE);
+  return state_is_connected (zkr_session_get_state (session));
+}
+
+gint64
+zkr_session_get_id (ZkrSession *session)
+{
+  gint64 id;
+
+  g_return_val_if_fail (session != NULL, 0);
+  g_mutex_lock (&session->lock);
+  id = session->session_id;
+  g_mutex_unlock (&session->lock);
+  return id;
+}
+
+int
+zkr_session_get_timeout_ms (ZkrSession *session)
+{
+  int timeout_ms;
+
+  g_return_val_if_fail (session != NULL, 0);
+  g_mutex_lock (&session->lock);
+  timeout_ms = session->timeout_ms;
+  g_mutex_unlock (&session->lock);
+  return timeout_ms;
+}
+
+guint
+zkr_session_get_lost_count (ZkrSession *session)
+{
+  guint count;
+
+  g_return_val_if_fail (session != NULL, 0);
+  g_mutex_lock (&session->lock);
+  count = session->lost_count;
+  g_mutex_unlock (&session->lock);
+  return count;
+}
+
+static char *
+format_sockaddr (const struct sockaddr_storage *address)
+{
+  char text[INET6_ADDRSTRLEN] = "";
+
+  if (address->ss_family == AF_INET)
+    {
+      const struct sockaddr_in *in = (const struct sockaddr_in *) address;
+      inet_ntop (AF_INET, &in->sin_addr, text, sizeof text);
+      return g_strdup_printf ("%s:%u", text, ntohs (in->sin_port));
+    }
+  if (address->ss_family == AF_INET6)
+    {
+      const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) address;
+      inet_ntop (AF_INET6, &in6->sin6_addr, text, sizeof text);
+      return g_strdup_printf ("[%s]:%u", text, ntohs (in6->sin6_port));
+    }
+  return NULL;
+}
+
+char *
+zkr_session_dup_connected_host (ZkrSession *session)
+{
+  struct sockaddr_storage address;
+  socklen_t len = sizeof address;
+  char *text = NULL;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_mutex_lock (&session->lock);
+  if (session->zh != NULL && state_is_connected (session->state) &&
+      zookeeper_get_connected_host (session->zh, (struct sockaddr *) &address, &len) != NULL)
+    text = format_sockaddr (&address);
+  g_mutex_unlock (&session->lock);
+  return text;
+}
+
+const char *
+zkr_session_get_client_id (ZkrSession *session)
+{
+  g_return_val_if_fail (session != NULL, NULL);
+  return session->options->client_id;
+}
+
+char *
+zkr_session_resolve_path (ZkrSession *session, const char *path)
+{
+  return zkr_path_prefix_namespace (session->options->name_space, path);
+}
+
+const struct ACL_vector *
+zkr_session_get_acl_vector (ZkrSession *session)
+{
+  return &session->acl;
+}
+
+ZkrRetryPolicy *
+zkr_session_get_retry_policy (ZkrSession *session)
+{
+  return session->options->retry;
+}
+
+const ZkrSessionOptions *
+zkr_session_get_options (ZkrSession *session)
+{
+  return session->options;
+}
+
+void
+zkr_session_test_drop_next_create_reply (ZkrSession *session)
+{
+  g_mutex_lock (&session->lock);
+  session->drop_next_create_reply = TRUE;
+  g_mutex_unlock (&session->lock);
+}
+
+gboolean
+zkr_session_test_take_drop_create_reply (ZkrSession *session)
+{
+  gboolean drop;
+
+  g_mutex_lock (&session->lock);
+  drop = session->drop_next_create_reply;
+  session->drop_next_create_reply = FALSE;
+  g_mutex_unlock (&session->lock);
+  return drop;
+}
+
+void
+zkr_session_pending_deletes_add (ZkrSession *session, int delta)
+{
+  g_mutex_lock (&session->lock);
+  session->pending_deletes = (guint) ((int) session->pending_deletes + delta);
+  g_mutex_unlock (&session->lock);
+}
+
+guint
+zkr_session_get_pending_deletes (ZkrSession *session)
+{
+  guint count;
+
+  g_return_val_if_fail (session != NULL, 0);
+  g_mutex_lock (&session->lock);
+  count = session->pending_deletes;
+  g_mutex_unlock (&session->lock);
+  return count;
+}
+
+gboolean
+zkr_session_test_copy_client_id (ZkrSession *session, clientid_t *out)
+{
+  gboolean ok = FALSE;
+
+  g_mutex_lock (&session->lock);
+  if (session->zh != NULL && state_is_connected (session->state))
+    {
+      *out = *zoo_client_id (session->zh);
+      ok = TRUE;
+    }
+  g_mutex_unlock (&session->lock);
+  return ok;
+}

@@ -1,0 +1,8 @@
+/* zkr: ZooKeeper recipes for C. Include this one header. */
+#pragma once
+
+#include <zkr/version.h>
+#include <zkr/macros.h>
+#include <zkr/error.h>
+#include <zkr/retry.h>
+#include <zkr/session.h>

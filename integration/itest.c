@@ -1,0 +1,369 @@
+/* zkr integration tests: the ensemble, scratch paths, and a recorder of
+ * session states running its own GMainContext. */
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "itest.h"
+
+const char *
+itest_hosts (void)
+{
+  const char *hosts = g_getenv ("ZKR_TEST_HOSTS");
+
+  if (hosts == NULL || *hosts == '\0')
+    {
+      CU_FAIL ("ZKR_TEST_HOSTS is not set: start the ensemble (./run test does)");
+      return NULL;
+    }
+  return hosts;
+}
+
+char *
+itest_server_host (guint n)
+{
+  const char *hosts = itest_hosts ();
+  g_auto (GStrv) parts = NULL;
+
+  if (hosts == NULL)
+    return NULL;
+  parts = g_strsplit (hosts, ",", -1);
+  if (n == 0 || n > g_strv_length (parts))
+    return NULL;
+  return g_strdup (parts[n - 1]);
+}
+
+guint
+itest_server_index (const char *host)
+{
+  const char *hosts = itest_hosts ();
+  g_auto (GStrv) parts = NULL;
+
+  if (hosts == NULL || host == NULL)
+    return 0;
+  parts = g_strsplit (hosts, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (strcmp (parts[i], host) == 0)
+      return i + 1;
+  return 0;
+}
+
+gboolean
+itest_ensemble (const char *command)
+{
+  const char *script = g_getenv ("ZKR_ENSEMBLE_SH");
+  g_autofree char *line = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  int status = 0;
+
+  if (script == NULL)
+    {
+      CU_FAIL ("ZKR_ENSEMBLE_SH is not set");
+      return FALSE;
+    }
+  line = g_strdup_printf ("bash '%s' %s", script, command);
+  if (!g_spawn_command_line_sync (line, &out, &err, &status, &error) ||
+      !g_spawn_check_wait_status (status, NULL))
+    {
+      g_printerr ("ensemble %s failed: %s%s\n", command,
+                  error != NULL ? error->message : "", err != NULL ? err : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+ZkrSessionOptions *
+itest_options (const char *hosts, int session_timeout_ms)
+{
+  ZkrSessionOptions *options = zkr_session_options_new ();
+
+  zkr_session_options_set_hosts (options, hosts);
+  zkr_session_options_set_session_timeout_ms (options, session_timeout_ms);
+  zkr_session_options_set_connection_timeout_ms (options, 20000);
+  zkr_session_options_set_client_id (options, "zkr-integration-test");
+  return options;
+}
+
+ZkrSession *
+itest_connect (const char *hosts, int session_timeout_ms)
+{
+  g_autoptr (ZkrSessionOptions) options = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session;
+
+  if (hosts == NULL)
+    return NULL;
+  options = itest_options (hosts, session_timeout_ms);
+  session = zkr_session_connect (options, &error);
+  if (session == NULL)
+    g_printerr ("connect to %s failed: %s\n", hosts, error->message);
+  CU_ASSERT_PTR_NOT_NULL (session);
+  return session;
+}
+
+ZkrSession *
+itest_connect_recorded (const char *hosts, int session_timeout_ms, ItestRecorder **recorder)
+{
+  g_autoptr (ZkrSessionOptions) options = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session;
+
+  *recorder = NULL;
+  if (hosts == NULL)
+    return NULL;
+  options = itest_options (hosts, session_timeout_ms);
+  session = zkr_session_new (options, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  *recorder = itest_recorder_new (session);
+  if (!zkr_session_wait_connected (session, 20000, &error))
+    {
+      g_printerr ("connect to %s failed: %s\n", hosts, error->message);
+      CU_FAIL ("could not connect");
+    }
+  return session;
+}
+
+char *
+itest_scratch_path (const char *name)
+{
+  static gint counter = 0;
+
+  return g_strdup_printf ("/zkr-it/%s-%d-%d", name, (int) getpid (),
+                          g_atomic_int_add (&counter, 1));
+}
+
+gboolean
+itest_delete_tree (ZkrSession *session, const char *path)
+{
+  g_autoptr (GPtrArray) children = NULL;
+  int rc = zkr_op_get_children_sync (session, path, &children);
+
+  if (rc == ZNONODE)
+    return TRUE;
+  if (rc != ZOK)
+    return FALSE;
+  for (guint i = 0; i < children->len; i++)
+    {
+      g_autofree char *child = g_strdup_printf ("%s/%s", path, (char *) g_ptr_array_index (children, i));
+      if (!itest_delete_tree (session, child))
+        return FALSE;
+    }
+  rc = zkr_op_delete_sync (session, path, -1);
+  return (rc == ZOK || rc == ZNONODE) && itest_node_absent (session, path);
+}
+
+gboolean
+itest_node_absent (ZkrSession *session, const char *path)
+{
+  return zkr_op_exists_sync (session, path, NULL) == ZNONODE;
+}
+
+gboolean
+itest_wait_for (gboolean (*predicate) (gpointer data), gpointer data, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (!predicate (data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_usleep (20 * 1000);
+    }
+  return TRUE;
+}
+
+/* ---- the recorder -------------------------------------------------- */
+
+typedef struct {
+  ZkrSessionState state;
+  gint64 at;
+} Record;
+
+struct _ItestRecorder {
+  ZkrSession *session;  /* (owned) */
+  GMutex lock;
+  GCond cond;
+  GArray *records;      /* of Record; protected by lock */
+  gboolean wrong_thread;
+  GThread *thread;
+  GMainContext *context;
+  GMainLoop *loop;
+  guint listener_id;
+  gboolean ready;
+};
+
+static void
+recorder_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+{
+  ItestRecorder *recorder = user_data;
+  Record record = { state, g_get_monotonic_time () };
+
+  (void) session;
+  g_mutex_lock (&recorder->lock);
+  if (g_thread_self () != recorder->thread)
+    recorder->wrong_thread = TRUE;
+  g_array_append_val (recorder->records, record);
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+}
+
+static gboolean
+recorder_add_listener (gpointer data)
+{
+  ItestRecorder *recorder = data;
+
+  recorder->listener_id = zkr_session_add_state_listener (recorder->session, recorder_on_state,
+                                                          recorder, NULL);
+  g_mutex_lock (&recorder->lock);
+  recorder->ready = TRUE;
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+recorder_thread (gpointer data)
+{
+  ItestRecorder *recorder = data;
+
+  g_main_context_push_thread_default (recorder->context);
+  g_main_loop_run (recorder->loop);
+  g_main_context_pop_thread_default (recorder->context);
+  return NULL;
+}
+
+ItestRecorder *
+itest_recorder_new (ZkrSession *session)
+{
+  ItestRecorder *recorder = g_new0 (ItestRecorder, 1);
+
+  recorder->session = zkr_session_ref (session);
+  g_mutex_init (&recorder->lock);
+  g_cond_init (&recorder->cond);
+  recorder->records = g_array_new (FALSE, FALSE, sizeof (Record));
+  recorder->context = g_main_context_new ();
+  recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  g_mutex_lock (&recorder->lock);
+  recorder->thread = g_thread_new ("itest-recorder", recorder_thread, recorder);
+  g_mutex_unlock (&recorder->lock);
+  g_main_context_invoke (recorder->context, recorder_add_listener, recorder);
+  g_mutex_lock (&recorder->lock);
+  while (!recorder->ready)
+    g_cond_wait (&recorder->cond, &recorder->lock);
+  g_mutex_unlock (&recorder->lock);
+  return recorder;
+}
+
+static gboolean
+recorder_quit (gpointer data)
+{
+  ItestRecorder *recorder = data;
+
+  zkr_session_remove_state_listener (recorder->session, recorder->listener_id);
+  g_main_loop_quit (recorder->loop);
+  return G_SOURCE_REMOVE;
+}
+
+void
+itest_recorder_free (ItestRecorder *recorder)
+{
+  if (recorder == NULL)
+    return;
+  g_main_context_invoke (recorder->context, recorder_quit, recorder);
+  g_thread_join (recorder->thread);
+  /* Let the listener's destroy and any queued delivery finish. */
+  while (g_main_context_pending (recorder->context))
+    g_main_context_iteration (recorder->context, FALSE);
+  g_main_loop_unref (recorder->loop);
+  g_main_context_unref (recorder->context);
+  zkr_session_unref (recorder->session);
+  g_array_unref (recorder->records);
+  g_mutex_clear (&recorder->lock);
+  g_cond_clear (&recorder->cond);
+  g_free (recorder);
+}
+
+int
+itest_recorder_wait_nth (ItestRecorder *recorder, guint index, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  int state = -1;
+
+  g_mutex_lock (&recorder->lock);
+  while (recorder->records->len <= index)
+    if (!g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
+      break;
+  if (recorder->records->len > index)
+    state = g_array_index (recorder->records, Record, index).state;
+  g_mutex_unlock (&recorder->lock);
+  return state;
+}
+
+int
+itest_recorder_wait_state (ItestRecorder *recorder, ZkrSessionState state,
+                           guint from, int timeout_ms, gint64 *at)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint checked = from;
+
+  g_mutex_lock (&recorder->lock);
+  for (;;)
+    {
+      for (; checked < recorder->records->len; checked++)
+        {
+          Record *record = &g_array_index (recorder->records, Record, checked);
+          if (record->state == state)
+            {
+              if (at != NULL)
+                *at = record->at;
+              g_mutex_unlock (&recorder->lock);
+              return (int) checked;
+            }
+        }
+      if (!g_cond_wait_until (&recorder->cond, &recorder->lock, deadline) &&
+          checked >= recorder->records->len)
+        break;
+    }
+  g_mutex_unlock (&recorder->lock);
+  return -1;
+}
+
+guint
+itest_recorder_count (ItestRecorder *recorder)
+{
+  guint count;
+
+  g_mutex_lock (&recorder->lock);
+  count = recorder->records->len;
+  g_mutex_unlock (&recorder->lock);
+  return count;
+}
+
+char *
+itest_recorder_describe (ItestRecorder *recorder)
+{
+  GString *text = g_string_new (NULL);
+
+  g_mutex_lock (&recorder->lock);
+  for (guint i = 0; i < recorder->records->len; i++)
+    g_string_append_printf (text, "%s%s", i > 0 ? "," : "",
+                            zkr_session_state_name (g_array_index (recorder->records, Record, i).state));
+  g_mutex_unlock (&recorder->lock);
+  return g_string_free (text, FALSE);
+}
+
+gboolean
+itest_recorder_all_on_own_thread (ItestRecorder *recorder)
+{
+  gboolean ok;
+
+  g_mutex_lock (&recorder->lock);
+  ok = !recorder->wrong_thread;
+  g_mutex_unlock (&recorder->lock);
+  return ok;
+}

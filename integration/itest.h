@@ -1,0 +1,61 @@
+/* zkr integration tests: helpers shared by the suites that talk to the
+ * real local ensemble (integration/ensemble.sh). A missing ensemble is a
+ * failure, never a skip. */
+#pragma once
+
+#include <glib.h>
+#include <zkr/zkr.h>
+
+#include "ops.h"
+
+G_BEGIN_DECLS
+
+typedef struct _ItestRecorder ItestRecorder;
+
+/* ZKR_TEST_HOSTS, or a CUnit failure (and NULL) when it is unset. */
+const char *itest_hosts (void);
+/* The connect string of server @n (1-based) alone. (transfer full) */
+char *itest_server_host (guint n);
+/* Which server (1-based) listens on "127.0.0.1:PORT", 0 if none. */
+guint itest_server_index (const char *host);
+/* Runs integration/ensemble.sh with the words of @command ("pause 2"). */
+gboolean itest_ensemble (const char *command);
+
+/* Options for @hosts with a session timeout and a short connection timeout. */
+ZkrSessionOptions *itest_options (const char *hosts, int session_timeout_ms);
+/* Connects or fails the test. (transfer full) (nullable) */
+ZkrSession *itest_connect (const char *hosts, int session_timeout_ms);
+/* A new session with a recorder attached before it can connect, then
+ * waits for CONNECTED; fails the test otherwise. */
+ZkrSession *itest_connect_recorded (const char *hosts, int session_timeout_ms,
+                                    ItestRecorder **recorder);
+
+/* A unique scratch path for one test: "/zkr-it/<name>-<pid>-<n>". */
+char *itest_scratch_path (const char *name);
+/* Deletes @path and everything under it; TRUE when nothing is left. */
+gboolean itest_delete_tree (ZkrSession *session, const char *path);
+/* TRUE when @path does not exist. */
+gboolean itest_node_absent (ZkrSession *session, const char *path);
+
+/* Records the state transitions a session reports, on a thread of its own
+ * running a GMainContext (so the test's thread can block and wait). */
+ItestRecorder *itest_recorder_new (ZkrSession *session);
+void itest_recorder_free (ItestRecorder *recorder);
+/* Waits until the @index-th (0-based) recorded state exists; returns it,
+ * or -1 on timeout. */
+int itest_recorder_wait_nth (ItestRecorder *recorder, guint index, int timeout_ms);
+/* Waits until @state has been recorded at least once after position
+ * @from; returns its index or -1. @at (optional) gets its monotonic time. */
+int itest_recorder_wait_state (ItestRecorder *recorder, ZkrSessionState state,
+                               guint from, int timeout_ms, gint64 *at);
+guint itest_recorder_count (ItestRecorder *recorder);
+/* "CONNECTED,SUSPENDED,..." (transfer full) */
+char *itest_recorder_describe (ItestRecorder *recorder);
+/* TRUE if every callback ran on the recorder's own thread. */
+gboolean itest_recorder_all_on_own_thread (ItestRecorder *recorder);
+
+/* Waits for @predicate(@data) with a deadline, checking every 20 ms
+ * (used only for facts no event reports, such as a server-side count). */
+gboolean itest_wait_for (gboolean (*predicate) (gpointer data), gpointer data, int timeout_ms);
+
+G_END_DECLS

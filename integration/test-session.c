@@ -1,0 +1,639 @@
+/* zkr integration: the session manager against the real 3-node loopback
+ * ensemble and the partitioning proxy. */
+
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "itest.h"
+#include "log.h"
+#include "nodes.h"
+#include "nodename.h"
+#include "proxy.h"
+#include "zkr-test.h"
+
+/* Short enough for the suite to stay quick, long enough for a loaded
+ * 2-core machine not to expire sessions by accident. */
+#define SHORT_TIMEOUT_MS 4000
+#define WAIT_MS 30000
+
+static void
+test_session__connects_and_closes_with_states_in_order (void)
+{
+  ItestRecorder *recorder;
+  ZkrSession *session = itest_connect_recorded (itest_hosts (), 10000, &recorder);
+  g_autofree char *states = NULL;
+  g_autofree char *host = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL (itest_recorder_wait_nth (recorder, 0, WAIT_MS), ZKR_SESSION_STATE_CONNECTED);
+  CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), 0);
+  CU_ASSERT_TRUE (zkr_session_get_timeout_ms (session) > 0);
+  host = zkr_session_dup_connected_host (session);
+  CU_ASSERT_TRUE (itest_server_index (host) > 0);
+  CU_ASSERT_TRUE (zkr_session_get_last_ok_send (session) > 0);
+  zkr_session_close (session);
+  CU_ASSERT_EQUAL (itest_recorder_wait_nth (recorder, 1, WAIT_MS), ZKR_SESSION_STATE_CLOSED);
+  CU_ASSERT_EQUAL (zkr_session_get_state (session), ZKR_SESSION_STATE_CLOSED);
+  states = itest_recorder_describe (recorder);
+  CU_ASSERT_STRING_EQUAL (states, "CONNECTED,CLOSED");
+  CU_ASSERT_TRUE (itest_recorder_all_on_own_thread (recorder));
+  zkr_session_close (session); /* idempotent */
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+}
+
+static void
+test_session__bad_hosts_fail_within_the_connection_timeout (void)
+{
+  g_autoptr (ZkrSessionOptions) options = zkr_session_options_new ();
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session;
+  gint64 start;
+
+  /* Nothing listens on port 1 of the loopback. */
+  zkr_session_options_set_hosts (options, "127.0.0.1:1");
+  zkr_session_options_set_connection_timeout_ms (options, 1500);
+  start = g_get_monotonic_time ();
+  session = zkr_session_connect (options, &error);
+  CU_ASSERT_PTR_NULL (session);
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "127.0.0.1:1") : NULL);
+  /* The call returned by its deadline (plus slack for a loaded machine);
+   * this bounds a wait, it measures nothing. */
+  CU_ASSERT_TRUE (g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC);
+  g_clear_error (&error);
+
+  zkr_session_options_set_hosts (options, "127.0.0.1:2181,,127.0.0.1:2182");
+  CU_ASSERT_PTR_NULL (zkr_session_new (options, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "127.0.0.1:2181,,127.0.0.1:2182") : NULL);
+  g_clear_error (&error);
+
+  zkr_session_options_set_hosts (options, "");
+  CU_ASSERT_PTR_NULL (zkr_session_new (options, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+
+  zkr_session_options_set_hosts (options, "127.0.0.1:2181/bad//chroot");
+  CU_ASSERT_PTR_NULL (zkr_session_new (options, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+
+  zkr_session_options_set_hosts (options, "127.0.0.1:2181");
+  zkr_session_options_set_session_timeout_ms (options, 0);
+  CU_ASSERT_PTR_NULL (zkr_session_new (options, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "0 ms") : NULL);
+  g_clear_error (&error);
+
+  zkr_session_options_set_session_timeout_ms (options, 5000);
+  zkr_session_options_set_digest_auth (options, "user", "s3cret-password");
+  zkr_session_options_set_namespace (options, "bad//ns");
+  CU_ASSERT_PTR_NULL (zkr_session_new (options, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  CU_ASSERT_PTR_NULL (error != NULL ? strstr (error->message, "s3cret") : NULL);
+}
+
+/* SIGSTOP the server the session uses, for less than the session timeout. */
+static void
+test_session__suspends_and_reconnects_when_its_server_pauses (void)
+{
+  ItestRecorder *recorder;
+  ZkrSession *session = itest_connect_recorded (itest_hosts (), 10000, &recorder);
+  g_autofree char *host = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *states = NULL;
+  gint64 id;
+  guint server;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  id = zkr_session_get_id (session);
+  host = zkr_session_dup_connected_host (session);
+  server = itest_server_index (host);
+  CU_ASSERT_FATAL (server > 0);
+  command = g_strdup_printf ("pause %u", server);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  CU_ASSERT_TRUE (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_SUSPENDED, 0, WAIT_MS, NULL) > 0);
+  g_free (command);
+  command = g_strdup_printf ("resume %u", server);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) > 0);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  CU_ASSERT_EQUAL (zkr_session_get_id (session), id);
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
+  states = itest_recorder_describe (recorder);
+  CU_ASSERT_STRING_EQUAL (states, "CONNECTED,SUSPENDED,RECONNECTED");
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+}
+
+static void
+test_session__suspends_and_reconnects_through_a_healed_partition (void)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  g_autofree char *states = NULL;
+  ItestRecorder *recorder;
+  ZkrSession *session;
+  gint64 id;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  address = zkr_test_proxy_dup_address (proxy);
+  session = itest_connect_recorded (address, 10000, &recorder);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  id = zkr_session_get_id (session);
+  zkr_test_proxy_blackhole (proxy);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_SUSPENDED, 0, WAIT_MS, NULL) == 1);
+  zkr_test_proxy_heal (proxy);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) == 2);
+  CU_ASSERT_EQUAL (zkr_session_get_id (session), id);
+  states = itest_recorder_describe (recorder);
+  CU_ASSERT_STRING_EQUAL (states, "CONNECTED,SUSPENDED,RECONNECTED");
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+  zkr_test_proxy_free (proxy);
+}
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gint64 deleted_at;
+  int event_type;
+} DeleteWatch;
+
+static void
+on_deleted (ZkrSession *session, int event_type, const char *path, gpointer user_data)
+{
+  DeleteWatch *watch = user_data;
+
+  (void) session;
+  (void) path;
+  g_mutex_lock (&watch->lock);
+  watch->deleted_at = g_get_monotonic_time ();
+  watch->event_type = event_type;
+  g_cond_broadcast (&watch->cond);
+  g_mutex_unlock (&watch->lock);
+}
+
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  DeleteWatch *watch;
+  int rc;
+  gboolean done;
+} WatchRequest;
+
+static void
+watch_set_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  WatchRequest *request = user_data;
+
+  (void) session;
+  g_mutex_lock (&request->watch->lock);
+  request->rc = reply->rc;
+  request->done = TRUE;
+  g_cond_broadcast (&request->watch->cond);
+  g_mutex_unlock (&request->watch->lock);
+}
+
+static gboolean
+watch_set_in_worker (gpointer data)
+{
+  WatchRequest *request = data;
+
+  zkr_session_watch_add (request->session, request->path, on_deleted, request->watch);
+  zkr_op_exists (request->session, request->path, TRUE, watch_set_reply, request);
+  return G_SOURCE_REMOVE;
+}
+
+/* The observer's watch on @path; returns the rc of the exists call. */
+static int
+watch_node (ZkrSession *observer, const char *path, DeleteWatch *watch)
+{
+  WatchRequest request = { observer, path, watch, 0, FALSE };
+
+  zkr_session_post (observer, watch_set_in_worker, &request, NULL);
+  g_mutex_lock (&watch->lock);
+  while (!request.done)
+    g_cond_wait (&watch->cond, &watch->lock);
+  g_mutex_unlock (&watch->lock);
+  return request.rc;
+}
+
+static gint64
+wait_deleted (DeleteWatch *watch, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gint64 at;
+
+  g_mutex_lock (&watch->lock);
+  while (watch->deleted_at == 0 && g_cond_wait_until (&watch->cond, &watch->lock, deadline))
+    ;
+  at = watch->deleted_at;
+  g_mutex_unlock (&watch->lock);
+  return at;
+}
+
+/* A partition longer than the session timeout: the holder's safe deadline
+ * passes before the server expires it (so a lock can be given up before
+ * anyone else may take it), then LOST, then a fresh session after healing. */
+static void
+test_session__liveness_deadline_passes_before_the_server_expires_us (void)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  g_autofree char *base = itest_scratch_path ("liveness");
+  g_autofree char *node = NULL;
+  g_autofree char *states = NULL;
+  ZkrSession *observer = itest_connect (itest_hosts (), 10000);
+  DeleteWatch watch = { 0 };
+  ItestRecorder *recorder;
+  ZkrSession *session;
+  gint64 id, safe_deadline, lost_at = 0, deleted_at;
+  int suspended;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (observer);
+  g_mutex_init (&watch.lock);
+  g_cond_init (&watch.cond);
+  address = zkr_test_proxy_dup_address (proxy);
+  session = itest_connect_recorded (address, SHORT_TIMEOUT_MS, &recorder);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  id = zkr_session_get_id (session);
+  node = g_strdup_printf ("%s/ephemeral", base);
+  CU_ASSERT_EQUAL (zkr_op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL) == ZOK ||
+                   zkr_op_exists_sync (observer, "/zkr-it", NULL) == ZOK, TRUE);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, "x", 1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (watch_node (observer, node, &watch), ZOK);
+
+  zkr_test_proxy_blackhole (proxy);
+  suspended = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_SUSPENDED, 0, WAIT_MS, NULL);
+  CU_ASSERT_EQUAL (suspended, 1);
+  /* While suspended no answer arrives, so the safe deadline is fixed. */
+  safe_deadline = zkr_session_get_safe_deadline (session);
+  CU_ASSERT_TRUE (safe_deadline > 0);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, &lost_at) == 2);
+  deleted_at = wait_deleted (&watch, WAIT_MS);
+  CU_ASSERT_TRUE_FATAL (deleted_at > 0);
+  CU_ASSERT_EQUAL (watch.event_type, ZOO_DELETED_EVENT);
+  /* The ordering that makes locks safe: our deadline came first. */
+  CU_ASSERT_TRUE (safe_deadline < deleted_at);
+  CU_ASSERT_TRUE (safe_deadline <= lost_at);
+
+  zkr_test_proxy_heal (proxy);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, 3, WAIT_MS, NULL) == 3);
+  CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), id);
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 1);
+  states = itest_recorder_describe (recorder);
+  CU_ASSERT_STRING_EQUAL (states, "CONNECTED,SUSPENDED,LOST,CONNECTED");
+  CU_ASSERT_TRUE (itest_delete_tree (observer, base));
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+  zkr_session_unref (observer);
+  zkr_test_proxy_free (proxy);
+  g_mutex_clear (&watch.lock);
+  g_cond_clear (&watch.cond);
+}
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean connected;
+} ExpirerState;
+
+static void
+expirer_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+  ExpirerState *expirer = ctx;
+
+  (void) zh;
+  (void) path;
+  if (type == ZOO_SESSION_EVENT && state == ZOO_CONNECTED_STATE)
+    {
+      g_mutex_lock (&expirer->lock);
+      expirer->connected = TRUE;
+      g_cond_broadcast (&expirer->cond);
+      g_mutex_unlock (&expirer->lock);
+    }
+}
+
+/* The standard way to expire a session from outside: open a second handle
+ * with its id and password, then close that handle. */
+static gboolean
+expire_from_outside (ZkrSession *session)
+{
+  ExpirerState expirer = { 0 };
+  clientid_t client;
+  zhandle_t *zh;
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  gboolean connected;
+
+  if (!zkr_session_test_copy_client_id (session, &client))
+    return FALSE;
+  g_mutex_init (&expirer.lock);
+  g_cond_init (&expirer.cond);
+  zh = zookeeper_init2 (itest_hosts (), expirer_watcher, 10000, &client, &expirer, 0,
+                        zkr_log_zookeeper_message);
+  g_mutex_lock (&expirer.lock);
+  while (!expirer.connected && g_cond_wait_until (&expirer.cond, &expirer.lock, deadline))
+    ;
+  connected = expirer.connected;
+  g_mutex_unlock (&expirer.lock);
+  if (zh != NULL)
+    zookeeper_close (zh);
+  g_mutex_clear (&expirer.lock);
+  g_cond_clear (&expirer.cond);
+  return connected;
+}
+
+static void
+test_session__lost_then_fresh_session_when_expired_from_outside (void)
+{
+  ItestRecorder *recorder;
+  ZkrSession *session = itest_connect_recorded (itest_hosts (), 10000, &recorder);
+  ZkrSession *observer = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("expiry");
+  g_autofree char *node = NULL;
+  g_autofree char *states = NULL;
+  gint64 id;
+  int lost;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (observer);
+  id = zkr_session_get_id (session);
+  node = g_strdup_printf ("%s/ephemeral", base);
+  zkr_op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  CU_ASSERT_FATAL (expire_from_outside (session));
+  /* The server drops our connection when it closes the session, so a
+   * SUSPENDED may come first; then the expiry, then a fresh session. */
+  lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
+  CU_ASSERT_FATAL (lost == 1 || lost == 2);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) == lost + 1);
+  CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), 0);
+  CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), id);
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 1);
+  CU_ASSERT_TRUE (itest_node_absent (observer, node));
+  /* The fresh session works. */
+  CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
+  states = itest_recorder_describe (recorder);
+  CU_ASSERT_STRING_EQUAL (states, lost == 1 ? "CONNECTED,LOST,CONNECTED"
+                                            : "CONNECTED,SUSPENDED,LOST,CONNECTED");
+  CU_ASSERT_TRUE (itest_delete_tree (observer, base));
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+  zkr_session_unref (observer);
+}
+
+typedef struct {
+  ZkrSession *session;
+  const char *parent;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  int rc;
+  char *path;
+  struct Stat stat;
+} CreateRequest;
+
+static void
+protected_done (ZkrSession *session, int rc, const char *path, const struct Stat *stat, gpointer user_data)
+{
+  CreateRequest *request = user_data;
+
+  (void) session;
+  g_mutex_lock (&request->lock);
+  request->rc = rc;
+  request->path = g_strdup (path);
+  if (stat != NULL)
+    request->stat = *stat;
+  request->done = TRUE;
+  g_cond_broadcast (&request->cond);
+  g_mutex_unlock (&request->lock);
+}
+
+static gboolean
+protected_start (gpointer data)
+{
+  CreateRequest *request = data;
+
+  zkr_protected_create (request->session, request->parent, "lock-", "id", 2,
+                        ZOO_EPHEMERAL | ZOO_SEQUENCE, NULL, protected_done, request);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_session__protected_create_adopts_its_node_after_a_lost_reply (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("protected");
+  g_autoptr (GPtrArray) children = NULL;
+  CreateRequest request = { 0 };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  request.session = session;
+  request.parent = base;
+  g_mutex_init (&request.lock);
+  g_cond_init (&request.cond);
+  /* The parent does not exist: the create makes its container parents,
+   * and the reply of the create that succeeds is "lost". */
+  zkr_session_test_drop_next_create_reply (session);
+  zkr_session_post (session, protected_start, &request, NULL);
+  g_mutex_lock (&request.lock);
+  while (!request.done)
+    g_cond_wait (&request.cond, &request.lock);
+  g_mutex_unlock (&request.lock);
+
+  CU_ASSERT_EQUAL (request.rc, ZOK);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (request.path);
+  CU_ASSERT_EQUAL (request.stat.ephemeralOwner, zkr_session_get_id (session));
+  CU_ASSERT_TRUE (request.stat.czxid > 0);
+  CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, base, &children), ZOK);
+  /* Exactly one node: adopted, not created twice. */
+  CU_ASSERT_EQUAL_FATAL (children->len, 1);
+  CU_ASSERT_TRUE (g_str_has_suffix (request.path, g_ptr_array_index (children, 0)));
+  CU_ASSERT_TRUE (zkr_node_is_protected (g_ptr_array_index (children, 0)));
+  CU_ASSERT_FALSE (zkr_session_test_take_drop_create_reply (session));
+  CU_ASSERT_TRUE (itest_delete_tree (session, base));
+  g_free (request.path);
+  g_mutex_clear (&request.lock);
+  g_cond_clear (&request.cond);
+  zkr_session_unref (session);
+}
+
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  int rc;
+} DeleteRequest;
+
+static void
+delete_done (ZkrSession *session, int rc, gpointer user_data)
+{
+  DeleteRequest *request = user_data;
+
+  (void) session;
+  g_mutex_lock (&request->lock);
+  request->rc = rc;
+  request->done = TRUE;
+  g_cond_broadcast (&request->cond);
+  g_mutex_unlock (&request->lock);
+}
+
+static gboolean
+delete_start (gpointer data)
+{
+  DeleteRequest *request = data;
+
+  zkr_guaranteed_delete (request->session, request->path, delete_done, request);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+one_delete_pending (gpointer data)
+{
+  return zkr_session_get_pending_deletes (data) == 1;
+}
+
+static void
+test_session__guaranteed_delete_finishes_after_a_reconnect (void)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  ZkrSession *observer = itest_connect (itest_hosts (), 10000);
+  g_autofree char *address = NULL;
+  g_autofree char *base = itest_scratch_path ("gdelete");
+  g_autofree char *node = NULL;
+  DeleteRequest request = { 0 };
+  ItestRecorder *recorder;
+  ZkrSession *session;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (observer);
+  address = zkr_test_proxy_dup_address (proxy);
+  session = itest_connect_recorded (address, 10000, &recorder);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  zkr_op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  node = g_strdup_printf ("%s/node", base);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+
+  zkr_test_proxy_blackhole (proxy);
+  request.session = session;
+  request.path = node;
+  g_mutex_init (&request.lock);
+  g_cond_init (&request.cond);
+  zkr_session_post (session, delete_start, &request, NULL);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_SUSPENDED, 0, WAIT_MS, NULL) == 1);
+  /* Not done, not pretending: pending while we are cut off. */
+  CU_ASSERT_TRUE (itest_wait_for (one_delete_pending, session, WAIT_MS));
+  g_mutex_lock (&request.lock);
+  CU_ASSERT_FALSE (request.done);
+  g_mutex_unlock (&request.lock);
+  CU_ASSERT_FALSE (itest_node_absent (observer, node));
+
+  zkr_test_proxy_heal (proxy);
+  g_mutex_lock (&request.lock);
+  while (!request.done)
+    g_cond_wait (&request.cond, &request.lock);
+  g_mutex_unlock (&request.lock);
+  CU_ASSERT_EQUAL (request.rc, ZOK);
+  CU_ASSERT_EQUAL (zkr_session_get_pending_deletes (session), 0);
+  CU_ASSERT_EQUAL (zkr_session_get_state (session), ZKR_SESSION_STATE_RECONNECTED);
+  CU_ASSERT_TRUE (itest_node_absent (observer, node));
+  CU_ASSERT_TRUE (itest_delete_tree (observer, base));
+  g_mutex_clear (&request.lock);
+  g_cond_clear (&request.cond);
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+  zkr_session_unref (observer);
+  zkr_test_proxy_free (proxy);
+}
+
+/* Kill the member the session uses: it fails over and keeps its id. */
+static void
+test_session__keeps_working_while_the_ensemble_loses_a_member (void)
+{
+  ItestRecorder *recorder;
+  ZkrSession *session = itest_connect_recorded (itest_hosts (), 10000, &recorder);
+  g_autofree char *base = itest_scratch_path ("member");
+  g_autofree char *host = NULL;
+  g_autofree char *command = NULL;
+  gint64 id;
+  guint server;
+  int rc = ZCONNECTIONLOSS;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  id = zkr_session_get_id (session);
+  host = zkr_session_dup_connected_host (session);
+  server = itest_server_index (host);
+  CU_ASSERT_FATAL (server > 0);
+  command = g_strdup_printf ("kill %u", server);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) == 2);
+  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  rc = zkr_op_create_sync (session, base, "v", 1, 0, NULL, NULL);
+  CU_ASSERT_EQUAL (rc, ZOK);
+  CU_ASSERT_EQUAL (zkr_session_get_id (session), id);
+  g_free (command);
+  command = g_strdup_printf ("restart %u", server);
+  CU_ASSERT (itest_ensemble (command));
+  CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
+  CU_ASSERT_TRUE (itest_delete_tree (session, base));
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+}
+
+/* Every test cleaned up after itself: nothing of this process is left. */
+static void
+test_session__no_node_left_behind (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autoptr (GPtrArray) children = NULL;
+  g_autofree char *mine = NULL;
+  int rc;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  mine = g_strdup_printf ("-%d-", (int) getpid ());
+  rc = zkr_op_get_children_sync (session, "/zkr-it", &children);
+  CU_ASSERT_TRUE (rc == ZOK || rc == ZNONODE);
+  for (guint i = 0; children != NULL && i < children->len; i++)
+    {
+      const char *child = g_ptr_array_index (children, i);
+      if (strstr (child, mine) != NULL)
+        {
+          g_printerr ("left behind: /zkr-it/%s\n", child);
+          CU_FAIL ("a node was left behind");
+        }
+    }
+  zkr_session_unref (session);
+}
+
+static const ZkrTestCase tests[] = {
+  { "test_session__connects_and_closes_with_states_in_order", test_session__connects_and_closes_with_states_in_order },
+  { "test_session__bad_hosts_fail_within_the_connection_timeout", test_session__bad_hosts_fail_within_the_connection_timeout },
+  { "test_session__protected_create_adopts_its_node_after_a_lost_reply", test_session__protected_create_adopts_its_node_after_a_lost_reply },
+  { "test_session__suspends_and_reconnects_through_a_healed_partition", test_session__suspends_and_reconnects_through_a_healed_partition },
+  { "test_session__guaranteed_delete_finishes_after_a_reconnect", test_session__guaranteed_delete_finishes_after_a_reconnect },
+  { "test_session__lost_then_fresh_session_when_expired_from_outside", test_session__lost_then_fresh_session_when_expired_from_outside },
+  { "test_session__liveness_deadline_passes_before_the_server_expires_us", test_session__liveness_deadline_passes_before_the_server_expires_us },
+  { "test_session__suspends_and_reconnects_when_its_server_pauses", test_session__suspends_and_reconnects_when_its_server_pauses },
+  { "test_session__keeps_working_while_the_ensemble_loses_a_member", test_session__keeps_working_while_the_ensemble_loses_a_member },
+  { "test_session__no_node_left_behind", test_session__no_node_left_behind },
+  { NULL, NULL },
+};
+
+int
+main (int argc, char **argv)
+{
+  return zkr_test_main (argc, argv, "session", NULL, NULL, tests);
+}
