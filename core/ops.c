@@ -340,6 +340,20 @@ send_exists (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointe
 }
 
 static void
+send_set (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
+{
+  SyncArgs *args = send_data;
+  zkr_op_set (session, args->path, args->data, args->len, args->version, func, user_data);
+}
+
+static void
+send_get (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
+{
+  SyncArgs *args = send_data;
+  zkr_op_get (session, args->path, FALSE, func, user_data);
+}
+
+static void
 send_get_children (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
@@ -395,6 +409,32 @@ zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **chi
 
   if (children != NULL)
     *children = g_steal_pointer (&reply.children);
+  zkr_reply_clear (&reply);
+  return rc;
+}
+
+int
+zkr_op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat)
+{
+  SyncArgs args = { path, NULL, 0, 0, -1 };
+  ZkrReply reply;
+  int rc = zkr_op_sync (session, send_get, &args, &reply);
+
+  if (data != NULL)
+    *data = g_steal_pointer (&reply.data);
+  if (stat != NULL && reply.has_stat)
+    *stat = reply.stat;
+  zkr_reply_clear (&reply);
+  return rc;
+}
+
+int
+zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, int len)
+{
+  SyncArgs args = { path, data, len, 0, -1 };
+  ZkrReply reply;
+  int rc = zkr_op_sync (session, send_set, &args, &reply);
+
   zkr_reply_clear (&reply);
   return rc;
 }

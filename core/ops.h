@@ -55,6 +55,8 @@ int zkr_op_create_sync (ZkrSession *session, const char *path, const char *data,
                         int flags, char **created_path, struct Stat *stat);
 int zkr_op_delete_sync (ZkrSession *session, const char *path, int version);
 int zkr_op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat);
+int zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, int len);
+int zkr_op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
 int zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
 
 G_END_DECLS

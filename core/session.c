@@ -16,6 +16,7 @@
 #include "hosts.h"
 #include "log.h"
 #include "nodes.h"
+#include "notifier.h"
 #include "ops.h"
 #include "path.h"
 #include "session-private.h"
@@ -27,18 +28,6 @@ typedef struct {
   ZkrSession *session;
   guint generation;
 } HandleContext;
-
-typedef struct {
-  gatomicrefcount ref;
-  guint id;
-  ZkrSessionStateFunc func;
-  gpointer user_data;
-  GDestroyNotify destroy;
-  GMainContext *context;  /* (owned) where func and destroy run */
-  GQueue pending;         /* of states; protected by session->lock */
-  gboolean drain_scheduled; /* protected by session->lock */
-  gboolean removed;         /* protected by session->lock */
-} Listener;
 
 typedef struct {
   guint id;
@@ -75,7 +64,7 @@ struct _ZkrSession {
   guint lost_count;           /* protected by lock */
   guint pending_deletes;      /* protected by lock */
   gboolean drop_next_create_reply; /* test hook; protected by lock */
-  GList *listeners;           /* of Listener*; protected by lock */
+  ZkrNotifier *listeners;     /* public state listeners */
   GArray *internal_listeners; /* of InternalListener; protected by lock */
   GHashTable *watches;        /* id -> Watch*; protected by lock */
   guint next_id;              /* protected by lock */
@@ -202,105 +191,10 @@ worker_quit (gpointer data)
 
 /* ---- listeners ---------------------------------------------------- */
 
-static Listener *
-listener_ref (Listener *listener)
-{
-  g_atomic_ref_count_inc (&listener->ref);
-  return listener;
-}
-
-static gboolean
-listener_destroy_in_context (gpointer data)
-{
-  Listener *listener = data;
-
-  if (listener->destroy != NULL)
-    listener->destroy (listener->user_data);
-  g_main_context_unref (listener->context);
-  g_free (listener);
-  return G_SOURCE_REMOVE;
-}
-
 static void
-listener_unref (Listener *listener)
+state_marshal (GCallback func, gpointer source, int event, gpointer user_data)
 {
-  GSource *source;
-
-  if (!g_atomic_ref_count_dec (&listener->ref))
-    return;
-  g_queue_clear (&listener->pending);
-  /* The destroy notify runs in the listener's context, like its callback. */
-  source = g_idle_source_new ();
-  g_source_set_callback (source, listener_destroy_in_context, listener, NULL);
-  g_source_set_static_name (source, "zkr-listener-destroy");
-  g_source_attach (source, listener->context);
-  g_source_unref (source);
-}
-
-typedef struct {
-  ZkrSession *session;  /* (owned) */
-  Listener *listener;   /* (owned) */
-} Drain;
-
-static void
-drain_free (gpointer data)
-{
-  Drain *drain = data;
-
-  listener_unref (drain->listener);
-  zkr_session_unref (drain->session);
-  g_free (drain);
-}
-
-/* In the listener's context: deliver every queued state, in order. */
-static gboolean
-drain_run (gpointer data)
-{
-  Drain *drain = data;
-  ZkrSession *session = drain->session;
-  Listener *listener = drain->listener;
-
-  for (;;)
-    {
-      ZkrSessionState state;
-
-      g_mutex_lock (&session->lock);
-      if (listener->removed || g_queue_is_empty (&listener->pending))
-        {
-          listener->drain_scheduled = FALSE;
-          g_mutex_unlock (&session->lock);
-          break;
-        }
-      state = GPOINTER_TO_INT (g_queue_pop_head (&listener->pending));
-      g_mutex_unlock (&session->lock);
-      listener->func (session, state, listener->user_data);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-/* Worker thread, session->lock held. */
-static void
-listeners_queue_locked (ZkrSession *session, ZkrSessionState state)
-{
-  for (GList *l = session->listeners; l != NULL; l = l->next)
-    {
-      Listener *listener = l->data;
-      Drain *drain;
-      GSource *source;
-
-      g_queue_push_tail (&listener->pending, GINT_TO_POINTER (state));
-      if (listener->drain_scheduled)
-        continue;
-      listener->drain_scheduled = TRUE;
-      drain = g_new0 (Drain, 1);
-      drain->session = zkr_session_ref (session);
-      drain->listener = listener_ref (listener);
-      source = g_idle_source_new ();
-      g_source_set_callback (source, drain_run, drain, drain_free);
-      g_source_set_static_name (source, "zkr-listener-drain");
-      g_source_attach (source, listener->context);
-      g_source_unref (source);
-    }
+  ((ZkrSessionStateFunc) (void (*) (void)) func) (source, (ZkrSessionState) event, user_data);
 }
 
 guint
@@ -309,46 +203,16 @@ zkr_session_add_state_listener (ZkrSession *session,
                                 gpointer user_data,
                                 GDestroyNotify destroy)
 {
-  Listener *listener;
-
   g_return_val_if_fail (session != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  listener = g_new0 (Listener, 1);
-  g_atomic_ref_count_init (&listener->ref);
-  listener->func = func;
-  listener->user_data = user_data;
-  listener->destroy = destroy;
-  listener->context = g_main_context_ref_thread_default ();
-  g_queue_init (&listener->pending);
-  g_mutex_lock (&session->lock);
-  listener->id = ++session->next_id;
-  session->listeners = g_list_append (session->listeners, listener);
-  g_mutex_unlock (&session->lock);
-  return listener->id;
+  return zkr_notifier_add (session->listeners, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_session_remove_state_listener (ZkrSession *session, guint listener_id)
 {
-  Listener *found = NULL;
-
   g_return_if_fail (session != NULL);
-  g_mutex_lock (&session->lock);
-  for (GList *l = session->listeners; l != NULL; l = l->next)
-    {
-      Listener *listener = l->data;
-      if (listener->id == listener_id)
-        {
-          found = listener;
-          found->removed = TRUE;
-          g_queue_clear (&found->pending);
-          session->listeners = g_list_delete_link (session->listeners, l);
-          break;
-        }
-    }
-  g_mutex_unlock (&session->lock);
-  if (found != NULL)
-    listener_unref (found);
+  zkr_notifier_remove (session->listeners, listener_id);
 }
 
 guint
@@ -413,9 +277,7 @@ session_set_state (ZkrSession *session, ZkrSessionState state)
       InternalListener *entry = &g_array_index (internal, InternalListener, i);
       entry->func (session, state, entry->user_data);
     }
-  g_mutex_lock (&session->lock);
-  listeners_queue_locked (session, state);
-  g_mutex_unlock (&session->lock);
+  zkr_notifier_emit (session->listeners, state);
   return TRUE;
 }
 
@@ -1027,6 +889,8 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
   session->state = ZKR_SESSION_STATE_CONNECTING;
   session->timeout_ms = options->session_timeout_ms;
   session->internal_listeners = g_array_new (FALSE, FALSE, sizeof (InternalListener));
+  session->listeners = zkr_notifier_new (session, (gpointer (*) (gpointer)) zkr_session_ref,
+                                         (void (*) (gpointer)) zkr_session_unref, state_marshal);
   session->watches = g_hash_table_new_full (NULL, NULL, NULL, watch_free);
   session->worker_ctx = g_main_context_new ();
   session->worker_loop = g_main_loop_new (session->worker_ctx, FALSE);
@@ -1106,7 +970,7 @@ zkr_session_close (ZkrSession *session)
 static void
 session_free (ZkrSession *session)
 {
-  g_list_free_full (session->listeners, (GDestroyNotify) listener_unref);
+  zkr_notifier_free (session->listeners);
   g_array_unref (session->internal_listeners);
   g_hash_table_unref (session->watches);
   g_main_loop_unref (session->worker_loop);

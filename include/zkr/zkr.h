@@ -6,3 +6,5 @@
 #include <zkr/error.h>
 #include <zkr/retry.h>
 #include <zkr/session.h>
+#include <zkr/lock.h>
+#include <zkr/mutex.h>

@@ -11,24 +11,10 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-/* Debian's GLib 2.74 builds GMutex and GCond on futexes inside the library,
- * which ThreadSanitizer does not instrument: it would see no ordering at all
- * and report every access made under the lock as a race. Under TSan the
- * lock helpers below describe each lock and unlock to it. */
-#if defined(__SANITIZE_THREAD__)
-#define PROXY_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define PROXY_TSAN 1
-#endif
-#endif
-#ifdef PROXY_TSAN
-#include <sanitizer/tsan_interface.h>
-#endif
 
 #define DIRECTION_BUFFER_SIZE 16384
 #define LISTEN_BACKLOG 128
@@ -78,8 +64,8 @@ struct _ZkrTestProxy
   int wake_write_fd;
   GThread *thread;
 
-  GMutex lock;
-  GCond applied_cond;
+  pthread_mutex_t lock;
+  pthread_cond_t applied_cond;
   /* Under lock. A control call bumps requested_generation and waits until
    * the thread has copied it to applied_generation. */
   gboolean blackholed;
@@ -95,43 +81,20 @@ struct _ZkrTestProxy
   guint64 reset_done_generation;
 };
 
+/* The lock is a pthread mutex, not a GMutex: Debian's GLib 2.74 builds
+ * GMutex and GCond on futexes inside the library, which ThreadSanitizer does
+ * not instrument, so it would see no ordering and report every access made
+ * under the lock as a race. pthread calls are intercepted by every tool. */
 static void
 proxy_lock (ZkrTestProxy *proxy)
 {
-#ifdef PROXY_TSAN
-  __tsan_mutex_pre_lock (&proxy->lock, 0);
-#endif
-  g_mutex_lock (&proxy->lock);
-#ifdef PROXY_TSAN
-  __tsan_mutex_post_lock (&proxy->lock, 0, 0);
-#endif
+  pthread_mutex_lock (&proxy->lock);
 }
 
 static void
 proxy_unlock (ZkrTestProxy *proxy)
 {
-#ifdef PROXY_TSAN
-  __tsan_mutex_pre_unlock (&proxy->lock, 0);
-#endif
-  g_mutex_unlock (&proxy->lock);
-#ifdef PROXY_TSAN
-  __tsan_mutex_post_unlock (&proxy->lock, 0);
-#endif
-}
-
-/* g_cond_wait() with the lock held; it releases and retakes the lock. */
-static void
-proxy_wait_applied (ZkrTestProxy *proxy)
-{
-#ifdef PROXY_TSAN
-  __tsan_mutex_pre_unlock (&proxy->lock, 0);
-  __tsan_mutex_post_unlock (&proxy->lock, 0);
-#endif
-  g_cond_wait (&proxy->applied_cond, &proxy->lock);
-#ifdef PROXY_TSAN
-  __tsan_mutex_pre_lock (&proxy->lock, 0);
-  __tsan_mutex_post_lock (&proxy->lock, 0, 0);
-#endif
+  pthread_mutex_unlock (&proxy->lock);
 }
 
 static void
@@ -478,7 +441,7 @@ apply_control (ZkrTestProxy *proxy, gboolean *blackholed)
   proxy_lock (proxy);
   proxy->applied_generation = generation;
   proxy->connection_count = proxy->links->len;
-  g_cond_broadcast (&proxy->applied_cond);
+  pthread_cond_broadcast (&proxy->applied_cond);
   proxy_unlock (proxy);
   return !quitting;
 }
@@ -636,11 +599,8 @@ zkr_test_proxy_new_full (const char *upstreams, guint16 listen_port, GError **er
   proxy->wake_read_fd = wake_fds[0];
   proxy->wake_write_fd = wake_fds[1];
   proxy->links = g_ptr_array_new_with_free_func ((GDestroyNotify) link_free);
-  g_mutex_init (&proxy->lock);
-#ifdef PROXY_TSAN
-  __tsan_mutex_create (&proxy->lock, __tsan_mutex_not_static);
-#endif
-  g_cond_init (&proxy->applied_cond);
+  pthread_mutex_init (&proxy->lock, NULL);
+  pthread_cond_init (&proxy->applied_cond, NULL);
   proxy->listen_fd = open_listener (listen_port, &proxy->port, error);
   if (proxy->listen_fd < 0)
     {
@@ -700,7 +660,7 @@ request_control (ZkrTestProxy *proxy, Control control)
     }
   wake (proxy);
   while (proxy->applied_generation < generation)
-    proxy_wait_applied (proxy);
+    pthread_cond_wait (&proxy->applied_cond, &proxy->lock);
   proxy_unlock (proxy);
 }
 
@@ -756,10 +716,7 @@ zkr_test_proxy_free (ZkrTestProxy *proxy)
   close (proxy->wake_read_fd);
   close (proxy->wake_write_fd);
   g_array_unref (proxy->upstreams);
-#ifdef PROXY_TSAN
-  __tsan_mutex_destroy (&proxy->lock, __tsan_mutex_not_static);
-#endif
-  g_mutex_clear (&proxy->lock);
-  g_cond_clear (&proxy->applied_cond);
+  pthread_mutex_destroy (&proxy->lock);
+  pthread_cond_destroy (&proxy->applied_cond);
   g_free (proxy);
 }

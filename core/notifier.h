@@ -1,0 +1,34 @@
+/* zkr internal: ordered event delivery to listeners, each in the
+ * GMainContext that was thread-default when it was added. Used for session
+ * state listeners and lock loss listeners: one mechanism, one set of
+ * guarantees (exactly once per event, in order, never on a ZooKeeper
+ * thread, removal stops delivery). */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+typedef struct _ZkrNotifier ZkrNotifier;
+
+/* Calls the listener's real callback @func for one event. */
+typedef void (*ZkrNotifyMarshal) (GCallback func, gpointer source, int event, gpointer user_data);
+
+/* @source is handed to every callback; it is kept alive with @source_ref
+ * and @source_unref while deliveries are queued. */
+ZkrNotifier *zkr_notifier_new (gpointer source,
+                               gpointer (*source_ref) (gpointer),
+                               void (*source_unref) (gpointer),
+                               ZkrNotifyMarshal marshal);
+/* Removes every listener (their destroy notifies run in their contexts). */
+void zkr_notifier_free (ZkrNotifier *notifier);
+
+/* Any thread. Returns an id > 0. */
+guint zkr_notifier_add (ZkrNotifier *notifier, GCallback func, gpointer user_data,
+                        GDestroyNotify destroy);
+void zkr_notifier_remove (ZkrNotifier *notifier, guint id);
+
+/* Any thread; queues @event for every listener. */
+void zkr_notifier_emit (ZkrNotifier *notifier, int event);
+
+G_END_DECLS

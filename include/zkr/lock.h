@@ -1,0 +1,52 @@
+/* zkr: what every lock shares: loss events, loss listeners, and the
+ * participant listing. See DESIGN.md §3.6 for when a lock is in doubt or
+ * lost, and why the fencing token is what makes a lost lock safe. */
+#pragma once
+
+#include <glib.h>
+#include <zkr/macros.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ZkrLockEvent:
+ * @ZKR_LOCK_IN_DOUBT: the session is SUSPENDED; the lock may still be ours.
+ *   Stop starting new work that relies on it.
+ * @ZKR_LOCK_RESTORED: reconnected before the deadline and our node is still
+ *   ours: the lock is held again.
+ * @ZKR_LOCK_LOST: the lock is gone or must be presumed gone: the session's
+ *   safe deadline passed while suspended (before the server can expire us
+ *   and hand the lock on), the session was LOST or closed, our node
+ *   vanished, or a verify failed. Stop using what the lock protects now.
+ *   After it, is_held is FALSE.
+ */
+typedef enum {
+  ZKR_LOCK_IN_DOUBT,
+  ZKR_LOCK_RESTORED,
+  ZKR_LOCK_LOST,
+} ZkrLockEvent;
+
+ZKR_API const char *zkr_lock_event_name (ZkrLockEvent event);
+
+/**
+ * ZkrLockLossFunc:
+ * @lock: the lock (a ZkrMutex *, ZkrRwlock *, ...), borrowed
+ * Runs in the GMainContext that was thread-default when the listener was
+ * added, once per event, in order.
+ */
+typedef void (*ZkrLockLossFunc) (gpointer lock, ZkrLockEvent event, gpointer user_data);
+
+/* One node of a lock's queue, as listed by the *_list_participants calls. */
+typedef struct {
+  char *node;          /* the node's name (not its path) */
+  char *client_id;     /* the node's data: the client id of its creator */
+  gint64 session_id;   /* the node's ephemeralOwner */
+  gint64 token;        /* the node's czxid: the fencing token of its holder */
+  gboolean is_holder;  /* holds the lock now (or a lease, or leadership) */
+} ZkrParticipant;
+
+ZKR_API void zkr_participant_free (ZkrParticipant *participant);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrParticipant, zkr_participant_free)
+
+G_END_DECLS

@@ -1,0 +1,492 @@
+/* zkr integration: the mutex (and through it the queue engine) against the
+ * real ensemble: exclusion across processes with fencing tokens, timeouts,
+ * cancel, loss on expiry and on partition. */
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "itest.h"
+#include "proxy.h"
+#include "zkr-test.h"
+
+#define WAIT_MS 30000
+
+static char *self_path;
+
+/* ---- loss recorder: loss events on a thread of their own ------------- */
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  GArray *events;       /* of ZkrLockEvent */
+  GArray *times;        /* of gint64 */
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+} LossRecorder;
+
+static void
+on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
+{
+  LossRecorder *recorder = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  (void) lock;
+  g_mutex_lock (&recorder->lock);
+  g_array_append_val (recorder->events, event);
+  g_array_append_val (recorder->times, now);
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+}
+
+static gpointer
+loss_thread (gpointer data)
+{
+  LossRecorder *recorder = data;
+
+  g_main_context_push_thread_default (recorder->context);
+  g_main_loop_run (recorder->loop);
+  g_main_context_pop_thread_default (recorder->context);
+  return NULL;
+}
+
+typedef struct {
+  LossRecorder *recorder;
+  ZkrMutex *mutex;
+  gboolean done;
+} AddListener;
+
+static gboolean
+loss_add (gpointer data)
+{
+  AddListener *add = data;
+
+  zkr_mutex_add_loss_listener (add->mutex, on_loss, add->recorder, NULL);
+  g_mutex_lock (&add->recorder->lock);
+  add->done = TRUE;
+  g_cond_broadcast (&add->recorder->cond);
+  g_mutex_unlock (&add->recorder->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static LossRecorder *
+loss_recorder_new (ZkrMutex *mutex)
+{
+  LossRecorder *recorder = g_new0 (LossRecorder, 1);
+  AddListener add = { recorder, mutex, FALSE };
+
+  g_mutex_init (&recorder->lock);
+  g_cond_init (&recorder->cond);
+  recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
+  recorder->times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  recorder->context = g_main_context_new ();
+  recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  recorder->thread = g_thread_new ("loss-recorder", loss_thread, recorder);
+  g_main_context_invoke (recorder->context, loss_add, &add);
+  g_mutex_lock (&recorder->lock);
+  while (!add.done)
+    g_cond_wait (&recorder->cond, &recorder->lock);
+  g_mutex_unlock (&recorder->lock);
+  return recorder;
+}
+
+/* Waits for @event; returns its monotonic time or 0. */
+static gint64
+loss_wait (LossRecorder *recorder, ZkrLockEvent event, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gint64 at = 0;
+
+  g_mutex_lock (&recorder->lock);
+  for (;;)
+    {
+      for (guint i = 0; i < recorder->events->len; i++)
+        if (g_array_index (recorder->events, ZkrLockEvent, i) == event)
+          at = g_array_index (recorder->times, gint64, i);
+      if (at != 0 || !g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
+        break;
+    }
+  g_mutex_unlock (&recorder->lock);
+  return at;
+}
+
+static gboolean
+loss_quit (gpointer data)
+{
+  g_main_loop_quit (((LossRecorder *) data)->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+loss_recorder_free (LossRecorder *recorder)
+{
+  g_main_context_invoke (recorder->context, loss_quit, recorder);
+  g_thread_join (recorder->thread);
+  while (g_main_context_pending (recorder->context))
+    g_main_context_iteration (recorder->context, FALSE);
+  g_main_loop_unref (recorder->loop);
+  g_main_context_unref (recorder->context);
+  g_array_unref (recorder->events);
+  g_array_unref (recorder->times);
+  g_mutex_clear (&recorder->lock);
+  g_cond_clear (&recorder->cond);
+  g_free (recorder);
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static guint
+count_children (ZkrSession *session, const char *path)
+{
+  g_autoptr (GPtrArray) children = NULL;
+
+  if (zkr_op_get_children_sync (session, path, &children) != ZOK)
+    return 0;
+  return children->len;
+}
+
+static ZkrMutex *
+mutex_new (ZkrSession *session, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrMutex *mutex = zkr_mutex_new (session, path, &error);
+
+  CU_ASSERT_PTR_NOT_NULL (mutex);
+  return mutex;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void
+test_mutex__acquire_release_and_tokens_increase (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-basic");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) participants = NULL;
+  ZkrMutex *mutex;
+  gint64 first, second;
+  g_autofree char *node = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  mutex = mutex_new (session, path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
+  CU_ASSERT_TRUE (zkr_mutex_acquire (mutex, 5000, NULL, &error));
+  CU_ASSERT_TRUE (zkr_mutex_is_held (mutex));
+  first = zkr_mutex_get_fencing_token (mutex);
+  CU_ASSERT_TRUE (first > 0);
+  node = zkr_mutex_dup_node_path (mutex);
+  CU_ASSERT_PTR_NOT_NULL (node);
+  CU_ASSERT_PTR_NOT_NULL (node != NULL ? strstr (node, "-lock-") : NULL);
+  CU_ASSERT_TRUE (zkr_mutex_verify (mutex, &error));
+  participants = zkr_mutex_list_participants (mutex, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
+  CU_ASSERT_EQUAL (participants->len, 1);
+  if (participants->len == 1)
+    {
+      ZkrParticipant *p = g_ptr_array_index (participants, 0);
+      CU_ASSERT_TRUE (p->is_holder);
+      CU_ASSERT_EQUAL (p->token, first);
+      CU_ASSERT_EQUAL (p->session_id, zkr_session_get_id (session));
+      CU_ASSERT_STRING_EQUAL (p->client_id, "zkr-integration-test");
+    }
+  /* Not reentrant: refused, not deadlocked. */
+  CU_ASSERT_FALSE (zkr_mutex_acquire (mutex, 1000, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_mutex_release (mutex, &error));
+  CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
+  CU_ASSERT_EQUAL (zkr_mutex_get_fencing_token (mutex), 0);
+  CU_ASSERT_TRUE (itest_node_absent (session, node));
+  CU_ASSERT_FALSE (zkr_mutex_release (mutex, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_mutex_acquire (mutex, 5000, NULL, &error));
+  second = zkr_mutex_get_fencing_token (mutex);
+  CU_ASSERT_TRUE (second > first);
+  CU_ASSERT_TRUE (zkr_mutex_release (mutex, &error));
+  CU_ASSERT_EQUAL (count_children (session, path), 0);
+  zkr_mutex_unref (mutex);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+static void
+test_mutex__bad_input_gets_clear_errors (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autoptr (GError) error = NULL;
+  const char *bad[] = { "", "a", "/a/", "//", "/a/./b", "/", NULL };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  for (guint i = 0; bad[i] != NULL; i++)
+    {
+      CU_ASSERT_PTR_NULL (zkr_mutex_new (session, bad[i], &error));
+      CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+      g_clear_error (&error);
+    }
+  zkr_test_expect_criticals_begin ();
+  CU_ASSERT_PTR_NULL (zkr_mutex_new (NULL, "/x", &error));
+  CU_ASSERT_EQUAL (zkr_test_expect_criticals_end (), 1);
+  zkr_session_unref (session);
+}
+
+static void
+test_mutex__try_lock_and_timeout_leave_no_node (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-try");
+  g_autoptr (GError) error = NULL;
+  ZkrMutex *holder, *other;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  holder = mutex_new (a, path);
+  other = mutex_new (b, path);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  CU_ASSERT_FALSE (zkr_mutex_acquire (other, 0, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  CU_ASSERT_EQUAL (count_children (a, path), 1);
+  CU_ASSERT_FALSE (zkr_mutex_acquire (other, 300, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  CU_ASSERT_EQUAL (count_children (a, path), 1);
+  CU_ASSERT_FALSE (zkr_mutex_is_held (other));
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  CU_ASSERT_TRUE (zkr_mutex_acquire (other, 0, NULL, &error));
+  CU_ASSERT_TRUE (zkr_mutex_release (other, &error));
+  CU_ASSERT_EQUAL (count_children (a, path), 0);
+  zkr_mutex_unref (holder);
+  zkr_mutex_unref (other);
+  CU_ASSERT_TRUE (itest_delete_tree (a, path));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
+typedef struct {
+  ZkrMutex *mutex;
+  GCancellable *cancellable;
+  gboolean ok;
+  GError *error;
+} Waiter;
+
+static gpointer
+waiter_run (gpointer data)
+{
+  Waiter *waiter = data;
+
+  waiter->ok = zkr_mutex_acquire (waiter->mutex, -1, waiter->cancellable, &waiter->error);
+  return NULL;
+}
+
+static gboolean
+has_children (gpointer data)
+{
+  gpointer *args = data;
+  return count_children (args[0], args[1]) == GPOINTER_TO_UINT (args[2]);
+}
+
+static void
+test_mutex__cancel_wakes_a_blocked_waiter (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-cancel");
+  g_autoptr (GError) error = NULL;
+  Waiter waiter = { 0 };
+  ZkrMutex *holder;
+  GThread *thread;
+  gpointer args[3];
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  holder = mutex_new (session, path);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  waiter.mutex = mutex_new (session, path);
+  waiter.cancellable = g_cancellable_new ();
+  thread = g_thread_new ("waiter", waiter_run, &waiter);
+  args[0] = session;
+  args[1] = path;
+  args[2] = GUINT_TO_POINTER (2);
+  CU_ASSERT_TRUE (itest_wait_for (has_children, args, WAIT_MS));
+  g_cancellable_cancel (waiter.cancellable);
+  g_thread_join (thread);
+  CU_ASSERT_FALSE (waiter.ok);
+  CU_ASSERT_TRUE (g_error_matches (waiter.error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
+  g_clear_error (&waiter.error);
+  CU_ASSERT_EQUAL (count_children (session, path), 1);
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  zkr_mutex_unref (holder);
+  zkr_mutex_unref (waiter.mutex);
+  g_object_unref (waiter.cancellable);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+/* The waiter behind an expired holder gets the lock; the holder hears LOST
+ * and no longer believes it holds. */
+static void
+test_mutex__expired_holder_is_told_and_the_waiter_gets_the_lock (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = itest_scratch_path ("mutex-expiry");
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  ZkrSession *holder_session, *waiter_session;
+  ZkrMutex *holder;
+  Waiter waiter = { 0 };
+  LossRecorder *recorder;
+  GThread *thread;
+  gint64 lost_at, doubt_at, granted_at;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  address = zkr_test_proxy_dup_address (proxy);
+  holder_session = itest_connect (address, 4000);
+  waiter_session = itest_connect (itest_hosts (), 10000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
+  holder = mutex_new (holder_session, path);
+  recorder = loss_recorder_new (holder);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  waiter.mutex = mutex_new (waiter_session, path);
+  thread = g_thread_new ("waiter", waiter_run, &waiter);
+
+  /* The fault that breaks naive locks: the holder is cut off. */
+  zkr_test_proxy_blackhole (proxy);
+  doubt_at = loss_wait (recorder, ZKR_LOCK_IN_DOUBT, WAIT_MS);
+  CU_ASSERT_TRUE (doubt_at > 0);
+  lost_at = loss_wait (recorder, ZKR_LOCK_LOST, WAIT_MS);
+  CU_ASSERT_TRUE (lost_at > 0);
+  g_thread_join (thread);
+  granted_at = g_get_monotonic_time ();
+  CU_ASSERT_TRUE (waiter.ok);
+  CU_ASSERT_FALSE (zkr_mutex_is_held (holder));
+  /* Told "lost" strictly before the other client could hold the lock. */
+  CU_ASSERT_TRUE (lost_at < granted_at);
+  CU_ASSERT_TRUE (zkr_mutex_release (waiter.mutex, &error));
+  zkr_test_proxy_heal (proxy);
+  CU_ASSERT_FALSE (zkr_mutex_release (holder, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
+  loss_recorder_free (recorder);
+  zkr_mutex_unref (holder);
+  zkr_mutex_unref (waiter.mutex);
+  CU_ASSERT_TRUE (itest_delete_tree (waiter_session, path));
+  zkr_session_unref (holder_session);
+  zkr_session_unref (waiter_session);
+  zkr_test_proxy_free (proxy);
+}
+
+/* ---- exclusion across processes --------------------------------------- */
+
+#define WORKERS 8
+#define CYCLES 50
+
+/* The shared resource is a znode holding "count token": every holder does
+ * an unprotected read-modify-write, and refuses a token not above the last
+ * one it saw (a fenced resource). */
+static int
+worker_main (const char *hosts, const char *path, const char *resource)
+{
+  g_autoptr (ZkrSessionOptions) options = itest_options (hosts, 10000);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrSession) session = zkr_session_connect (options, &error);
+  g_autoptr (ZkrMutex) mutex = NULL;
+  int failures = 0;
+
+  if (session == NULL)
+    return 2;
+  mutex = zkr_mutex_new (session, path, &error);
+  for (int i = 0; i < CYCLES && mutex != NULL; i++)
+    {
+      g_autoptr (GBytes) data = NULL;
+      gint64 count = 0, last = 0, token;
+      g_autofree char *value = NULL;
+
+      if (!zkr_mutex_acquire (mutex, 60000, NULL, &error))
+        return 3;
+      token = zkr_mutex_get_fencing_token (mutex);
+      if (zkr_op_get_sync (session, resource, &data, NULL) != ZOK)
+        return 4;
+      value = g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data));
+      if (sscanf (value, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &count, &last) != 2)
+        return 5;
+      if (token <= last)
+        failures++;
+      g_free (value);
+      value = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, count + 1, token);
+      if (zkr_op_set_sync (session, resource, value, (int) strlen (value)) != ZOK)
+        return 6;
+      if (!zkr_mutex_release (mutex, &error))
+        return 7;
+    }
+  return failures > 0 ? 8 : 0;
+}
+
+static void
+test_mutex__excludes_across_processes_with_increasing_tokens (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("mutex-procs");
+  g_autofree char *path = NULL;
+  g_autofree char *resource = NULL;
+  g_autoptr (GBytes) data = NULL;
+  g_autofree char *value = NULL;
+  GPid pids[WORKERS];
+  gint64 count = 0, last = 0;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  path = g_strdup_printf ("%s/lock", base);
+  resource = g_strdup_printf ("%s/resource", base);
+  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, resource, "0 0", 3, 0, NULL, NULL), ZOK);
+  for (int i = 0; i < WORKERS; i++)
+    {
+      char *argv[] = { self_path, (char *) "--worker", (char *) itest_hosts (), path, resource, NULL };
+      g_autoptr (GError) error = NULL;
+      CU_ASSERT_FATAL (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                      &pids[i], &error));
+    }
+  for (int i = 0; i < WORKERS; i++)
+    {
+      int status = 0;
+      waitpid (pids[i], &status, 0);
+      CU_ASSERT_TRUE (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+      if (!(WIFEXITED (status) && WEXITSTATUS (status) == 0))
+        g_printerr ("worker %d exited with status %d\n", i, WEXITSTATUS (status));
+      g_spawn_close_pid (pids[i]);
+    }
+  CU_ASSERT_EQUAL (zkr_op_get_sync (session, resource, &data, NULL), ZOK);
+  value = g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data));
+  CU_ASSERT_EQUAL (sscanf (value, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &count, &last), 2);
+  /* No lost update: every acquisition's write is there. */
+  CU_ASSERT_EQUAL (count, WORKERS * CYCLES);
+  CU_ASSERT_TRUE (last > 0);
+  CU_ASSERT_EQUAL (count_children (session, path), 0);
+  CU_ASSERT_TRUE (itest_delete_tree (session, base));
+  zkr_session_unref (session);
+}
+
+static const ZkrTestCase tests[] = {
+  ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
+  ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
+  ZKR_TEST_CASE (test_mutex__try_lock_and_timeout_leave_no_node),
+  ZKR_TEST_CASE (test_mutex__cancel_wakes_a_blocked_waiter),
+  ZKR_TEST_CASE (test_mutex__excludes_across_processes_with_increasing_tokens),
+  ZKR_TEST_CASE (test_mutex__expired_holder_is_told_and_the_waiter_gets_the_lock),
+  { NULL, NULL },
+};
+
+int
+main (int argc, char **argv)
+{
+  self_path = g_file_read_link ("/proc/self/exe", NULL);
+  if (argc == 5 && strcmp (argv[1], "--worker") == 0)
+    return worker_main (argv[2], argv[3], argv[4]);
+  return zkr_test_main (argc, argv, "mutex", NULL, NULL, tests);
+}

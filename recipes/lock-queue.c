@@ -1,0 +1,1171 @@
+/* zkr: the one queue engine (DESIGN.md §3.1) and the loss watch of a held
+ * lock (§3.6). Every lock recipe is this file plus a predicate.
+ *
+ * Threads: the public entry points may be called from any thread; they
+ * post to the session's worker, where all ZooKeeper logic of this file
+ * runs. State read by other threads (held, token, node) is behind
+ * lock->mutex. */
+
+#include <string.h>
+
+#include "error.h"
+#include "lock-queue.h"
+#include "nodename.h"
+#include "notifier.h"
+#include "path.h"
+
+typedef enum {
+  LOCK_IDLE,
+  LOCK_ACQUIRING,
+  LOCK_HELD,
+  LOCK_IN_DOUBT,
+} LockState;
+
+typedef struct _Acquire Acquire;
+
+#define RELEASE_WAITING G_MININT
+
+struct _ZkrQueueLock {
+  gatomicrefcount ref;
+  ZkrSession *session;            /* (owned) */
+  char *path;                     /* full path, namespace applied */
+  char *user_path;                /* as given, for messages */
+  const ZkrQueueRecipe *recipe;
+  gpointer predicate_data;
+  ZkrNotifier *loss;              /* loss listeners */
+
+  GMutex mutex;
+  GCond cond;
+  LockState state;                /* protected by mutex */
+  char *node_path;                /* (nullable) protected by mutex */
+  gint64 token;                   /* protected by mutex */
+  gboolean release_pending;       /* protected by mutex */
+  int release_answer;             /* RELEASE_WAITING, else a ZooKeeper rc; mutex */
+
+  /* Worker thread only. */
+  Acquire *acquire;
+  guint hold_listener;
+  guint node_watch;
+  GSource *deadline_source;
+  guint release_listener;
+};
+
+static ZkrQueueLock *
+lock_ref (ZkrQueueLock *lock)
+{
+  g_atomic_ref_count_inc (&lock->ref);
+  return lock;
+}
+
+static void
+lock_unref (ZkrQueueLock *lock)
+{
+  if (!g_atomic_ref_count_dec (&lock->ref))
+    return;
+  zkr_notifier_free (lock->loss);
+  zkr_session_unref (lock->session);
+  g_free (lock->path);
+  g_free (lock->user_path);
+  g_free (lock->node_path);
+  g_mutex_clear (&lock->mutex);
+  g_cond_clear (&lock->cond);
+  g_free (lock);
+}
+
+static LockState
+lock_get_state (ZkrQueueLock *lock)
+{
+  LockState state;
+
+  g_mutex_lock (&lock->mutex);
+  state = lock->state;
+  g_mutex_unlock (&lock->mutex);
+  return state;
+}
+
+static void
+loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
+{
+  ((ZkrLockLossFunc) (void (*) (void)) func) (source, (ZkrLockEvent) event, user_data);
+}
+
+ZkrQueueLock *
+zkr_queue_lock_new (ZkrSession *session, const char *path,
+                    const ZkrQueueRecipe *recipe, gpointer predicate_data,
+                    gpointer owner,
+                    gpointer (*owner_ref) (gpointer),
+                    void (*owner_unref) (gpointer),
+                    GError **error)
+{
+  ZkrQueueLock *lock;
+
+  if (!zkr_path_validate (path, error))
+    return NULL;
+  if (strcmp (path, "/") == 0)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid %s path \"/\": a lock needs a path of its own", recipe->kind);
+      return NULL;
+    }
+  lock = g_new0 (ZkrQueueLock, 1);
+  g_atomic_ref_count_init (&lock->ref);
+  lock->session = zkr_session_ref (session);
+  lock->path = zkr_session_resolve_path (session, path);
+  lock->user_path = g_strdup (path);
+  lock->recipe = recipe;
+  lock->predicate_data = predicate_data;
+  lock->loss = zkr_notifier_new (owner, owner_ref, owner_unref, loss_marshal);
+  g_mutex_init (&lock->mutex);
+  g_cond_init (&lock->cond);
+  return lock;
+}
+
+gboolean
+zkr_queue_predicate_first (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
+{
+  (void) data;
+  if (ours == 0)
+    return TRUE;
+  *wait_on = g_ptr_array_index (sorted, ours - 1);
+  return FALSE;
+}
+
+/* ==== holding: the loss watch (worker thread) ======================== */
+
+static void hold_stop (ZkrQueueLock *lock);
+
+static void
+lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
+{
+  g_debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
+  zkr_notifier_emit (lock->loss, event);
+}
+
+/* The lock is gone or presumed gone: no longer held, listeners told, and
+ * our node deleted if it still exists (a presumed loss whose session comes
+ * back must not keep blocking the queue). */
+static void
+hold_mark_lost (ZkrQueueLock *lock, const char *why)
+{
+  g_autofree char *node = NULL;
+
+  g_mutex_lock (&lock->mutex);
+  if (lock->state != LOCK_HELD && lock->state != LOCK_IN_DOUBT)
+    {
+      g_mutex_unlock (&lock->mutex);
+      return;
+    }
+  lock->state = LOCK_IDLE;
+  lock->token = 0;
+  node = g_steal_pointer (&lock->node_path);
+  g_mutex_unlock (&lock->mutex);
+  g_debug ("%s %s lost: %s", lock->recipe->kind, lock->user_path, why);
+  hold_stop (lock);
+  lock_emit (lock, ZKR_LOCK_LOST);
+  if (node != NULL && zkr_session_get_state (lock->session) != ZKR_SESSION_STATE_CLOSED)
+    zkr_guaranteed_delete (lock->session, node, NULL, NULL);
+}
+
+static gboolean
+hold_deadline_tick (gpointer data)
+{
+  ZkrQueueLock *lock = data;
+
+  g_clear_pointer (&lock->deadline_source, g_source_unref);
+  hold_mark_lost (lock, "the session's safe deadline passed while suspended");
+  return G_SOURCE_REMOVE;
+}
+
+static void
+hold_deadline_clear (ZkrQueueLock *lock)
+{
+  if (lock->deadline_source != NULL)
+    {
+      g_source_destroy (lock->deadline_source);
+      g_clear_pointer (&lock->deadline_source, g_source_unref);
+    }
+}
+
+static void
+hold_deadline_start (ZkrQueueLock *lock)
+{
+  gint64 deadline = zkr_session_get_safe_deadline (lock->session);
+  gint64 now = g_get_monotonic_time ();
+  guint ms = deadline > now ? (guint) ((deadline - now) / 1000) : 0;
+
+  hold_deadline_clear (lock);
+  lock->deadline_source = g_timeout_source_new (ms);
+  g_source_set_callback (lock->deadline_source, hold_deadline_tick, lock, NULL);
+  g_source_set_static_name (lock->deadline_source, "zkr-lock-safe-deadline");
+  g_source_attach (lock->deadline_source, zkr_session_get_worker_context (lock->session));
+}
+
+/* The owner check of DESIGN.md §3.1 step 5 and §3.6: our node exists and
+ * belongs to the session we are on now. */
+static gboolean
+node_is_ours (ZkrQueueLock *lock, const ZkrReply *reply)
+{
+  return reply->rc == ZOK && reply->has_stat &&
+         reply->stat.ephemeralOwner == zkr_session_get_id (lock->session);
+}
+
+static void
+hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  ZkrQueueLock *lock = user_data;
+
+  (void) session;
+  if (lock_get_state (lock) == LOCK_IN_DOUBT && zkr_session_is_connected (lock->session))
+    {
+      if (node_is_ours (lock, reply))
+        {
+          g_mutex_lock (&lock->mutex);
+          lock->state = LOCK_HELD;
+          g_mutex_unlock (&lock->mutex);
+          lock_emit (lock, ZKR_LOCK_RESTORED);
+        }
+      else if (zkr_zk_rc_is_server_answer (reply->rc))
+        hold_mark_lost (lock, "our node is gone or not ours after reconnecting");
+    }
+  lock_unref (lock);
+}
+
+static void
+hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+{
+  ZkrQueueLock *lock = user_data;
+  g_autofree char *node = NULL;
+
+  switch (state)
+    {
+    case ZKR_SESSION_STATE_SUSPENDED:
+      g_mutex_lock (&lock->mutex);
+      if (lock->state == LOCK_HELD)
+        lock->state = LOCK_IN_DOUBT;
+      g_mutex_unlock (&lock->mutex);
+      lock_emit (lock, ZKR_LOCK_IN_DOUBT);
+      hold_deadline_start (lock);
+      break;
+    case ZKR_SESSION_STATE_RECONNECTED:
+      hold_deadline_clear (lock);
+      g_mutex_lock (&lock->mutex);
+      node = g_strdup (lock->node_path);
+      g_mutex_unlock (&lock->mutex);
+      if (node != NULL)
+        zkr_op_exists (session, node, FALSE, hold_verify_reply, lock_ref (lock));
+      break;
+    case ZKR_SESSION_STATE_LOST:
+      hold_mark_lost (lock, "the session was lost");
+      break;
+    case ZKR_SESSION_STATE_CLOSED:
+      hold_mark_lost (lock, "the session was closed");
+      break;
+    case ZKR_SESSION_STATE_CONNECTING:
+    case ZKR_SESSION_STATE_CONNECTED:
+    default:
+      break;
+    }
+}
+
+static void hold_watch_node (ZkrQueueLock *lock);
+
+static void
+hold_on_node_event (ZkrSession *session, int event_type, const char *path, gpointer user_data)
+{
+  ZkrQueueLock *lock = user_data;
+
+  (void) session;
+  (void) path;
+  lock->node_watch = 0;
+  if (event_type == ZOO_DELETED_EVENT)
+    hold_mark_lost (lock, "our node was deleted");
+  else if (lock_get_state (lock) == LOCK_HELD || lock_get_state (lock) == LOCK_IN_DOUBT)
+    hold_watch_node (lock);
+}
+
+static void
+hold_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  ZkrQueueLock *lock = user_data;
+
+  (void) session;
+  if (reply->rc == ZNONODE)
+    hold_mark_lost (lock, "our node does not exist");
+  lock_unref (lock);
+}
+
+static void
+hold_watch_node (ZkrQueueLock *lock)
+{
+  g_autofree char *node = NULL;
+
+  g_mutex_lock (&lock->mutex);
+  node = g_strdup (lock->node_path);
+  g_mutex_unlock (&lock->mutex);
+  if (node == NULL)
+    return;
+  lock->node_watch = zkr_session_watch_add (lock->session, node, hold_on_node_event, lock);
+  zkr_op_exists (lock->session, node, TRUE, hold_exists_reply, lock_ref (lock));
+}
+
+static void
+hold_start (ZkrQueueLock *lock)
+{
+  lock->hold_listener = zkr_session_add_internal_listener (lock->session, hold_on_state, lock);
+  hold_watch_node (lock);
+}
+
+static void
+hold_stop (ZkrQueueLock *lock)
+{
+  if (lock->hold_listener != 0)
+    zkr_session_remove_internal_listener (lock->session, lock->hold_listener);
+  lock->hold_listener = 0;
+  if (lock->node_watch != 0)
+    zkr_session_watch_remove (lock->session, lock->node_watch);
+  lock->node_watch = 0;
+  hold_deadline_clear (lock);
+}
+
+/* ==== acquiring (worker thread) ===================================== */
+
+struct _Acquire {
+  gatomicrefcount ref;
+  ZkrQueueLock *lock;            /* (owned) */
+  GTask *task;                   /* (owned) until returned */
+  gint64 deadline;               /* monotonic µs; G_MAXINT64 = none */
+  gboolean try_once;
+  GCancellable *cancellable;     /* (owned) (nullable) */
+  gulong cancel_id;
+  ZkrProtectedCreate *create;    /* (nullable) in flight */
+  char *node_name;               /* (nullable) ours, once created */
+  char *node_path;
+  struct Stat stat;
+  GPtrArray *early_listing;      /* a listing that came before our node */
+  guint watch_id;
+  GSource *timeout_source;
+  guint listener_id;
+  gboolean finished;
+};
+
+static Acquire *
+acquire_ref (Acquire *acquire)
+{
+  g_atomic_ref_count_inc (&acquire->ref);
+  return acquire;
+}
+
+static void
+acquire_unref (Acquire *acquire)
+{
+  if (!g_atomic_ref_count_dec (&acquire->ref))
+    return;
+  g_clear_object (&acquire->task);
+  g_clear_object (&acquire->cancellable);
+  g_free (acquire->node_name);
+  g_free (acquire->node_path);
+  g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
+  lock_unref (acquire->lock);
+  g_free (acquire);
+}
+
+static void acquire_list (Acquire *acquire);
+
+/* Stops everything that can call back into the acquire. */
+static void
+acquire_detach (Acquire *acquire)
+{
+  ZkrQueueLock *lock = acquire->lock;
+
+  acquire->finished = TRUE;
+  if (lock->acquire == acquire)
+    lock->acquire = NULL;
+  if (acquire->timeout_source != NULL)
+    {
+      g_source_destroy (acquire->timeout_source);
+      g_clear_pointer (&acquire->timeout_source, g_source_unref);
+    }
+  if (acquire->watch_id != 0)
+    zkr_session_watch_remove (lock->session, acquire->watch_id);
+  acquire->watch_id = 0;
+  if (acquire->listener_id != 0)
+    zkr_session_remove_internal_listener (lock->session, acquire->listener_id);
+  acquire->listener_id = 0;
+  if (acquire->cancellable != NULL && acquire->cancel_id != 0)
+    g_cancellable_disconnect (acquire->cancellable, acquire->cancel_id);
+  acquire->cancel_id = 0;
+}
+
+static void
+acquire_succeed (Acquire *acquire)
+{
+  ZkrQueueLock *lock = acquire->lock;
+
+  acquire_detach (acquire);
+  g_mutex_lock (&lock->mutex);
+  lock->state = LOCK_HELD;
+  g_free (lock->node_path);
+  lock->node_path = g_steal_pointer (&acquire->node_path);
+  lock->token = acquire->stat.czxid;
+  g_mutex_unlock (&lock->mutex);
+  hold_start (lock);
+  /* Transitions happen on this thread: if the connection dropped before
+   * we got here, the SUSPENDED was delivered before our listener existed. */
+  if (zkr_session_get_state (lock->session) == ZKR_SESSION_STATE_SUSPENDED)
+    hold_on_state (lock->session, ZKR_SESSION_STATE_SUSPENDED, lock);
+  g_task_return_boolean (acquire->task, TRUE);
+  acquire_unref (acquire);
+}
+
+static void
+acquire_return_error (Acquire *acquire, GError *error)
+{
+  ZkrQueueLock *lock = acquire->lock;
+
+  g_mutex_lock (&lock->mutex);
+  lock->state = LOCK_IDLE;
+  g_mutex_unlock (&lock->mutex);
+  g_task_return_error (acquire->task, error);
+  acquire_unref (acquire);
+}
+
+typedef struct {
+  Acquire *acquire;
+  GError *error;
+} FailAfterDelete;
+
+static void
+acquire_fail_deleted (ZkrSession *session, int rc, gpointer user_data)
+{
+  FailAfterDelete *fail = user_data;
+
+  (void) session;
+  (void) rc;
+  acquire_return_error (fail->acquire, fail->error);
+  g_free (fail);
+}
+
+/* Ends the acquire with @error after removing our node: the caller gets
+ * the error once the server confirmed the delete, or at once when the
+ * connection is down (the delete then goes on in the background). */
+static void
+acquire_fail (Acquire *acquire, GError *error)
+{
+  ZkrQueueLock *lock = acquire->lock;
+  FailAfterDelete *fail;
+
+  if (acquire->finished)
+    {
+      g_error_free (error);
+      return;
+    }
+  acquire_detach (acquire);
+  if (acquire->create != NULL)
+    {
+      zkr_protected_create_abandon (g_steal_pointer (&acquire->create));
+      acquire_return_error (acquire, error);
+      return;
+    }
+  if (acquire->node_path == NULL)
+    {
+      acquire_return_error (acquire, error);
+      return;
+    }
+  if (!zkr_session_is_connected (lock->session))
+    {
+      zkr_guaranteed_delete (lock->session, acquire->node_path, NULL, NULL);
+      acquire_return_error (acquire, error);
+      return;
+    }
+  fail = g_new0 (FailAfterDelete, 1);
+  fail->acquire = acquire;
+  fail->error = error;
+  zkr_guaranteed_delete (lock->session, acquire->node_path, acquire_fail_deleted, fail);
+}
+
+static void
+acquire_fail_rc (Acquire *acquire, int rc, const char *what)
+{
+  GError *error = NULL;
+
+  if (rc == ZCLOSING || zkr_session_get_state (acquire->lock->session) == ZKR_SESSION_STATE_CLOSED)
+    g_set_error (&error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
+                 "acquire %s %s: the session was closed", acquire->lock->recipe->kind,
+                 acquire->lock->user_path);
+  else
+    zkr_set_error_from_zk (&error, rc, what, acquire->lock->user_path,
+                           zkr_session_get_id (acquire->lock->session));
+  acquire_fail (acquire, error);
+}
+
+static gboolean
+acquire_timeout_tick (gpointer data)
+{
+  Acquire *acquire = data;
+
+  g_clear_pointer (&acquire->timeout_source, g_source_unref);
+  acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT,
+                                      "timed out acquiring %s %s", acquire->lock->recipe->kind,
+                                      acquire->lock->user_path));
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+acquire_cancel_in_worker (gpointer data)
+{
+  Acquire *acquire = data;
+
+  acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
+                                      "acquiring %s %s was cancelled", acquire->lock->recipe->kind,
+                                      acquire->lock->user_path));
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs in the cancelling thread: only posts (GCancellable's rule). */
+static void
+acquire_on_cancelled (GCancellable *cancellable, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) cancellable;
+  zkr_session_post (acquire->lock->session, acquire_cancel_in_worker, acquire_ref (acquire),
+                    (GDestroyNotify) acquire_unref);
+}
+
+static void
+acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  (void) event_type;
+  (void) path;
+  acquire->watch_id = 0;
+  if (!acquire->finished)
+    acquire_list (acquire);
+}
+
+static void
+acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  if (!acquire->finished)
+    {
+      if (reply->rc == ZNONODE)
+        {
+          /* Gone before the watch was set: no event will come. */
+          if (acquire->watch_id != 0)
+            zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
+          acquire->watch_id = 0;
+          acquire_list (acquire);
+        }
+      else if (reply->rc != ZOK && !zkr_zk_rc_is_retryable (reply->rc))
+        acquire_fail_rc (acquire, reply->rc, "watch predecessor of");
+      /* ZOK: wait for the event; retryable: wait for RECONNECTED. */
+    }
+  acquire_unref (acquire);
+}
+
+static gint
+find_name (GPtrArray *names, const char *name)
+{
+  for (guint i = 0; i < names->len; i++)
+    if (strcmp (g_ptr_array_index (names, i), name) == 0)
+      return (gint) i;
+  return -1;
+}
+
+/* Step 3-5 of DESIGN.md §3.1 on a fresh listing. */
+static void
+acquire_evaluate (Acquire *acquire, GPtrArray *children)
+{
+  ZkrQueueLock *lock = acquire->lock;
+  const char *wait_on = NULL;
+  g_autofree char *watch_path = NULL;
+  gint ours;
+
+  lock->recipe->sort (children, lock->recipe->lock_name);
+  ours = find_name (children, acquire->node_name);
+  if (ours < 0)
+    {
+      acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
+                                          "our node %s vanished while acquiring %s %s",
+                                          acquire->node_name, lock->recipe->kind, lock->user_path));
+      return;
+    }
+  if (lock->recipe->predicate (children, (guint) ours, &wait_on, lock->predicate_data))
+    {
+      if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
+        acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
+                                            "our node %s belongs to an old session", acquire->node_path));
+      else
+        acquire_succeed (acquire);
+      return;
+    }
+  if (acquire->try_once)
+    {
+      acquire_timeout_tick (acquire);
+      return;
+    }
+  watch_path = zkr_path_join (lock->path, wait_on);
+  if (acquire->watch_id != 0)
+    zkr_session_watch_remove (lock->session, acquire->watch_id);
+  acquire->watch_id = zkr_session_watch_add (lock->session, watch_path, acquire_on_watch, acquire);
+  /* get_data, not exists: an exists on a node already gone would leave a
+   * creation watch behind. */
+  zkr_op_get (lock->session, watch_path, TRUE, acquire_watch_reply, acquire_ref (acquire));
+}
+
+static void
+acquire_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  if (acquire->finished)
+    ;
+  else if (reply->rc != ZOK)
+    {
+      /* A listing behind a create that failed (ZNONODE: no parent yet) is
+       * answered by the create's own retry; connection trouble by the
+       * session listener. */
+      if (acquire->node_name != NULL && !zkr_zk_rc_is_retryable (reply->rc) &&
+          zkr_zk_rc_is_server_answer (reply->rc))
+        acquire_fail_rc (acquire, reply->rc, "list");
+    }
+  else if (acquire->node_name == NULL)
+    {
+      g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
+      acquire->early_listing = g_steal_pointer (&reply->children);
+    }
+  else
+    acquire_evaluate (acquire, reply->children);
+  acquire_unref (acquire);
+}
+
+static void
+acquire_list (Acquire *acquire)
+{
+  zkr_op_get_children (acquire->lock->session, acquire->lock->path, FALSE,
+                       acquire_list_reply, acquire_ref (acquire));
+}
+
+/* Right behind the create request: ZooKeeper answers a session's requests
+ * in order, so this listing already contains our node. */
+static void
+acquire_create_sent (ZkrSession *session, gpointer user_data)
+{
+  (void) session;
+  acquire_list (user_data);
+}
+
+static void
+acquire_created (ZkrSession *session, int rc, const char *path, const struct Stat *stat,
+                 gpointer user_data)
+{
+  Acquire *acquire = user_data;
+  g_autoptr (GPtrArray) listing = NULL;
+
+  (void) session;
+  acquire->create = NULL;
+  if (acquire->finished)
+    return;
+  if (rc != ZOK)
+    {
+      acquire_fail_rc (acquire, rc, "create lock node under");
+      return;
+    }
+  acquire->node_path = g_strdup (path);
+  acquire->node_name = g_strdup (zkr_path_basename (path));
+  acquire->stat = *stat;
+  listing = g_steal_pointer (&acquire->early_listing);
+  if (listing != NULL && find_name (listing, acquire->node_name) >= 0)
+    acquire_evaluate (acquire, listing);
+  else
+    acquire_list (acquire);
+}
+
+static void
+acquire_create (Acquire *acquire)
+{
+  ZkrQueueLock *lock = acquire->lock;
+  const char *client_id = zkr_session_get_client_id (lock->session);
+
+  acquire->create = zkr_protected_create (lock->session, lock->path, lock->recipe->lock_name,
+                                          client_id, (int) strlen (client_id),
+                                          ZOO_EPHEMERAL | ZOO_SEQUENCE,
+                                          acquire_create_sent, acquire_created, acquire);
+}
+
+static void
+acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  if (acquire->finished)
+    return;
+  switch (state)
+    {
+    case ZKR_SESSION_STATE_CONNECTED:
+    case ZKR_SESSION_STATE_RECONNECTED:
+      /* Not started yet (waiting for a connection), or waiting: look again
+       * (a watch event may have been lost with the connection). */
+      if (acquire->node_name == NULL && acquire->create == NULL)
+        acquire_create (acquire);
+      else if (acquire->node_name != NULL)
+        acquire_list (acquire);
+      break;
+    case ZKR_SESSION_STATE_LOST:
+      acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
+                                          "the session was lost while acquiring %s %s",
+                                          acquire->lock->recipe->kind, acquire->lock->user_path));
+      break;
+    case ZKR_SESSION_STATE_CLOSED:
+      acquire_fail_rc (acquire, ZCLOSING, "acquire");
+      break;
+    case ZKR_SESSION_STATE_CONNECTING:
+    case ZKR_SESSION_STATE_SUSPENDED:
+    default:
+      break;
+    }
+}
+
+static gboolean
+acquire_start (gpointer data)
+{
+  Acquire *acquire = data;
+  ZkrQueueLock *lock = acquire->lock;
+  gint64 now = g_get_monotonic_time ();
+
+  lock->acquire = acquire;
+  acquire->listener_id = zkr_session_add_internal_listener (lock->session, acquire_on_state, acquire);
+  if (acquire->cancellable != NULL)
+    {
+      acquire->cancel_id = g_cancellable_connect (acquire->cancellable,
+                                                  G_CALLBACK (acquire_on_cancelled),
+                                                  acquire, NULL);
+      if (acquire->finished)
+        return G_SOURCE_REMOVE;
+    }
+  if (zkr_session_get_state (lock->session) == ZKR_SESSION_STATE_CLOSED)
+    {
+      acquire_fail_rc (acquire, ZCLOSING, "acquire");
+      return G_SOURCE_REMOVE;
+    }
+  if (acquire->deadline != G_MAXINT64)
+    {
+      guint ms = acquire->deadline > now ? (guint) ((acquire->deadline - now) / 1000) : 0;
+      acquire->timeout_source = g_timeout_source_new (ms);
+      g_source_set_callback (acquire->timeout_source, acquire_timeout_tick, acquire, NULL);
+      g_source_attach (acquire->timeout_source, zkr_session_get_worker_context (lock->session));
+    }
+  if (zkr_session_is_connected (lock->session))
+    acquire_create (acquire);
+  /* else acquire_on_state starts it on (RE)CONNECTED. */
+  return G_SOURCE_REMOVE;
+}
+
+void
+zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
+                        GCancellable *cancellable, GTask *task)
+{
+  Acquire *acquire;
+
+  g_mutex_lock (&lock->mutex);
+  if (lock->state != LOCK_IDLE)
+    {
+      g_mutex_unlock (&lock->mutex);
+      g_task_return_new_error (task, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD,
+                               "%s %s is already %s by this object", lock->recipe->kind,
+                               lock->user_path, lock->state == LOCK_ACQUIRING ? "being acquired" : "held");
+      g_object_unref (task);
+      return;
+    }
+  lock->state = LOCK_ACQUIRING;
+  g_mutex_unlock (&lock->mutex);
+
+  acquire = g_new0 (Acquire, 1);
+  g_atomic_ref_count_init (&acquire->ref);
+  acquire->lock = lock_ref (lock);
+  acquire->task = task;
+  acquire->try_once = timeout_ms == 0;
+  acquire->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
+                                     : G_MAXINT64;
+  acquire->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  zkr_session_post (lock->session, acquire_start, acquire, NULL);
+}
+
+/* ==== the blocking twin ============================================== */
+
+typedef struct {
+  GAsyncResult *result;
+} SyncResult;
+
+static void
+sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SyncResult *sync = user_data;
+
+  (void) source;
+  sync->result = g_object_ref (result);
+}
+
+gboolean
+zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
+                    GCancellable *cancellable, GError **error)
+{
+  GMainContext *context = g_main_context_new ();
+  SyncResult sync = { NULL };
+  gboolean ok;
+
+  g_main_context_push_thread_default (context);
+  async_start (object, timeout_ms, cancellable, sync_done, &sync);
+  while (sync.result == NULL)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  ok = g_task_propagate_boolean (G_TASK (sync.result), error);
+  g_object_unref (sync.result);
+  g_main_context_unref (context);
+  return ok;
+}
+
+/* ==== release ========================================================= */
+
+static void
+release_answer (ZkrQueueLock *lock, int rc)
+{
+  g_mutex_lock (&lock->mutex);
+  if (lock->release_answer == RELEASE_WAITING)
+    lock->release_answer = rc;
+  g_cond_broadcast (&lock->cond);
+  g_mutex_unlock (&lock->mutex);
+}
+
+static void
+release_stop_listening (ZkrQueueLock *lock)
+{
+  if (lock->release_listener != 0)
+    zkr_session_remove_internal_listener (lock->session, lock->release_listener);
+  lock->release_listener = 0;
+}
+
+static void
+release_deleted (ZkrSession *session, int rc, gpointer user_data)
+{
+  ZkrQueueLock *lock = user_data;
+
+  (void) session;
+  release_stop_listening (lock);
+  g_mutex_lock (&lock->mutex);
+  lock->release_pending = FALSE;
+  g_mutex_unlock (&lock->mutex);
+  release_answer (lock, rc == ZOK ? ZOK : ZCONNECTIONLOSS);
+  lock_unref (lock);
+}
+
+/* While a release waits for its delete: a connection that drops answers
+ * the waiter (the delete goes on in the background). */
+static void
+release_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+{
+  ZkrQueueLock *lock = user_data;
+
+  (void) session;
+  if (state == ZKR_SESSION_STATE_SUSPENDED || state == ZKR_SESSION_STATE_LOST ||
+      state == ZKR_SESSION_STATE_CLOSED)
+    {
+      release_stop_listening (lock);
+      release_answer (lock, ZCONNECTIONLOSS);
+    }
+}
+
+typedef struct {
+  ZkrQueueLock *lock;
+  char *node;
+} ReleaseStart;
+
+static gboolean
+release_start (gpointer data)
+{
+  ReleaseStart *start = data;
+  ZkrQueueLock *lock = start->lock;
+
+  hold_stop (lock);
+  if (!zkr_session_is_connected (lock->session))
+    release_answer (lock, ZCONNECTIONLOSS);
+  else
+    lock->release_listener = zkr_session_add_internal_listener (lock->session, release_on_state, lock);
+  zkr_guaranteed_delete (lock->session, start->node, release_deleted, lock_ref (lock));
+  lock_unref (lock);
+  g_free (start->node);
+  g_free (start);
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
+{
+  ReleaseStart *start;
+  int answer;
+
+  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
+  g_mutex_lock (&lock->mutex);
+  if (lock->state != LOCK_HELD && lock->state != LOCK_IN_DOUBT)
+    {
+      g_mutex_unlock (&lock->mutex);
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD, "%s %s is not held",
+                   lock->recipe->kind, lock->user_path);
+      return FALSE;
+    }
+  start = g_new0 (ReleaseStart, 1);
+  start->lock = lock_ref (lock);
+  start->node = g_steal_pointer (&lock->node_path);
+  lock->state = LOCK_IDLE;
+  lock->token = 0;
+  lock->release_pending = TRUE;
+  lock->release_answer = RELEASE_WAITING;
+  g_mutex_unlock (&lock->mutex);
+
+  zkr_session_post (lock->session, release_start, start, NULL);
+  g_mutex_lock (&lock->mutex);
+  while (lock->release_answer == RELEASE_WAITING)
+    g_cond_wait (&lock->cond, &lock->mutex);
+  answer = lock->release_answer;
+  g_mutex_unlock (&lock->mutex);
+  if (answer == ZOK)
+    return TRUE;
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+               "release of %s %s is pending: the connection is down; the delete is retried "
+               "in the background", lock->recipe->kind, lock->user_path);
+  return FALSE;
+}
+
+gboolean
+zkr_queue_lock_is_release_pending (ZkrQueueLock *lock)
+{
+  gboolean pending;
+
+  g_mutex_lock (&lock->mutex);
+  pending = lock->release_pending;
+  g_mutex_unlock (&lock->mutex);
+  return pending;
+}
+
+/* ==== the rest of the API ============================================= */
+
+static gboolean
+free_in_worker (gpointer data)
+{
+  ZkrQueueLock *lock = data;
+  g_autofree char *node = NULL;
+
+  /* Dropped while held or acquiring: give it up in the background. */
+  if (lock->acquire != NULL)
+    acquire_fail (lock->acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED, "lock freed"));
+  hold_stop (lock);
+  g_mutex_lock (&lock->mutex);
+  node = g_steal_pointer (&lock->node_path);
+  lock->state = LOCK_IDLE;
+  g_mutex_unlock (&lock->mutex);
+  if (node != NULL)
+    zkr_guaranteed_delete (lock->session, node, NULL, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+void
+zkr_queue_lock_free (ZkrQueueLock *lock)
+{
+  if (lock == NULL)
+    return;
+  zkr_session_post (lock->session, free_in_worker, lock, (GDestroyNotify) lock_unref);
+}
+
+gboolean
+zkr_queue_lock_is_held (ZkrQueueLock *lock)
+{
+  LockState state = lock_get_state (lock);
+
+  return state == LOCK_HELD || state == LOCK_IN_DOUBT;
+}
+
+gboolean
+zkr_queue_lock_is_busy (ZkrQueueLock *lock)
+{
+  return lock_get_state (lock) != LOCK_IDLE;
+}
+
+gint64
+zkr_queue_lock_get_token (ZkrQueueLock *lock)
+{
+  gint64 token;
+
+  g_mutex_lock (&lock->mutex);
+  token = lock->token;
+  g_mutex_unlock (&lock->mutex);
+  return token;
+}
+
+char *
+zkr_queue_lock_dup_node_path (ZkrQueueLock *lock)
+{
+  char *node;
+
+  g_mutex_lock (&lock->mutex);
+  node = g_strdup (lock->node_path);
+  g_mutex_unlock (&lock->mutex);
+  return node;
+}
+
+static gboolean
+verify_lost_in_worker (gpointer data)
+{
+  hold_mark_lost (data, "verify found our node gone or not ours");
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+zkr_queue_lock_verify (ZkrQueueLock *lock, GError **error)
+{
+  g_autofree char *node = zkr_queue_lock_dup_node_path (lock);
+  struct Stat stat;
+  int rc;
+
+  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
+  if (node == NULL || !zkr_queue_lock_is_held (lock))
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD, "%s %s is not held",
+                   lock->recipe->kind, lock->user_path);
+      return FALSE;
+    }
+  rc = zkr_op_exists_sync (lock->session, node, &stat);
+  if (rc == ZOK && stat.ephemeralOwner == zkr_session_get_id (lock->session))
+    return TRUE;
+  if (!zkr_zk_rc_is_server_answer (rc))
+    {
+      zkr_set_error_from_zk (error, rc, "verify", node, zkr_session_get_id (lock->session));
+      return FALSE;
+    }
+  zkr_session_post (lock->session, verify_lost_in_worker, lock_ref (lock),
+                    (GDestroyNotify) lock_unref);
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
+               "%s %s is lost: node %s %s", lock->recipe->kind, lock->user_path, node,
+               rc == ZNONODE ? "no longer exists" : "belongs to another session");
+  return FALSE;
+}
+
+guint
+zkr_queue_lock_add_loss_listener (ZkrQueueLock *lock, ZkrLockLossFunc func,
+                                  gpointer user_data, GDestroyNotify destroy)
+{
+  return zkr_notifier_add (lock->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+}
+
+void
+zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id)
+{
+  zkr_notifier_remove (lock->loss, id);
+}
+
+/* ==== participants ==================================================== */
+
+static char *
+participant_client_id (GBytes *data)
+{
+  gsize len = 0;
+  const char *text = data != NULL ? g_bytes_get_data (data, &len) : NULL;
+
+  if (text == NULL || len == 0)
+    return g_strdup ("");
+  if (!g_utf8_validate_len (text, len, NULL) || memchr (text, '\0', len) != NULL)
+    return g_strdup ("<binary>");
+  return g_strndup (text, len);
+}
+
+GPtrArray *
+zkr_queue_list_participants (ZkrSession *session, const char *path,
+                             const ZkrQueueRecipe *recipe, gpointer predicate_data,
+                             GError **error)
+{
+  g_autofree char *full = NULL;
+  g_autoptr (GPtrArray) children = NULL;
+  GPtrArray *participants;
+  int rc;
+
+  if (!zkr_path_validate (path, error))
+    return NULL;
+  full = zkr_session_resolve_path (session, path);
+  participants = g_ptr_array_new_with_free_func ((GDestroyNotify) zkr_participant_free);
+  rc = zkr_op_get_children_sync (session, full, &children);
+  if (rc == ZNONODE)
+    return participants;
+  if (rc != ZOK)
+    {
+      zkr_set_error_from_zk (error, rc, "list", path, zkr_session_get_id (session));
+      g_ptr_array_unref (participants);
+      return NULL;
+    }
+  recipe->sort (children, recipe->lock_name);
+  for (guint i = 0; i < children->len; i++)
+    {
+      const char *name = g_ptr_array_index (children, i);
+      g_autofree char *node = zkr_path_join (full, name);
+      g_autoptr (GBytes) data = NULL;
+      ZkrParticipant *participant;
+      const char *wait_on = NULL;
+      struct Stat stat;
+
+      rc = zkr_op_get_sync (session, node, &data, &stat);
+      if (rc == ZNONODE)
+        continue; /* gone since the listing */
+      if (rc != ZOK)
+        {
+          zkr_set_error_from_zk (error, rc, "read", node, zkr_session_get_id (session));
+          g_ptr_array_unref (participants);
+          return NULL;
+        }
+      participant = g_new0 (ZkrParticipant, 1);
+      participant->node = g_strdup (name);
+      participant->client_id = participant_client_id (data);
+      participant->session_id = stat.ephemeralOwner;
+      participant->token = stat.czxid;
+      participant->is_holder = recipe->predicate (children, i, &wait_on, predicate_data);
+      g_ptr_array_add (participants, participant);
+    }
+  return participants;
+}
+
+GPtrArray *
+zkr_queue_lock_list_participants (ZkrQueueLock *lock, GError **error)
+{
+  return zkr_queue_list_participants (lock->session, lock->user_path, lock->recipe,
+                                      lock->predicate_data, error);
+}
+
+void
+zkr_participant_free (ZkrParticipant *participant)
+{
+  if (participant == NULL)
+    return;
+  g_free (participant->node);
+  g_free (participant->client_id);
+  g_free (participant);
+}
+
+const char *
+zkr_lock_event_name (ZkrLockEvent event)
+{
+  switch (event)
+    {
+    case ZKR_LOCK_IN_DOUBT:
+      return "IN_DOUBT";
+    case ZKR_LOCK_RESTORED:
+      return "RESTORED";
+    case ZKR_LOCK_LOST:
+      return "LOST";
+    default:
+      return "INVALID";
+    }
+}

@@ -1,0 +1,87 @@
+/* zkr internal: the one queue engine (DESIGN.md §3.1). A ZkrQueueLock is
+ * one participant in the queue of ephemeral-sequential nodes under a path:
+ * it creates its node (protected), lists the queue right behind the create,
+ * asks the recipe's predicate whether it is through or which one node to
+ * watch, and waits on that node only. While held it watches for loss
+ * (DESIGN.md §3.6). Every recipe is this engine plus a predicate. */
+#pragma once
+
+#include <gio/gio.h>
+#include <zkr/lock.h>
+
+#include "nodes.h"
+
+G_BEGIN_DECLS
+
+/* Sorts @names (char *) the recipe's way. */
+typedef void (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name);
+
+/* @sorted: the queue's children in order; @ours: our index in it. Returns
+ * TRUE when we are through; otherwise sets *@wait_on to the name of the one
+ * node (before ours) to wait on. */
+typedef gboolean (*ZkrQueuePredicate) (GPtrArray *sorted, guint ours,
+                                       const char **wait_on, gpointer data);
+
+typedef struct {
+  const char *lock_name;        /* "lock-", "__READ__", "latch-", ... */
+  ZkrQueueSortFunc sort;
+  ZkrQueuePredicate predicate;
+  const char *kind;             /* "mutex", ... for messages */
+} ZkrQueueRecipe;
+
+typedef struct _ZkrQueueLock ZkrQueueLock;
+
+/* @path: the recipe's path as the user gave it (validated here; the
+ * session's namespace is applied). @recipe must outlive the lock.
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the path. */
+ZkrQueueLock *zkr_queue_lock_new (ZkrSession *session, const char *path,
+                                  const ZkrQueueRecipe *recipe,
+                                  gpointer predicate_data,
+                                  gpointer owner,
+                                  gpointer (*owner_ref) (gpointer),
+                                  void (*owner_unref) (gpointer),
+                                  GError **error);
+/* Releases in the background if held, then frees. */
+void zkr_queue_lock_free (ZkrQueueLock *lock);
+
+/* Starts acquiring; the result goes to @task (g_task_return_boolean or an
+ * error). Fails at once with ZKR_ERROR_ALREADY_HELD when held or
+ * acquiring. timeout_ms: 0 = try once, < 0 = forever. Any thread. */
+void zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
+                             GCancellable *cancellable, GTask *task);
+/* Runs @async_start (which must end up returning into a GTask whose
+ * callback this function waits for) on a private main context, then
+ * returns the GTask's boolean result. The blocking twin of any _async. */
+typedef void (*ZkrAsyncStart) (gpointer object, int timeout_ms, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data);
+gboolean zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
+                             GCancellable *cancellable, GError **error);
+
+/* Deletes our node; see zkr_mutex_release() for the contract. Any thread
+ * but the worker. */
+gboolean zkr_queue_lock_release (ZkrQueueLock *lock, GError **error);
+gboolean zkr_queue_lock_is_release_pending (ZkrQueueLock *lock);
+gboolean zkr_queue_lock_is_held (ZkrQueueLock *lock);
+gboolean zkr_queue_lock_is_busy (ZkrQueueLock *lock); /* held or acquiring */
+gint64 zkr_queue_lock_get_token (ZkrQueueLock *lock);
+char *zkr_queue_lock_dup_node_path (ZkrQueueLock *lock);
+gboolean zkr_queue_lock_verify (ZkrQueueLock *lock, GError **error);
+
+/* Loss listeners get @owner (the public object) as their lock argument;
+ * the owner is kept alive while loss events are queued. */
+guint zkr_queue_lock_add_loss_listener (ZkrQueueLock *lock, ZkrLockLossFunc func,
+                                        gpointer user_data, GDestroyNotify destroy);
+void zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id);
+
+/* The queue of @lock's path, in the recipe's order. */
+GPtrArray *zkr_queue_lock_list_participants (ZkrQueueLock *lock, GError **error);
+/* The queue under @path as @recipe sees it, in the recipe's order. */
+GPtrArray *zkr_queue_list_participants (ZkrSession *session, const char *path,
+                                        const ZkrQueueRecipe *recipe,
+                                        gpointer predicate_data, GError **error);
+
+/* The mutex predicate (through at index 0, else wait on index - 1). */
+gboolean zkr_queue_predicate_first (GPtrArray *sorted, guint ours,
+                                    const char **wait_on, gpointer data);
+
+G_END_DECLS
