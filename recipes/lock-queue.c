@@ -346,6 +346,9 @@ struct _Acquire {
   GSource *timeout_source;
   guint listener_id;
   gboolean finished;
+  gboolean watch_children;       /* the predicate waits for any change of
+                                  * the children (semaphore leases) */
+  char *fixed_suffix;            /* (nullable) a non-sequential node name */
 };
 
 static Acquire *
@@ -364,6 +367,7 @@ acquire_unref (Acquire *acquire)
   g_clear_object (&acquire->cancellable);
   g_free (acquire->node_name);
   g_free (acquire->node_path);
+  g_free (acquire->fixed_suffix);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
   lock_unref (acquire->lock);
   g_free (acquire);
@@ -609,6 +613,18 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
       acquire_timeout_tick (acquire);
       return;
     }
+  if (wait_on == NULL)
+    {
+      /* Wait for any change of the children. Listings in this mode leave
+       * a child watch, so the one we just evaluated did, unless this is
+       * the first time: then list again with a watch. */
+      if (!acquire->watch_children)
+        {
+          acquire->watch_children = TRUE;
+          acquire_list (acquire);
+        }
+      return;
+    }
   watch_path = zkr_path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
     zkr_session_watch_remove (lock->session, acquire->watch_id);
@@ -648,7 +664,11 @@ acquire_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 static void
 acquire_list (Acquire *acquire)
 {
-  zkr_op_get_children (acquire->lock->session, acquire->lock->path, FALSE,
+  ZkrQueueLock *lock = acquire->lock;
+
+  if (acquire->watch_children && acquire->watch_id == 0)
+    acquire->watch_id = zkr_session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
+  zkr_op_get_children (lock->session, lock->path, acquire->watch_children,
                        acquire_list_reply, acquire_ref (acquire));
 }
 
@@ -693,9 +713,12 @@ acquire_create (Acquire *acquire)
   ZkrQueueLock *lock = acquire->lock;
   const char *client_id = zkr_session_get_client_id (lock->session);
 
-  acquire->create = zkr_protected_create (lock->session, lock->path, lock->recipe->lock_name,
+  g_autofree char *name = g_strconcat (lock->recipe->lock_name, acquire->fixed_suffix, NULL);
+
+  acquire->create = zkr_protected_create (lock->session, lock->path, name,
                                           client_id, (int) strlen (client_id),
-                                          ZOO_EPHEMERAL | ZOO_SEQUENCE,
+                                          acquire->fixed_suffix != NULL ? ZOO_EPHEMERAL
+                                                                        : ZOO_EPHEMERAL | ZOO_SEQUENCE,
                                           acquire_create_sent, acquire_created, acquire);
 }
 
@@ -772,6 +795,14 @@ void
 zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
                         GCancellable *cancellable, GTask *task)
 {
+  zkr_queue_lock_acquire_full (lock, timeout_ms, cancellable, NULL, task);
+}
+
+void
+zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
+                             GCancellable *cancellable, const char *fixed_suffix,
+                             GTask *task)
+{
   Acquire *acquire;
 
   g_mutex_lock (&lock->mutex);
@@ -795,6 +826,7 @@ zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
   acquire->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
                                      : G_MAXINT64;
   acquire->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  acquire->fixed_suffix = g_strdup (fixed_suffix);
   zkr_session_post (lock->session, acquire_start, acquire, NULL);
 }
 

@@ -18,7 +18,8 @@ typedef void (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name);
 
 /* @sorted: the queue's children in order; @ours: our index in it. Returns
  * TRUE when we are through; otherwise sets *@wait_on to the name of the one
- * node (before ours) to wait on. */
+ * node (before ours) to wait on, or leaves it NULL to wait for any change
+ * of the children (a child watch on the path: the semaphore's leases). */
 typedef gboolean (*ZkrQueuePredicate) (GPtrArray *sorted, guint ours,
                                        const char **wait_on, gpointer data);
 
@@ -49,6 +50,12 @@ void zkr_queue_lock_free (ZkrQueueLock *lock);
  * acquiring. timeout_ms: 0 = try once, < 0 = forever. Any thread. */
 void zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
                              GCancellable *cancellable, GTask *task);
+/* The same, creating our node as "_c_<uuid>-<lock_name><fixed_suffix>",
+ * EPHEMERAL and not sequential, when @fixed_suffix is given (the rwlock
+ * downgrade: a read node that takes the write node's sequence). */
+void zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
+                                  GCancellable *cancellable, const char *fixed_suffix,
+                                  GTask *task);
 /* Runs @async_start (which must end up returning into a GTask whose
  * callback this function waits for) on a private main context, then
  * returns the GTask's boolean result. The blocking twin of any _async. */
