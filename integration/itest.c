@@ -77,6 +77,26 @@ itest_ensemble (const char *command)
   return TRUE;
 }
 
+char *
+itest_fourlw (guint n, const char *word)
+{
+  const char *script = g_getenv ("ZKR_ENSEMBLE_SH");
+  g_autofree char *line = NULL;
+  char *out = NULL;
+  int status = 0;
+
+  if (script == NULL)
+    return NULL;
+  line = g_strdup_printf ("bash '%s' fourlw %u %s", script, n, word);
+  if (!g_spawn_command_line_sync (line, &out, NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    {
+      g_free (out);
+      return NULL;
+    }
+  return out;
+}
+
 ZkrSessionOptions *
 itest_options (const char *hosts, int session_timeout_ms)
 {

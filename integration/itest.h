@@ -20,6 +20,8 @@ char *itest_server_host (guint n);
 guint itest_server_index (const char *host);
 /* Runs integration/ensemble.sh with the words of @command ("pause 2"). */
 gboolean itest_ensemble (const char *command);
+/* The answer of server @n to the four-letter word @word. (transfer full) */
+char *itest_fourlw (guint n, const char *word);
 
 /* Options for @hosts with a session timeout and a short connection timeout. */
 ZkrSessionOptions *itest_options (const char *hosts, int session_timeout_ms);

@@ -10,6 +10,7 @@
 #include <CUnit/CUnit.h>
 
 #include "itest.h"
+#include "lock-queue.h"
 #include "proxy.h"
 #include "zkr-test.h"
 
@@ -328,10 +329,10 @@ test_mutex__cancel_wakes_a_blocked_waiter (void)
   zkr_session_unref (session);
 }
 
-/* The waiter behind an expired holder gets the lock; the holder hears LOST
- * and no longer believes it holds. */
+/* The waiter behind a partitioned holder gets the lock; the holder hears
+ * LOST first, and no longer believes it holds. */
 static void
-test_mutex__expired_holder_is_told_and_the_waiter_gets_the_lock (void)
+partitioned_holder_round (void)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *path = itest_scratch_path ("mutex-expiry");
@@ -472,13 +473,158 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
   zkr_session_unref (session);
 }
 
+static void
+test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds (void)
+{
+  for (int round = 0; round < 5; round++)
+    partitioned_holder_round ();
+}
+
+/* ---- no herd ----------------------------------------------------------- */
+
+#define HERD_SESSIONS 10
+#define HERD_WAITERS 100
+
+typedef struct {
+  ZkrMutex *mutex;
+  gint *order;
+  gint position;
+  gboolean ok;
+} HerdWaiter;
+
+static gpointer
+herd_waiter_run (gpointer data)
+{
+  HerdWaiter *waiter = data;
+  g_autoptr (GError) error = NULL;
+
+  waiter->ok = zkr_mutex_acquire (waiter->mutex, 120000, NULL, &error);
+  waiter->position = g_atomic_int_add (waiter->order, 1);
+  if (waiter->ok)
+    waiter->ok = zkr_mutex_release (waiter->mutex, &error);
+  return NULL;
+}
+
+typedef struct {
+  const char *prefix;
+  guint pairs;
+  guint paths;
+  guint max_per_path;
+} WatchCount;
+
+/* Counts, over every server's `wchp`, the watches on nodes under a path. */
+static void
+count_watches (WatchCount *count)
+{
+  GHashTable *per_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  count->pairs = count->paths = count->max_per_path = 0;
+  for (guint n = 1; n <= 3; n++)
+    {
+      g_autofree char *answer = itest_fourlw (n, "wchp");
+      g_auto (GStrv) lines = g_strsplit (answer != NULL ? answer : "", "\n", -1);
+      const char *current = NULL;
+
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          if (lines[i][0] == '/')
+            current = g_str_has_prefix (lines[i], count->prefix) ? lines[i] : NULL;
+          else if (current != NULL && g_str_has_prefix (g_strstrip (lines[i]), "0x"))
+            {
+              guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (per_path, current)) + 1;
+              g_hash_table_replace (per_path, g_strdup (current), GUINT_TO_POINTER (seen));
+              count->pairs++;
+              count->max_per_path = MAX (count->max_per_path, seen);
+            }
+        }
+    }
+  count->paths = g_hash_table_size (per_path);
+  g_hash_table_unref (per_path);
+}
+
+static gboolean
+herd_all_watching (gpointer data)
+{
+  WatchCount *count = data;
+
+  count_watches (count);
+  /* Every waiter watches its predecessor; the holder watches its own node
+   * (to notice its deletion): HERD_WAITERS + 1 watches. */
+  return count->pairs == HERD_WAITERS + 1;
+}
+
+static void
+test_mutex__waiter_watches_only_predecessor (void)
+{
+  g_autofree char *path = itest_scratch_path ("mutex-herd");
+  g_autofree char *prefix = g_strdup_printf ("%s/", path);
+  ZkrSession *sessions[HERD_SESSIONS];
+  HerdWaiter waiters[HERD_WAITERS];
+  GThread *threads[HERD_WAITERS];
+  g_autoptr (GError) error = NULL;
+  WatchCount count = { prefix, 0, 0, 0 };
+  gpointer args[3];
+  ZkrSession *holder_session;
+  ZkrMutex *holder;
+  gint order = 0;
+  guint wakeups_before;
+
+  for (int i = 0; i < HERD_SESSIONS; i++)
+    {
+      sessions[i] = itest_connect (itest_hosts (), 20000);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (sessions[i]);
+    }
+  /* The holder has a session of its own: ZooKeeper counts one watch per
+   * session and path, and the holder's loss watch is on the node its first
+   * waiter watches. */
+  holder_session = itest_connect (itest_hosts (), 20000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
+  holder = mutex_new (holder_session, path);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 10000, NULL, &error));
+  wakeups_before = zkr_queue_test_get_watch_wakeups ();
+  for (int i = 0; i < HERD_WAITERS; i++)
+    {
+      waiters[i].mutex = mutex_new (sessions[i % HERD_SESSIONS], path);
+      waiters[i].order = &order;
+      waiters[i].ok = FALSE;
+      threads[i] = g_thread_new ("herd", herd_waiter_run, &waiters[i]);
+    }
+  args[0] = sessions[0];
+  args[1] = path;
+  args[2] = GUINT_TO_POINTER (HERD_WAITERS + 1);
+  CU_ASSERT_TRUE (itest_wait_for (has_children, args, 60000));
+  CU_ASSERT_TRUE (itest_wait_for (herd_all_watching, &count, 60000));
+  /* One watch per waiter, each on a distinct node: the only node with two
+   * watchers is the holder's (its own loss watch and its successor). */
+  CU_ASSERT_EQUAL (count.pairs, HERD_WAITERS + 1);
+  CU_ASSERT_EQUAL (count.paths, HERD_WAITERS);
+  CU_ASSERT_EQUAL (count.max_per_path, 2);
+
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  for (int i = 0; i < HERD_WAITERS; i++)
+    {
+      g_thread_join (threads[i]);
+      CU_ASSERT_TRUE (waiters[i].ok);
+      zkr_mutex_unref (waiters[i].mutex);
+    }
+  /* Each release woke exactly one waiter: one wakeup per waiter. */
+  CU_ASSERT_EQUAL (zkr_queue_test_get_watch_wakeups () - wakeups_before, HERD_WAITERS);
+  CU_ASSERT_EQUAL (count_children (sessions[0], path), 0);
+  zkr_mutex_unref (holder);
+  CU_ASSERT_TRUE (itest_delete_tree (sessions[0], path));
+  for (int i = 0; i < HERD_SESSIONS; i++)
+    zkr_session_unref (sessions[i]);
+  zkr_session_unref (holder_session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
   ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_mutex__try_lock_and_timeout_leave_no_node),
   ZKR_TEST_CASE (test_mutex__cancel_wakes_a_blocked_waiter),
   ZKR_TEST_CASE (test_mutex__excludes_across_processes_with_increasing_tokens),
-  ZKR_TEST_CASE (test_mutex__expired_holder_is_told_and_the_waiter_gets_the_lock),
+  ZKR_TEST_CASE (test_mutex__waiter_watches_only_predecessor),
+  ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },
 };
 

@@ -33,6 +33,8 @@ struct _ZkrQueueLock {
   const ZkrQueueRecipe *recipe;
   gpointer predicate_data;
   ZkrNotifier *loss;              /* loss listeners */
+  ZkrLockLossFunc loss_hook;      /* (nullable) called on the worker */
+  gpointer loss_hook_data;
 
   GMutex mutex;
   GCond cond;
@@ -120,6 +122,13 @@ zkr_queue_lock_new (ZkrSession *session, const char *path,
   return lock;
 }
 
+const ZkrQueueRecipe zkr_queue_mutex_recipe = {
+  .lock_name = ZKR_NODE_LOCK_NAME,
+  .sort = zkr_node_sort,
+  .predicate = zkr_queue_predicate_first,
+  .kind = "mutex",
+};
+
 gboolean
 zkr_queue_predicate_first (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
 {
@@ -139,6 +148,8 @@ lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
 {
   g_debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
   zkr_notifier_emit (lock->loss, event);
+  if (lock->loss_hook != NULL)
+    lock->loss_hook (lock, event, lock->loss_hook_data);
 }
 
 /* The lock is gone or presumed gone: no longer held, listeners told, and
@@ -536,6 +547,15 @@ acquire_on_cancelled (GCancellable *cancellable, gpointer user_data)
                     (GDestroyNotify) acquire_unref);
 }
 
+/* Watch events that woke a waiter, process-wide: the herd test counts them. */
+static gint watch_wakeups;
+
+guint
+zkr_queue_test_get_watch_wakeups (void)
+{
+  return (guint) g_atomic_int_get (&watch_wakeups);
+}
+
 static void
 acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointer user_data)
 {
@@ -544,6 +564,7 @@ acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointe
   (void) session;
   (void) event_type;
   (void) path;
+  g_atomic_int_inc (&watch_wakeups);
   acquire->watch_id = 0;
   if (!acquire->finished)
     acquire_list (acquire);
@@ -1099,6 +1120,13 @@ void
 zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id)
 {
   zkr_notifier_remove (lock->loss, id);
+}
+
+void
+zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data)
+{
+  lock->loss_hook = hook;
+  lock->loss_hook_data = user_data;
 }
 
 /* ==== participants ==================================================== */

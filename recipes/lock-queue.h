@@ -80,6 +80,12 @@ guint zkr_queue_lock_add_loss_listener (ZkrQueueLock *lock, ZkrLockLossFunc func
                                         gpointer user_data, GDestroyNotify destroy);
 void zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id);
 
+/* A hook called on the worker thread, synchronously, with every loss
+ * event of @lock (its lock argument is the ZkrQueueLock). For recipes made
+ * of several queue entries that relay events to one notifier. Set it before
+ * the first acquire. */
+void zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data);
+
 /* The queue of @lock's path, in the recipe's order. */
 GPtrArray *zkr_queue_lock_list_participants (ZkrQueueLock *lock, GError **error);
 /* The queue under @path as @recipe sees it, in the recipe's order. */
@@ -87,8 +93,14 @@ GPtrArray *zkr_queue_list_participants (ZkrSession *session, const char *path,
                                         const ZkrQueueRecipe *recipe,
                                         gpointer predicate_data, GError **error);
 
+/* Curator's InterProcessMutex: "lock-" nodes, first in line holds. */
+extern const ZkrQueueRecipe zkr_queue_mutex_recipe;
+
 /* The mutex predicate (through at index 0, else wait on index - 1). */
 gboolean zkr_queue_predicate_first (GPtrArray *sorted, guint ours,
                                     const char **wait_on, gpointer data);
+
+/* Test hook: watch events that woke a waiter in this process so far. */
+guint zkr_queue_test_get_watch_wakeups (void);
 
 G_END_DECLS

@@ -4,7 +4,6 @@
 
 #include "error.h"
 #include "lock-queue.h"
-#include "nodename.h"
 #include "session-private.h"
 
 #include <zkr/mutex.h>
@@ -12,13 +11,6 @@
 struct _ZkrMutex {
   gatomicrefcount ref;
   ZkrQueueLock *queue;   /* (owned) */
-};
-
-static const ZkrQueueRecipe mutex_recipe = {
-  .lock_name = ZKR_NODE_LOCK_NAME,
-  .sort = zkr_node_sort,
-  .predicate = zkr_queue_predicate_first,
-  .kind = "mutex",
 };
 
 ZkrMutex *
@@ -30,7 +22,7 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   mutex = g_new0 (ZkrMutex, 1);
   g_atomic_ref_count_init (&mutex->ref);
-  mutex->queue = zkr_queue_lock_new (session, path, &mutex_recipe, NULL, mutex,
+  mutex->queue = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, mutex,
                                      (gpointer (*) (gpointer)) zkr_mutex_ref,
                                      (void (*) (gpointer)) zkr_mutex_unref, error);
   if (mutex->queue == NULL)

@@ -8,3 +8,4 @@
 #include <zkr/session.h>
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
+#include <zkr/reentrant_mutex.h>

@@ -1,0 +1,325 @@
+/* zkr: the reentrant mutex. One queue entry (ZkrQueueLock) per thread,
+ * the hold count kept here: a re-acquire by the holding thread sends
+ * nothing. Loss events of every thread's entry are relayed to one set of
+ * listeners. */
+
+#include "error.h"
+#include "lock-queue.h"
+#include "notifier.h"
+#include "session-private.h"
+
+#include <zkr/reentrant_mutex.h>
+
+typedef struct {
+  ZkrQueueLock *queue;   /* (owned) */
+  guint count;           /* re-acquisitions by the thread; 0 while acquiring */
+} Hold;
+
+struct _ZkrReentrantMutex {
+  gatomicrefcount ref;
+  ZkrSession *session;   /* (owned) */
+  char *path;
+  ZkrNotifier *loss;
+  GMutex lock;
+  GHashTable *holds;     /* GThread* -> Hold*; protected by lock */
+};
+
+static void
+hold_free (gpointer data)
+{
+  Hold *hold = data;
+
+  zkr_queue_lock_free (hold->queue);
+  g_free (hold);
+}
+
+static void
+loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
+{
+  ((ZkrLockLossFunc) (void (*) (void)) func) (source, (ZkrLockEvent) event, user_data);
+}
+
+/* Worker thread: relay an entry's loss event to the object's listeners. */
+static void
+relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
+{
+  ZkrReentrantMutex *mutex = user_data;
+
+  (void) queue;
+  zkr_notifier_emit (mutex->loss, event);
+}
+
+ZkrReentrantMutex *
+zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
+{
+  ZkrReentrantMutex *mutex;
+  ZkrQueueLock *probe;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  /* Validate the path the way every entry will. */
+  probe = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, NULL,
+                              NULL, NULL, error);
+  if (probe == NULL)
+    return NULL;
+  zkr_queue_lock_free (probe);
+  mutex = g_new0 (ZkrReentrantMutex, 1);
+  g_atomic_ref_count_init (&mutex->ref);
+  mutex->session = zkr_session_ref (session);
+  mutex->path = g_strdup (path);
+  mutex->loss = zkr_notifier_new (mutex, (gpointer (*) (gpointer)) zkr_reentrant_mutex_ref,
+                                  (void (*) (gpointer)) zkr_reentrant_mutex_unref, loss_marshal);
+  g_mutex_init (&mutex->lock);
+  mutex->holds = g_hash_table_new_full (NULL, NULL, NULL, hold_free);
+  return mutex;
+}
+
+ZkrReentrantMutex *
+zkr_reentrant_mutex_ref (ZkrReentrantMutex *mutex)
+{
+  g_return_val_if_fail (mutex != NULL, NULL);
+  g_atomic_ref_count_inc (&mutex->ref);
+  return mutex;
+}
+
+void
+zkr_reentrant_mutex_unref (ZkrReentrantMutex *mutex)
+{
+  g_return_if_fail (mutex != NULL);
+  if (!g_atomic_ref_count_dec (&mutex->ref))
+    return;
+  g_hash_table_unref (mutex->holds);
+  zkr_notifier_free (mutex->loss);
+  zkr_session_unref (mutex->session);
+  g_mutex_clear (&mutex->lock);
+  g_free (mutex->path);
+  g_free (mutex);
+}
+
+/* The calling thread's entry, made on first use. Lock held. */
+static Hold *
+hold_for_thread_locked (ZkrReentrantMutex *mutex, GThread *thread)
+{
+  Hold *hold = g_hash_table_lookup (mutex->holds, thread);
+
+  if (hold == NULL)
+    {
+      hold = g_new0 (Hold, 1);
+      hold->queue = zkr_queue_lock_new (mutex->session, mutex->path, &zkr_queue_mutex_recipe,
+                                        NULL, mutex,
+                                        (gpointer (*) (gpointer)) zkr_reentrant_mutex_ref,
+                                        (void (*) (gpointer)) zkr_reentrant_mutex_unref, NULL);
+      zkr_queue_lock_set_loss_hook (hold->queue, relay_loss, mutex);
+      g_hash_table_insert (mutex->holds, thread, hold);
+    }
+  return hold;
+}
+
+typedef struct {
+  ZkrReentrantMutex *mutex;  /* (owned) */
+  GThread *thread;
+  GTask *outer;              /* (owned) */
+} FirstAcquire;
+
+/* In the caller's context: the engine granted the thread's first hold. */
+static void
+first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FirstAcquire *first = user_data;
+  GError *error = NULL;
+
+  (void) source;
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      g_mutex_lock (&first->mutex->lock);
+      ((Hold *) g_hash_table_lookup (first->mutex->holds, first->thread))->count = 1;
+      g_mutex_unlock (&first->mutex->lock);
+      g_task_return_boolean (first->outer, TRUE);
+    }
+  else
+    g_task_return_error (first->outer, error);
+  g_object_unref (first->outer);
+  zkr_reentrant_mutex_unref (first->mutex);
+  g_free (first);
+}
+
+void
+zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
+                                   GCancellable *cancellable,
+                                   GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *outer, *inner;
+  FirstAcquire *first;
+  GThread *self = g_thread_self ();
+  Hold *hold;
+
+  g_return_if_fail (mutex != NULL);
+  outer = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, zkr_reentrant_mutex_acquire_async);
+  g_task_set_check_cancellable (outer, FALSE);
+  g_mutex_lock (&mutex->lock);
+  hold = hold_for_thread_locked (mutex, self);
+  if (hold->count > 0 && zkr_queue_lock_is_held (hold->queue))
+    {
+      /* Reentry: counted here, nothing sent. */
+      hold->count++;
+      g_mutex_unlock (&mutex->lock);
+      g_task_return_boolean (outer, TRUE);
+      g_object_unref (outer);
+      return;
+    }
+  hold->count = 0; /* a hold that was lost starts over */
+  g_mutex_unlock (&mutex->lock);
+  first = g_new0 (FirstAcquire, 1);
+  first->mutex = zkr_reentrant_mutex_ref (mutex);
+  first->thread = self;
+  first->outer = outer;
+  inner = g_task_new (NULL, cancellable, first_acquire_done, first);
+  g_task_set_check_cancellable (inner, FALSE);
+  zkr_queue_lock_acquire (hold->queue, timeout_ms, cancellable, inner);
+}
+
+gboolean
+zkr_reentrant_mutex_acquire_finish (ZkrReentrantMutex *mutex, GAsyncResult *result,
+                                    GError **error)
+{
+  g_return_val_if_fail (mutex != NULL, FALSE);
+  g_return_val_if_fail (g_async_result_is_tagged (result, zkr_reentrant_mutex_acquire_async), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+acquire_start (gpointer object, int timeout_ms, GCancellable *cancellable,
+               GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_reentrant_mutex_acquire_async (object, timeout_ms, cancellable, callback, user_data);
+}
+
+gboolean
+zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
+                             GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (mutex != NULL, FALSE);
+  return zkr_queue_run_sync (mutex, acquire_start, timeout_ms, cancellable, error);
+}
+
+/* The calling thread's entry if it holds, else NULL. Lock held. */
+static Hold *
+held_by_self_locked (ZkrReentrantMutex *mutex)
+{
+  Hold *hold = g_hash_table_lookup (mutex->holds, g_thread_self ());
+
+  if (hold == NULL || hold->count == 0 || !zkr_queue_lock_is_held (hold->queue))
+    return NULL;
+  return hold;
+}
+
+gboolean
+zkr_reentrant_mutex_release (ZkrReentrantMutex *mutex, GError **error)
+{
+  Hold *hold;
+  ZkrQueueLock *queue;
+  gboolean ok;
+
+  g_return_val_if_fail (mutex != NULL, FALSE);
+  g_mutex_lock (&mutex->lock);
+  hold = held_by_self_locked (mutex);
+  if (hold == NULL)
+    {
+      g_mutex_unlock (&mutex->lock);
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                   "reentrant mutex %s is not held by this thread", mutex->path);
+      return FALSE;
+    }
+  if (--hold->count > 0)
+    {
+      g_mutex_unlock (&mutex->lock);
+      return TRUE;
+    }
+  queue = hold->queue;
+  g_mutex_unlock (&mutex->lock);
+  /* Only this thread uses its entry, so it stays valid unlocked. */
+  ok = zkr_queue_lock_release (queue, error);
+  return ok;
+}
+
+gboolean
+zkr_reentrant_mutex_is_held (ZkrReentrantMutex *mutex)
+{
+  return zkr_reentrant_mutex_get_hold_count (mutex) > 0;
+}
+
+guint
+zkr_reentrant_mutex_get_hold_count (ZkrReentrantMutex *mutex)
+{
+  Hold *hold;
+  guint count;
+
+  g_return_val_if_fail (mutex != NULL, 0);
+  g_mutex_lock (&mutex->lock);
+  hold = held_by_self_locked (mutex);
+  count = hold != NULL ? hold->count : 0;
+  g_mutex_unlock (&mutex->lock);
+  return count;
+}
+
+static ZkrQueueLock *
+queue_of_self (ZkrReentrantMutex *mutex)
+{
+  Hold *hold;
+
+  g_mutex_lock (&mutex->lock);
+  hold = g_hash_table_lookup (mutex->holds, g_thread_self ());
+  g_mutex_unlock (&mutex->lock);
+  return hold != NULL ? hold->queue : NULL;
+}
+
+gint64
+zkr_reentrant_mutex_get_fencing_token (ZkrReentrantMutex *mutex)
+{
+  ZkrQueueLock *queue;
+
+  g_return_val_if_fail (mutex != NULL, 0);
+  queue = queue_of_self (mutex);
+  return queue != NULL ? zkr_queue_lock_get_token (queue) : 0;
+}
+
+gboolean
+zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GError **error)
+{
+  ZkrQueueLock *queue;
+
+  g_return_val_if_fail (mutex != NULL, FALSE);
+  queue = queue_of_self (mutex);
+  if (queue == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                   "reentrant mutex %s is not held by this thread", mutex->path);
+      return FALSE;
+    }
+  return zkr_queue_lock_verify (queue, error);
+}
+
+guint
+zkr_reentrant_mutex_add_loss_listener (ZkrReentrantMutex *mutex, ZkrLockLossFunc func,
+                                       gpointer user_data, GDestroyNotify destroy)
+{
+  g_return_val_if_fail (mutex != NULL, 0);
+  g_return_val_if_fail (func != NULL, 0);
+  return zkr_notifier_add (mutex->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+}
+
+void
+zkr_reentrant_mutex_remove_loss_listener (ZkrReentrantMutex *mutex, guint listener_id)
+{
+  g_return_if_fail (mutex != NULL);
+  zkr_notifier_remove (mutex->loss, listener_id);
+}
+
+GPtrArray *
+zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex, GError **error)
+{
+  g_return_val_if_fail (mutex != NULL, NULL);
+  return zkr_queue_list_participants (mutex->session, mutex->path, &zkr_queue_mutex_recipe,
+                                      NULL, error);
+}
