@@ -32,6 +32,10 @@ ZkrSession *itest_connect (const char *hosts, int session_timeout_ms);
 ZkrSession *itest_connect_recorded (const char *hosts, int session_timeout_ms,
                                     ItestRecorder **recorder);
 
+/* Expires @session from outside, the standard way: a second handle with
+ * its id and password connects, then closes. TRUE once that happened. */
+gboolean itest_expire_session (ZkrSession *session);
+
 /* A unique scratch path for one test: "/zkr-it/<name>-<pid>-<n>". */
 char *itest_scratch_path (const char *name);
 /* Deletes @path and everything under it; TRUE when nothing is left. */

@@ -473,6 +473,100 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
   zkr_session_unref (session);
 }
 
+/* Expired from outside while holding: told LOST, no longer held, node gone,
+ * and the waiter gets the lock. */
+static void
+test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
+{
+  g_autofree char *path = itest_scratch_path ("mutex-expired");
+  g_autoptr (GError) error = NULL;
+  ZkrSession *holder_session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *waiter_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *node = NULL;
+  Waiter waiter = { 0 };
+  LossRecorder *recorder;
+  ZkrMutex *holder;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
+  holder = mutex_new (holder_session, path);
+  recorder = loss_recorder_new (holder);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  node = zkr_mutex_dup_node_path (holder);
+  waiter.mutex = mutex_new (waiter_session, path);
+  thread = g_thread_new ("waiter", waiter_run, &waiter);
+  CU_ASSERT_FATAL (itest_expire_session (holder_session));
+  CU_ASSERT_TRUE (loss_wait (recorder, ZKR_LOCK_LOST, WAIT_MS) > 0);
+  CU_ASSERT_FALSE (zkr_mutex_is_held (holder));
+  g_thread_join (thread);
+  CU_ASSERT_TRUE (waiter.ok);
+  CU_ASSERT_TRUE (itest_node_absent (waiter_session, node));
+  CU_ASSERT_FALSE (zkr_mutex_verify (holder, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_mutex_release (waiter.mutex, &error));
+  /* The holder's session is fresh again and the lock works for it. */
+  CU_ASSERT_TRUE (zkr_session_wait_connected (holder_session, WAIT_MS, &error));
+  CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  loss_recorder_free (recorder);
+  zkr_mutex_unref (holder);
+  zkr_mutex_unref (waiter.mutex);
+  CU_ASSERT_TRUE (itest_delete_tree (waiter_session, path));
+  zkr_session_unref (holder_session);
+  zkr_session_unref (waiter_session);
+}
+
+typedef struct {
+  GMainLoop *loop;
+  ZkrMutex *mutex;
+  gboolean ok;
+  GThread *thread;
+  GError *error;
+} AsyncAcquire;
+
+static void
+async_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AsyncAcquire *async = user_data;
+
+  (void) source;
+  async->thread = g_thread_self ();
+  async->ok = zkr_mutex_acquire_finish (async->mutex, result, &async->error);
+  g_main_loop_quit (async->loop);
+}
+
+/* The async acquire calls back once, in the caller's context, after the
+ * call returned. */
+static void
+test_mutex__async_acquire_calls_back_in_the_callers_context (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-async");
+  g_autoptr (GError) error = NULL;
+  GMainContext *context = g_main_context_new ();
+  AsyncAcquire async = { 0 };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  g_main_context_push_thread_default (context);
+  async.loop = g_main_loop_new (context, FALSE);
+  async.mutex = mutex_new (session, path);
+  zkr_mutex_acquire_async (async.mutex, 5000, NULL, async_acquired, &async);
+  CU_ASSERT_PTR_NULL (async.thread);
+  g_main_loop_run (async.loop);
+  CU_ASSERT_TRUE (async.ok);
+  CU_ASSERT_PTR_EQUAL (async.thread, g_thread_self ());
+  CU_ASSERT_TRUE (zkr_mutex_is_held (async.mutex));
+  CU_ASSERT_TRUE (zkr_mutex_release (async.mutex, &error));
+  g_main_context_pop_thread_default (context);
+  g_main_loop_unref (async.loop);
+  g_main_context_unref (context);
+  zkr_mutex_unref (async.mutex);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
 static void
 test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds (void)
 {
@@ -624,6 +718,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__cancel_wakes_a_blocked_waiter),
   ZKR_TEST_CASE (test_mutex__excludes_across_processes_with_increasing_tokens),
   ZKR_TEST_CASE (test_mutex__waiter_watches_only_predecessor),
+  ZKR_TEST_CASE (test_mutex__async_acquire_calls_back_in_the_callers_context),
+  ZKR_TEST_CASE (test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },
 };

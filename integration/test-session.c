@@ -7,7 +7,6 @@
 #include <CUnit/CUnit.h>
 
 #include "itest.h"
-#include "log.h"
 #include "nodes.h"
 #include "nodename.h"
 #include "proxy.h"
@@ -299,57 +298,6 @@ test_session__liveness_deadline_passes_before_the_server_expires_us (void)
   g_cond_clear (&watch.cond);
 }
 
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  gboolean connected;
-} ExpirerState;
-
-static void
-expirer_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
-{
-  ExpirerState *expirer = ctx;
-
-  (void) zh;
-  (void) path;
-  if (type == ZOO_SESSION_EVENT && state == ZOO_CONNECTED_STATE)
-    {
-      g_mutex_lock (&expirer->lock);
-      expirer->connected = TRUE;
-      g_cond_broadcast (&expirer->cond);
-      g_mutex_unlock (&expirer->lock);
-    }
-}
-
-/* The standard way to expire a session from outside: open a second handle
- * with its id and password, then close that handle. */
-static gboolean
-expire_from_outside (ZkrSession *session)
-{
-  ExpirerState expirer = { 0 };
-  clientid_t client;
-  zhandle_t *zh;
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-  gboolean connected;
-
-  if (!zkr_session_test_copy_client_id (session, &client))
-    return FALSE;
-  g_mutex_init (&expirer.lock);
-  g_cond_init (&expirer.cond);
-  zh = zookeeper_init2 (itest_hosts (), expirer_watcher, 10000, &client, &expirer, 0,
-                        zkr_log_zookeeper_message);
-  g_mutex_lock (&expirer.lock);
-  while (!expirer.connected && g_cond_wait_until (&expirer.cond, &expirer.lock, deadline))
-    ;
-  connected = expirer.connected;
-  g_mutex_unlock (&expirer.lock);
-  if (zh != NULL)
-    zookeeper_close (zh);
-  g_mutex_clear (&expirer.lock);
-  g_cond_clear (&expirer.cond);
-  return connected;
-}
-
 static void
 test_session__lost_then_fresh_session_when_expired_from_outside (void)
 {
@@ -369,7 +317,7 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   zkr_op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
   CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
   CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
-  CU_ASSERT_FATAL (expire_from_outside (session));
+  CU_ASSERT_FATAL (itest_expire_session (session));
   /* The server drops our connection when it closes the session, so a
    * SUSPENDED may come first; then the expiry, then a fresh session. */
   lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
