@@ -178,6 +178,16 @@ itest_delete_tree (ZkrSession *session, const char *path)
   return (rc == ZOK || rc == ZNONODE) && itest_node_absent (session, path);
 }
 
+guint
+itest_count_children (ZkrSession *session, const char *path)
+{
+  g_autoptr (GPtrArray) children = NULL;
+
+  if (zkr_op_get_children_sync (session, path, &children) != ZOK)
+    return 0;
+  return children->len;
+}
+
 gboolean
 itest_node_absent (ZkrSession *session, const char *path)
 {

@@ -40,6 +40,8 @@ gboolean itest_expire_session (ZkrSession *session);
 char *itest_scratch_path (const char *name);
 /* Deletes @path and everything under it; TRUE when nothing is left. */
 gboolean itest_delete_tree (ZkrSession *session, const char *path);
+/* The number of children of @path (0 when it does not exist). */
+guint itest_count_children (ZkrSession *session, const char *path);
 /* TRUE when @path does not exist. */
 gboolean itest_node_absent (ZkrSession *session, const char *path);
 

@@ -140,15 +140,6 @@ loss_recorder_free (LossRecorder *recorder)
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static guint
-count_children (ZkrSession *session, const char *path)
-{
-  g_autoptr (GPtrArray) children = NULL;
-
-  if (zkr_op_get_children_sync (session, path, &children) != ZOK)
-    return 0;
-  return children->len;
-}
 
 static ZkrMutex *
 mutex_new (ZkrSession *session, const char *path)
@@ -211,7 +202,7 @@ test_mutex__acquire_release_and_tokens_increase (void)
   second = zkr_mutex_get_fencing_token (mutex);
   CU_ASSERT_TRUE (second > first);
   CU_ASSERT_TRUE (zkr_mutex_release (mutex, &error));
-  CU_ASSERT_EQUAL (count_children (session, path), 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   zkr_mutex_unref (mutex);
   CU_ASSERT_TRUE (itest_delete_tree (session, path));
   zkr_session_unref (session);
@@ -254,16 +245,16 @@ test_mutex__try_lock_and_timeout_leave_no_node (void)
   CU_ASSERT_FALSE (zkr_mutex_acquire (other, 0, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (count_children (a, path), 1);
+  CU_ASSERT_EQUAL (itest_count_children (a, path), 1);
   CU_ASSERT_FALSE (zkr_mutex_acquire (other, 300, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (count_children (a, path), 1);
+  CU_ASSERT_EQUAL (itest_count_children (a, path), 1);
   CU_ASSERT_FALSE (zkr_mutex_is_held (other));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
   CU_ASSERT_TRUE (zkr_mutex_acquire (other, 0, NULL, &error));
   CU_ASSERT_TRUE (zkr_mutex_release (other, &error));
-  CU_ASSERT_EQUAL (count_children (a, path), 0);
+  CU_ASSERT_EQUAL (itest_count_children (a, path), 0);
   zkr_mutex_unref (holder);
   zkr_mutex_unref (other);
   CU_ASSERT_TRUE (itest_delete_tree (a, path));
@@ -291,7 +282,7 @@ static gboolean
 has_children (gpointer data)
 {
   gpointer *args = data;
-  return count_children (args[0], args[1]) == GPOINTER_TO_UINT (args[2]);
+  return itest_count_children (args[0], args[1]) == GPOINTER_TO_UINT (args[2]);
 }
 
 static void
@@ -320,7 +311,7 @@ test_mutex__cancel_wakes_a_blocked_waiter (void)
   CU_ASSERT_FALSE (waiter.ok);
   CU_ASSERT_TRUE (g_error_matches (waiter.error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
   g_clear_error (&waiter.error);
-  CU_ASSERT_EQUAL (count_children (session, path), 1);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
   zkr_mutex_unref (holder);
   zkr_mutex_unref (waiter.mutex);
@@ -468,7 +459,7 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
   /* No lost update: every acquisition's write is there. */
   CU_ASSERT_EQUAL (count, WORKERS * CYCLES);
   CU_ASSERT_TRUE (last > 0);
-  CU_ASSERT_EQUAL (count_children (session, path), 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   zkr_session_unref (session);
 }
@@ -703,7 +694,7 @@ test_mutex__waiter_watches_only_predecessor (void)
     }
   /* Each release woke exactly one waiter: one wakeup per waiter. */
   CU_ASSERT_EQUAL (zkr_queue_test_get_watch_wakeups () - wakeups_before, HERD_WAITERS);
-  CU_ASSERT_EQUAL (count_children (sessions[0], path), 0);
+  CU_ASSERT_EQUAL (itest_count_children (sessions[0], path), 0);
   zkr_mutex_unref (holder);
   CU_ASSERT_TRUE (itest_delete_tree (sessions[0], path));
   for (int i = 0; i < HERD_SESSIONS; i++)

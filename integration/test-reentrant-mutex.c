@@ -7,15 +7,6 @@
 #include "itest.h"
 #include "zkr-test.h"
 
-static guint
-count_children (ZkrSession *session, const char *path)
-{
-  g_autoptr (GPtrArray) children = NULL;
-
-  if (zkr_op_get_children_sync (session, path, &children) != ZOK)
-    return 0;
-  return children->len;
-}
 
 static void
 test_reentrant_mutex__reacquire_counts_without_a_second_node (void)
@@ -35,15 +26,15 @@ test_reentrant_mutex__reacquire_counts_without_a_second_node (void)
   CU_ASSERT_TRUE (zkr_reentrant_mutex_acquire (mutex, 5000, NULL, &error));
   CU_ASSERT_TRUE (zkr_reentrant_mutex_acquire (mutex, 0, NULL, &error));
   CU_ASSERT_EQUAL (zkr_reentrant_mutex_get_hold_count (mutex), 3);
-  CU_ASSERT_EQUAL (count_children (session, path), 1);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
   CU_ASSERT_EQUAL (zkr_reentrant_mutex_get_fencing_token (mutex), token);
   CU_ASSERT_TRUE (zkr_reentrant_mutex_release (mutex, &error));
   CU_ASSERT_TRUE (zkr_reentrant_mutex_release (mutex, &error));
   CU_ASSERT_TRUE (zkr_reentrant_mutex_is_held (mutex));
-  CU_ASSERT_EQUAL (count_children (session, path), 1);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
   CU_ASSERT_TRUE (zkr_reentrant_mutex_release (mutex, &error));
   CU_ASSERT_FALSE (zkr_reentrant_mutex_is_held (mutex));
-  CU_ASSERT_EQUAL (count_children (session, path), 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   CU_ASSERT_FALSE (zkr_reentrant_mutex_release (mutex, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   zkr_reentrant_mutex_unref (mutex);
@@ -90,7 +81,7 @@ test_reentrant_mutex__threads_of_one_object_exclude_each_other (void)
   thread = g_thread_new ("other", other_thread_try, &other);
   g_thread_join (thread);
   CU_ASSERT_TRUE (other.got);
-  CU_ASSERT_EQUAL (count_children (session, path), 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   zkr_reentrant_mutex_unref (other.mutex);
   CU_ASSERT_TRUE (itest_delete_tree (session, path));
   zkr_session_unref (session);
@@ -121,7 +112,7 @@ test_reentrant_mutex__excludes_a_plain_mutex_on_the_same_path (void)
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_reentrant_mutex_release (reentrant, &error));
-  CU_ASSERT_EQUAL (count_children (session, path), 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   zkr_reentrant_mutex_unref (reentrant);
   zkr_mutex_unref (plain);
   CU_ASSERT_TRUE (itest_delete_tree (session, path));

@@ -85,8 +85,8 @@ lock_get_state (ZkrQueueLock *lock)
   return state;
 }
 
-static void
-loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
+void
+zkr_queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
 {
   ((ZkrLockLossFunc) (void (*) (void)) func) (source, (ZkrLockEvent) event, user_data);
 }
@@ -116,7 +116,7 @@ zkr_queue_lock_new (ZkrSession *session, const char *path,
   lock->user_path = g_strdup (path);
   lock->recipe = recipe;
   lock->predicate_data = predicate_data;
-  lock->loss = zkr_notifier_new (owner, owner_ref, owner_unref, loss_marshal);
+  lock->loss = zkr_notifier_new (owner, owner_ref, owner_unref, zkr_queue_loss_marshal);
   g_mutex_init (&lock->mutex);
   g_cond_init (&lock->cond);
   return lock;

@@ -93,6 +93,9 @@ GPtrArray *zkr_queue_list_participants (ZkrSession *session, const char *path,
                                         const ZkrQueueRecipe *recipe,
                                         gpointer predicate_data, GError **error);
 
+/* The ZkrNotifyMarshal of loss listeners (ZkrLockLossFunc). */
+void zkr_queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data);
+
 /* Curator's InterProcessMutex: "lock-" nodes, first in line holds. */
 extern const ZkrQueueRecipe zkr_queue_mutex_recipe;
 

@@ -33,12 +33,6 @@ hold_free (gpointer data)
   g_free (hold);
 }
 
-static void
-loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
-{
-  ((ZkrLockLossFunc) (void (*) (void)) func) (source, (ZkrLockEvent) event, user_data);
-}
-
 /* Worker thread: relay an entry's loss event to the object's listeners. */
 static void
 relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
@@ -68,7 +62,7 @@ zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
   mutex->session = zkr_session_ref (session);
   mutex->path = g_strdup (path);
   mutex->loss = zkr_notifier_new (mutex, (gpointer (*) (gpointer)) zkr_reentrant_mutex_ref,
-                                  (void (*) (gpointer)) zkr_reentrant_mutex_unref, loss_marshal);
+                                  (void (*) (gpointer)) zkr_reentrant_mutex_unref, zkr_queue_loss_marshal);
   g_mutex_init (&mutex->lock);
   mutex->holds = g_hash_table_new_full (NULL, NULL, NULL, hold_free);
   return mutex;
