@@ -318,10 +318,11 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
   CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
   CU_ASSERT_FATAL (itest_expire_session (session));
-  /* The server drops our connection when it closes the session, so a
-   * SUSPENDED may come first; then the expiry, then a fresh session. */
+  /* The server drops our connection when it closes the session, so
+   * SUSPENDED may come first, even RECONNECTED to a member that has not yet
+   * applied the close; then the expiry, then a fresh session. */
   lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
-  CU_ASSERT_FATAL (lost == 1 || lost == 2);
+  CU_ASSERT_FATAL (lost >= 1);
   CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) == lost + 1);
   CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), 0);
   CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), id);
@@ -330,8 +331,8 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   /* The fresh session works. */
   CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
   states = itest_recorder_describe (recorder);
-  CU_ASSERT_STRING_EQUAL (states, lost == 1 ? "CONNECTED,LOST,CONNECTED"
-                                            : "CONNECTED,SUSPENDED,LOST,CONNECTED");
+  CU_ASSERT_TRUE (g_str_has_prefix (states, "CONNECTED,"));
+  CU_ASSERT_TRUE (g_str_has_suffix (states, ",LOST,CONNECTED"));
   CU_ASSERT_TRUE (itest_delete_tree (observer, base));
   itest_recorder_free (recorder);
   zkr_session_unref (session);
