@@ -181,9 +181,25 @@ drain_run (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+gboolean
+zkr_ref_try (gatomicrefcount *ref)
+{
+  for (;;)
+    {
+      gint old = g_atomic_int_get (ref);
+
+      if (old <= 0)
+        return FALSE;
+      if (g_atomic_int_compare_and_exchange (ref, old, old + 1))
+        return TRUE;
+    }
+}
+
 void
 zkr_notifier_emit (ZkrNotifier *notifier, int event)
 {
+  gpointer source;
+
   g_mutex_lock (&notifier->lock);
   g_mutex_lock (&drain_lock);
   for (GList *l = notifier->listeners; l != NULL; l = l->next)
@@ -194,11 +210,18 @@ zkr_notifier_emit (ZkrNotifier *notifier, int event)
       g_queue_push_tail (&listener->pending, GINT_TO_POINTER (event));
       if (listener->drain_scheduled)
         continue;
+      source = notifier->source_ref (notifier->source);
+      if (source == NULL)
+        {
+          /* The source is being finalized: nobody may see it any more. */
+          g_queue_clear (&listener->pending);
+          continue;
+        }
       listener->drain_scheduled = TRUE;
       drain = g_new0 (Drain, 1);
       g_atomic_ref_count_inc (&listener->ref);
       drain->listener = listener;
-      drain->source = notifier->source_ref (notifier->source);
+      drain->source = source;
       drain->source_unref = notifier->source_unref;
       drain->marshal = notifier->marshal;
       context_post (listener->context, drain_run, drain, drain_free);

@@ -15,7 +15,9 @@ typedef struct _ZkrNotifier ZkrNotifier;
 typedef void (*ZkrNotifyMarshal) (GCallback func, gpointer source, int event, gpointer user_data);
 
 /* @source is handed to every callback; it is kept alive with @source_ref
- * and @source_unref while deliveries are queued. */
+ * and @source_unref while deliveries are queued. @source_ref returns NULL
+ * when the source is already being finalized (see zkr_ref_try()): then the
+ * event is not delivered, so a listener never sees a dying object. */
 ZkrNotifier *zkr_notifier_new (gpointer source,
                                gpointer (*source_ref) (gpointer),
                                void (*source_unref) (gpointer),
@@ -30,5 +32,9 @@ void zkr_notifier_remove (ZkrNotifier *notifier, guint id);
 
 /* Any thread; queues @event for every listener. */
 void zkr_notifier_emit (ZkrNotifier *notifier, int event);
+
+/* Takes a reference on @ref unless it already dropped to zero (the object
+ * is being finalized). Any thread. Returns TRUE when it took one. */
+gboolean zkr_ref_try (gatomicrefcount *ref);
 
 G_END_DECLS

@@ -191,6 +191,16 @@ worker_quit (gpointer data)
 
 /* ---- listeners ---------------------------------------------------- */
 
+/* A session being finalized still closes and so still transitions to
+ * CLOSED; listeners are not told then, since nobody holds it any more. */
+static gpointer
+session_try_ref (gpointer data)
+{
+  ZkrSession *session = data;
+
+  return zkr_ref_try (&session->ref) ? session : NULL;
+}
+
 static void
 state_marshal (GCallback func, gpointer source, int event, gpointer user_data)
 {
@@ -889,7 +899,7 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
   session->state = ZKR_SESSION_STATE_CONNECTING;
   session->timeout_ms = options->session_timeout_ms;
   session->internal_listeners = g_array_new (FALSE, FALSE, sizeof (InternalListener));
-  session->listeners = zkr_notifier_new (session, (gpointer (*) (gpointer)) zkr_session_ref,
+  session->listeners = zkr_notifier_new (session, session_try_ref,
                                          (void (*) (gpointer)) zkr_session_unref, state_marshal);
   session->watches = g_hash_table_new_full (NULL, NULL, NULL, watch_free);
   session->worker_ctx = g_main_context_new ();

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "lock-queue.h"
+#include "notifier.h"
 #include "session-private.h"
 
 #include <zkr/mutex.h>
@@ -12,6 +13,15 @@ struct _ZkrMutex {
   gatomicrefcount ref;
   ZkrQueueLock *queue;   /* (owned) */
 };
+
+/* Loss events are delivered only while someone holds the mutex. */
+static gpointer
+mutex_try_ref (gpointer data)
+{
+  ZkrMutex *mutex = data;
+
+  return zkr_ref_try (&mutex->ref) ? mutex : NULL;
+}
 
 ZkrMutex *
 zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
@@ -23,7 +33,7 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
   mutex = g_new0 (ZkrMutex, 1);
   g_atomic_ref_count_init (&mutex->ref);
   mutex->queue = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, mutex,
-                                     (gpointer (*) (gpointer)) zkr_mutex_ref,
+                                     mutex_try_ref,
                                      (void (*) (gpointer)) zkr_mutex_unref, error);
   if (mutex->queue == NULL)
     {

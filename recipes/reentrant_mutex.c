@@ -43,6 +43,15 @@ relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
   zkr_notifier_emit (mutex->loss, event);
 }
 
+/* Loss events are delivered only while someone holds the object. */
+static gpointer
+reentrant_try_ref (gpointer data)
+{
+  ZkrReentrantMutex *mutex = data;
+
+  return zkr_ref_try (&mutex->ref) ? mutex : NULL;
+}
+
 ZkrReentrantMutex *
 zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
 {
@@ -61,7 +70,7 @@ zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
   g_atomic_ref_count_init (&mutex->ref);
   mutex->session = zkr_session_ref (session);
   mutex->path = g_strdup (path);
-  mutex->loss = zkr_notifier_new (mutex, (gpointer (*) (gpointer)) zkr_reentrant_mutex_ref,
+  mutex->loss = zkr_notifier_new (mutex, reentrant_try_ref,
                                   (void (*) (gpointer)) zkr_reentrant_mutex_unref, zkr_queue_loss_marshal);
   g_mutex_init (&mutex->lock);
   mutex->holds = g_hash_table_new_full (NULL, NULL, NULL, hold_free);
@@ -100,8 +109,7 @@ hold_for_thread_locked (ZkrReentrantMutex *mutex, GThread *thread)
     {
       hold = g_new0 (Hold, 1);
       hold->queue = zkr_queue_lock_new (mutex->session, mutex->path, &zkr_queue_mutex_recipe,
-                                        NULL, mutex,
-                                        (gpointer (*) (gpointer)) zkr_reentrant_mutex_ref,
+                                        NULL, mutex, reentrant_try_ref,
                                         (void (*) (gpointer)) zkr_reentrant_mutex_unref, NULL);
       zkr_queue_lock_set_loss_hook (hold->queue, relay_loss, mutex);
       g_hash_table_insert (mutex->holds, thread, hold);
