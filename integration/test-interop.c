@@ -1,0 +1,161 @@
+/* zkr integration: interop with real Curator. A small Java peer
+ * (integration/interop/ZkrPeer.java, Debian's Curator jars) holds Curator's
+ * recipes on a path while zkr contends, and the other way round. */
+
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+#include <gio/gio.h>
+
+#include "itest.h"
+#include "zkr-test.h"
+
+typedef struct {
+  GSubprocess *process;
+  GDataInputStream *out;
+  GOutputStream *in;
+} Peer;
+
+static char *
+peer_read_line (Peer *peer)
+{
+  g_autoptr (GError) error = NULL;
+  char *line = g_data_input_stream_read_line_utf8 (peer->out, NULL, NULL, &error);
+
+  if (line == NULL)
+    g_printerr ("peer: no answer (%s)\n", error != NULL ? error->message : "end of output");
+  return line;
+}
+
+/* Sends @command and returns the peer's answer line. (transfer full) */
+static char *
+peer_ask (Peer *peer, const char *command)
+{
+  g_autofree char *line = g_strdup_printf ("%s\n", command);
+
+  if (!g_output_stream_write_all (peer->in, line, strlen (line), NULL, NULL, NULL) ||
+      !g_output_stream_flush (peer->in, NULL, NULL))
+    return NULL;
+  return peer_read_line (peer);
+}
+
+static gboolean
+peer_answers (Peer *peer, const char *command, const char *expected_prefix)
+{
+  g_autofree char *answer = peer_ask (peer, command);
+
+  if (answer == NULL || !g_str_has_prefix (answer, expected_prefix))
+    {
+      g_printerr ("peer: '%s' answered '%s', expected '%s...'\n", command,
+                  answer != NULL ? answer : "(nothing)", expected_prefix);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static Peer *
+peer_start (const char *recipe, const char *path, const char *extra)
+{
+  const char *classpath = g_getenv ("ZKR_INTEROP_CLASSPATH");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *ready = NULL;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  Peer *peer;
+
+  if (classpath == NULL)
+    {
+      CU_FAIL ("ZKR_INTEROP_CLASSPATH is not set");
+      return NULL;
+    }
+  g_ptr_array_add (argv, (char *) "java");
+  g_ptr_array_add (argv, (char *) "-cp");
+  g_ptr_array_add (argv, (char *) classpath);
+  g_ptr_array_add (argv, (char *) "ZkrPeer");
+  g_ptr_array_add (argv, (char *) "--hosts");
+  g_ptr_array_add (argv, (char *) itest_hosts ());
+  g_ptr_array_add (argv, (char *) "--recipe");
+  g_ptr_array_add (argv, (char *) recipe);
+  g_ptr_array_add (argv, (char *) "--path");
+  g_ptr_array_add (argv, (char *) path);
+  if (extra != NULL)
+    {
+      g_ptr_array_add (argv, (char *) "--leases");
+      g_ptr_array_add (argv, (char *) extra);
+    }
+  g_ptr_array_add (argv, NULL);
+  peer = g_new0 (Peer, 1);
+  peer->process = g_subprocess_newv ((const char *const *) argv->pdata,
+                                     G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                     &error);
+  if (peer->process == NULL)
+    {
+      g_printerr ("peer: %s\n", error->message);
+      g_free (peer);
+      CU_FAIL ("could not start the Java peer");
+      return NULL;
+    }
+  peer->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (peer->process));
+  peer->in = g_subprocess_get_stdin_pipe (peer->process);
+  ready = peer_read_line (peer);
+  CU_ASSERT_STRING_EQUAL (ready != NULL ? ready : "", "READY");
+  return peer;
+}
+
+static void
+peer_quit (Peer *peer)
+{
+  if (peer == NULL)
+    return;
+  CU_ASSERT_TRUE (peer_answers (peer, "quit", "BYE"));
+  g_output_stream_close (peer->in, NULL, NULL);
+  CU_ASSERT_TRUE (g_subprocess_wait_check (peer->process, NULL, NULL));
+  g_object_unref (peer->out);
+  g_object_unref (peer->process);
+  g_free (peer);
+}
+
+/* Curator's InterProcessMutex and zkr_mutex exclude each other, both ways,
+ * and queue behind each other. */
+static void
+test_interop__curator_mutex_and_zkr_mutex_exclude_each_other (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("interop-mutex");
+  g_autoptr (GError) error = NULL;
+  ZkrMutex *mutex;
+  Peer *peer;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  peer = peer_start ("mutex", path, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (peer);
+  mutex = zkr_mutex_new (session, path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+
+  CU_ASSERT_TRUE (peer_answers (peer, "acquire 10000", "ACQUIRED"));
+  CU_ASSERT_FALSE (zkr_mutex_acquire (mutex, 500, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (peer_answers (peer, "release", "RELEASED"));
+
+  CU_ASSERT_TRUE (zkr_mutex_acquire (mutex, 10000, NULL, &error));
+  CU_ASSERT_TRUE (peer_answers (peer, "acquire 500", "TIMEOUT"));
+  CU_ASSERT_TRUE (zkr_mutex_release (mutex, &error));
+  CU_ASSERT_TRUE (peer_answers (peer, "acquire 10000", "ACQUIRED"));
+  CU_ASSERT_TRUE (peer_answers (peer, "release", "RELEASED"));
+  peer_quit (peer);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_mutex_unref (mutex);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+static const ZkrTestCase tests[] = {
+  ZKR_TEST_CASE (test_interop__curator_mutex_and_zkr_mutex_exclude_each_other),
+  { NULL, NULL },
+};
+
+int
+main (int argc, char **argv)
+{
+  return zkr_test_main (argc, argv, "interop", NULL, NULL, tests);
+}
