@@ -562,7 +562,7 @@ zkr_protected_create (ZkrSession *session, const char *parent, const char *name,
   create->name = g_strdup (name);
   create->id = zkr_node_new_protected_id ();
   create->prefix = zkr_node_protected_prefix (create->id);
-  create->data = data != NULL ? g_memdup2 (data, (gsize) MAX (len, 0) + 1) : NULL;
+  create->data = zkr_buffer_dup (data, len);
   create->len = len;
   create->flags = flags;
   create->sent = sent;

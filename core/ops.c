@@ -152,6 +152,20 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
     }
 }
 
+char *
+zkr_buffer_dup (const char *data, int len)
+{
+  gsize size = (gsize) MAX (len, 0);
+  char *copy;
+
+  if (data == NULL)
+    return NULL;
+  copy = g_malloc (size + 1);
+  memcpy (copy, data, size);
+  copy[size] = '\0';
+  return copy;
+}
+
 static OpCall *
 op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
 {
@@ -178,7 +192,7 @@ zkr_op_create (ZkrSession *session, const char *path, const char *data, int len,
   OpCall *call = op_call_new (path, func, user_data);
 
   call->is_create = TRUE;
-  call->data = data != NULL ? g_memdup2 (data, (gsize) MAX (len, 0) + 1) : NULL;
+  call->data = zkr_buffer_dup (data, len);
   call->len = len;
   call->flags = flags;
   op_send (session, call, issue_create);
@@ -261,7 +275,7 @@ zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
 {
   OpCall *call = op_call_new (path, func, user_data);
 
-  call->data = data != NULL ? g_memdup2 (data, (gsize) MAX (len, 0) + 1) : NULL;
+  call->data = zkr_buffer_dup (data, len);
   call->len = len;
   call->version = version;
   op_send (session, call, issue_set);

@@ -59,4 +59,8 @@ int zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, in
 int zkr_op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
 int zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
 
+/* A copy of @len bytes of @data (nullable) with a NUL after them, for
+ * requests that outlive the caller's buffer; NULL for NULL. */
+char *zkr_buffer_dup (const char *data, int len);
+
 G_END_DECLS

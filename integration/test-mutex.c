@@ -464,6 +464,12 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
   zkr_session_unref (session);
 }
 
+static gboolean
+session_was_lost (gpointer data)
+{
+  return zkr_session_get_lost_count (data) > 0;
+}
+
 /* Expired from outside while holding: told LOST, no longer held, node gone,
  * and the waiter gets the lock. */
 static void
@@ -497,7 +503,10 @@ test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_mutex_release (waiter.mutex, &error));
-  /* The holder's session is fresh again and the lock works for it. */
+  /* The holder's session is fresh again and the lock works for it (wait
+   * for the LOST first: a brief RECONNECTED of the old session may come
+   * before the expiry reaches us). */
+  CU_ASSERT_TRUE (itest_wait_for (session_was_lost, holder_session, WAIT_MS));
   CU_ASSERT_TRUE (zkr_session_wait_connected (holder_session, WAIT_MS, &error));
   CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, &error));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));

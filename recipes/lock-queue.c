@@ -148,8 +148,12 @@ lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
 {
   g_debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
   zkr_notifier_emit (lock->loss, event);
+  /* Called under the mutex so that zkr_queue_lock_free(), which clears the
+   * hook under it, returns only once no call is running or can start. */
+  g_mutex_lock (&lock->mutex);
   if (lock->loss_hook != NULL)
     lock->loss_hook (lock, event, lock->loss_hook_data);
+  g_mutex_unlock (&lock->mutex);
 }
 
 /* The lock is gone or presumed gone: no longer held, listeners told, and
@@ -1033,6 +1037,9 @@ zkr_queue_lock_free (ZkrQueueLock *lock)
 {
   if (lock == NULL)
     return;
+  g_mutex_lock (&lock->mutex);
+  lock->loss_hook = NULL;
+  g_mutex_unlock (&lock->mutex);
   zkr_session_post (lock->session, free_in_worker, lock, (GDestroyNotify) lock_unref);
 }
 
@@ -1125,8 +1132,10 @@ zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id)
 void
 zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data)
 {
+  g_mutex_lock (&lock->mutex);
   lock->loss_hook = hook;
   lock->loss_hook_data = user_data;
+  g_mutex_unlock (&lock->mutex);
 }
 
 /* ==== participants ==================================================== */

@@ -9,3 +9,5 @@
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
 #include <zkr/reentrant_mutex.h>
+#include <zkr/semaphore.h>
+#include <zkr/multi_lock.h>

@@ -1,0 +1,817 @@
+/* zkr integration: the semaphore against the real ensemble: never more
+ * than N holders among many sessions, several leases all or nothing under
+ * one deadline, leases released one by one, Curator's layout, the shared
+ * count node, cancel, async, loss on expiry, bad input. */
+
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "itest.h"
+#include "zkr-test.h"
+
+#define WAIT_MS 30000
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static char *
+child_path (const char *path, const char *child)
+{
+  return g_strdup_printf ("%s/%s", path, child);
+}
+
+static guint
+leases_count (ZkrSession *session, const char *path)
+{
+  g_autofree char *leases = child_path (path, "leases");
+
+  return itest_count_children (session, leases);
+}
+
+static guint
+locks_count (ZkrSession *session, const char *path)
+{
+  g_autofree char *locks = child_path (path, "locks");
+
+  return itest_count_children (session, locks);
+}
+
+static ZkrSemaphore *
+semaphore_new (ZkrSession *session, const char *path, guint max)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrSemaphore *semaphore = zkr_semaphore_new (session, path, max, &error);
+
+  CU_ASSERT_PTR_NOT_NULL (semaphore);
+  return semaphore;
+}
+
+/* Creates /zkr-it and @base as plain nodes (the count node's parents). */
+static void
+make_base (ZkrSession *session, const char *base)
+{
+  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+}
+
+/* Curator's SharedCount encoding in @out[0..3]; @out[4] is a NUL because
+ * zkr_op_create/set copy one byte past the data (see core/ops.c). */
+static void
+count_bytes (gint32 count, char out[5])
+{
+  guint32 big_endian = GUINT32_TO_BE ((guint32) count);
+
+  memcpy (out, &big_endian, 4);
+  out[4] = '\0';
+}
+
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  guint leases;
+} LeaseCount;
+
+static gboolean
+leases_are (gpointer data)
+{
+  LeaseCount *want = data;
+
+  return leases_count (want->session, want->path) == want->leases;
+}
+
+/* ---- loss recorder: events on a thread of their own ------------------ */
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  GArray *events;       /* of ZkrLockEvent */
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  ZkrSemaphore *semaphore;
+  gboolean ready;
+  gboolean wrong_source;  /* a listener got another lock than ours */
+} LossRecorder;
+
+static void
+on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
+{
+  LossRecorder *recorder = user_data;
+
+  g_mutex_lock (&recorder->lock);
+  /* CUnit is not thread-safe: remember, assert on the test's thread. */
+  recorder->wrong_source |= lock != recorder->semaphore;
+  g_array_append_val (recorder->events, event);
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+}
+
+static gboolean
+recorder_add (gpointer data)
+{
+  LossRecorder *recorder = data;
+
+  zkr_semaphore_add_loss_listener (recorder->semaphore, on_loss, recorder, NULL);
+  g_mutex_lock (&recorder->lock);
+  recorder->ready = TRUE;
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+recorder_thread (gpointer data)
+{
+  LossRecorder *recorder = data;
+
+  g_main_context_push_thread_default (recorder->context);
+  g_main_loop_run (recorder->loop);
+  g_main_context_pop_thread_default (recorder->context);
+  return NULL;
+}
+
+static LossRecorder *
+loss_recorder_new (ZkrSemaphore *semaphore)
+{
+  LossRecorder *recorder = g_new0 (LossRecorder, 1);
+
+  g_mutex_init (&recorder->lock);
+  g_cond_init (&recorder->cond);
+  recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
+  recorder->semaphore = semaphore;
+  recorder->context = g_main_context_new ();
+  recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  recorder->thread = g_thread_new ("loss-recorder", recorder_thread, recorder);
+  g_main_context_invoke (recorder->context, recorder_add, recorder);
+  g_mutex_lock (&recorder->lock);
+  while (!recorder->ready)
+    g_cond_wait (&recorder->cond, &recorder->lock);
+  g_mutex_unlock (&recorder->lock);
+  return recorder;
+}
+
+/* Waits until @event was heard @times times. */
+static gboolean
+loss_wait (LossRecorder *recorder, ZkrLockEvent event, guint times, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gboolean ok = FALSE;
+
+  g_mutex_lock (&recorder->lock);
+  for (;;)
+    {
+      guint seen = 0;
+
+      for (guint i = 0; i < recorder->events->len; i++)
+        seen += g_array_index (recorder->events, ZkrLockEvent, i) == event;
+      ok = seen >= times;
+      if (ok || !g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
+        break;
+    }
+  g_mutex_unlock (&recorder->lock);
+  return ok;
+}
+
+static gboolean
+recorder_quit (gpointer data)
+{
+  g_main_loop_quit (((LossRecorder *) data)->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+loss_recorder_free (LossRecorder *recorder)
+{
+  CU_ASSERT_FALSE (recorder->wrong_source);
+  g_main_context_invoke (recorder->context, recorder_quit, recorder);
+  g_thread_join (recorder->thread);
+  while (g_main_context_pending (recorder->context))
+    g_main_context_iteration (recorder->context, FALSE);
+  g_main_loop_unref (recorder->loop);
+  g_main_context_unref (recorder->context);
+  g_array_unref (recorder->events);
+  g_mutex_clear (&recorder->lock);
+  g_cond_clear (&recorder->cond);
+  g_free (recorder);
+}
+
+/* ---- never more than N ------------------------------------------------- */
+
+#define CONTENDERS 10
+#define MAX_LEASES 3
+#define ROUNDS 5
+#define WORK_US (20 * 1000)
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gint holders;        /* protected by lock */
+  gint max_holders;    /* protected by lock */
+  gint failures;       /* atomic */
+} Census;
+
+typedef struct {
+  Census *census;
+  ZkrSemaphore *semaphore;
+} Contender;
+
+static void
+contender_hold (Census *census)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  g_mutex_lock (&census->lock);
+  census->holders++;
+  census->max_holders = MAX (census->max_holders, census->holders);
+  g_cond_broadcast (&census->cond);
+  /* Hold until N holders were seen at once (or a while): so the test shows
+   * that N is reached, not only that it is never passed. */
+  while (census->max_holders < MAX_LEASES &&
+         g_cond_wait_until (&census->cond, &census->lock, deadline))
+    ;
+  g_mutex_unlock (&census->lock);
+  /* The work done under the lease: long enough for a contender that the
+   * semaphore wrongly let through to be counted (a grant takes ~1 ms). */
+  g_usleep (WORK_US);
+  g_mutex_lock (&census->lock);
+  census->holders--;
+  g_mutex_unlock (&census->lock);
+}
+
+static gpointer
+contender_run (gpointer data)
+{
+  Contender *contender = data;
+
+  for (int round = 0; round < ROUNDS; round++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GPtrArray) leases = zkr_semaphore_acquire (contender->semaphore, 1, 60000,
+                                                            NULL, &error);
+
+      if (leases == NULL)
+        {
+          g_printerr ("contender: %s\n", error->message);
+          g_atomic_int_inc (&contender->census->failures);
+          continue;
+        }
+      contender_hold (contender->census);
+      if (!zkr_lease_release (g_ptr_array_index (leases, 0), &error))
+        g_atomic_int_inc (&contender->census->failures);
+    }
+  return NULL;
+}
+
+static void
+test_semaphore__never_more_than_max_holders_among_ten_sessions (void)
+{
+  g_autofree char *path = itest_scratch_path ("sem-census");
+  ZkrSession *sessions[CONTENDERS];
+  Contender contenders[CONTENDERS];
+  GThread *threads[CONTENDERS];
+  Census census = { 0 };
+
+  g_mutex_init (&census.lock);
+  g_cond_init (&census.cond);
+  for (int i = 0; i < CONTENDERS; i++)
+    {
+      sessions[i] = itest_connect (itest_hosts (), 20000);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (sessions[i]);
+      contenders[i].census = &census;
+      contenders[i].semaphore = semaphore_new (sessions[i], path, MAX_LEASES);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (contenders[i].semaphore);
+    }
+  for (int i = 0; i < CONTENDERS; i++)
+    threads[i] = g_thread_new ("contender", contender_run, &contenders[i]);
+  for (int i = 0; i < CONTENDERS; i++)
+    g_thread_join (threads[i]);
+  CU_ASSERT_EQUAL (g_atomic_int_get (&census.failures), 0);
+  CU_ASSERT_TRUE (census.max_holders <= MAX_LEASES);
+  CU_ASSERT_EQUAL (census.max_holders, MAX_LEASES);
+  CU_ASSERT_EQUAL (leases_count (sessions[0], path), 0);
+  CU_ASSERT_EQUAL (locks_count (sessions[0], path), 0);
+  for (int i = 0; i < CONTENDERS; i++)
+    zkr_semaphore_unref (contenders[i].semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (sessions[0], path));
+  for (int i = 0; i < CONTENDERS; i++)
+    zkr_session_unref (sessions[i]);
+  g_mutex_clear (&census.lock);
+  g_cond_clear (&census.cond);
+}
+
+/* ---- all or nothing ---------------------------------------------------- */
+
+static void
+test_semaphore__several_leases_are_all_or_nothing_under_one_deadline (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("sem-all-or-nothing");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) held = NULL;
+  g_autoptr (GPtrArray) taken = NULL;
+  g_autoptr (GPtrArray) participants = NULL;
+  ZkrSemaphore *sem_a, *sem_b;
+  gint64 started, elapsed_ms;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  sem_a = semaphore_new (a, path, 3);
+  sem_b = semaphore_new (b, path, 3);
+  held = zkr_semaphore_acquire (sem_b, 2, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (held);
+  CU_ASSERT_EQUAL (held->len, 2);
+
+  /* 2 held of 3: a second lease for us would be the 4th node. */
+  started = g_get_monotonic_time ();
+  taken = zkr_semaphore_acquire (sem_a, 2, 500, NULL, &error);
+  elapsed_ms = (g_get_monotonic_time () - started) / 1000;
+  CU_ASSERT_PTR_NULL (taken);
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  CU_ASSERT_TRUE (elapsed_ms >= 450);
+  g_clear_error (&error);
+  /* Nothing of ours is left: only b's two leases, and locks/ is free. */
+  CU_ASSERT_EQUAL (leases_count (a, path), 2);
+  CU_ASSERT_EQUAL (locks_count (a, path), 0);
+  participants = zkr_semaphore_list_participants (sem_a, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
+  CU_ASSERT_EQUAL (participants->len, 2);
+  for (guint i = 0; i < participants->len; i++)
+    {
+      ZkrParticipant *p = g_ptr_array_index (participants, i);
+      CU_ASSERT_EQUAL (p->session_id, zkr_session_get_id (b));
+      CU_ASSERT_TRUE (p->is_holder);
+    }
+
+  /* Try-once fails the same way, leaving nothing. */
+  taken = zkr_semaphore_acquire (sem_a, 2, 0, NULL, &error);
+  CU_ASSERT_PTR_NULL (taken);
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  CU_ASSERT_EQUAL (leases_count (a, path), 2);
+
+  /* One of b's leases back: now two fit. */
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (held, 0), &error));
+  taken = zkr_semaphore_acquire (sem_a, 2, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (taken);
+  CU_ASSERT_EQUAL (taken->len, 2);
+  CU_ASSERT_EQUAL (leases_count (a, path), 3);
+  for (guint i = 0; i < taken->len; i++)
+    CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (taken, i), &error));
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (held, 1), &error));
+  CU_ASSERT_EQUAL (leases_count (a, path), 0);
+  CU_ASSERT_EQUAL (locks_count (a, path), 0);
+  zkr_semaphore_unref (sem_a);
+  zkr_semaphore_unref (sem_b);
+  CU_ASSERT_TRUE (itest_delete_tree (a, path));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
+/* ---- lease handles ----------------------------------------------------- */
+
+static gboolean
+is_curator_lease_name (const char *name)
+{
+  return g_regex_match_simple ("^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+                               "-lease-[0-9]{10}$", name, 0, 0);
+}
+
+static void
+test_semaphore__leases_are_released_one_by_one_in_curators_layout (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("sem-handles");
+  g_autofree char *leases_dir = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) leases = NULL;
+  g_autoptr (GPtrArray) other = NULL;
+  g_autoptr (GPtrArray) participants = NULL;
+  ZkrSemaphore *sem_a, *sem_b;
+  gint64 last_token = 0;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  leases_dir = child_path (path, "leases");
+  sem_a = semaphore_new (a, path, 3);
+  sem_b = semaphore_new (b, path, 3);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (sem_a), 3);
+  leases = zkr_semaphore_acquire (sem_a, 3, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leases);
+  CU_ASSERT_EQUAL_FATAL (leases->len, 3);
+  for (guint i = 0; i < leases->len; i++)
+    {
+      ZkrLease *lease = g_ptr_array_index (leases, i);
+      g_autofree char *node = zkr_lease_dup_node_path (lease);
+      gint64 token = zkr_lease_get_fencing_token (lease);
+
+      CU_ASSERT_TRUE (zkr_lease_is_held (lease));
+      CU_ASSERT_TRUE (zkr_lease_verify (lease, &error));
+      /* Taken one after the other: tokens increase. */
+      CU_ASSERT_TRUE (token > last_token);
+      last_token = token;
+      CU_ASSERT_PTR_NOT_NULL_FATAL (node);
+      CU_ASSERT_TRUE (g_str_has_prefix (node, leases_dir));
+      CU_ASSERT_TRUE (is_curator_lease_name (node + strlen (leases_dir) + 1));
+    }
+  /* locks/ is Curator's mutex: free again once the leases are through. */
+  CU_ASSERT_EQUAL (locks_count (a, path), 0);
+  participants = zkr_semaphore_list_participants (sem_b, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
+  CU_ASSERT_EQUAL (participants->len, 3);
+  for (guint i = 0; i < participants->len; i++)
+    {
+      ZkrParticipant *p = g_ptr_array_index (participants, i);
+      CU_ASSERT_TRUE (p->is_holder);
+      CU_ASSERT_EQUAL (p->session_id, zkr_session_get_id (a));
+      CU_ASSERT_STRING_EQUAL (p->client_id, "zkr-integration-test");
+    }
+
+  /* Full: another client cannot get one. */
+  other = zkr_semaphore_acquire (sem_b, 1, 0, NULL, &error);
+  CU_ASSERT_PTR_NULL (other);
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+
+  /* One lease back, the others still held. */
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (leases, 1), &error));
+  CU_ASSERT_FALSE (zkr_lease_is_held (g_ptr_array_index (leases, 1)));
+  CU_ASSERT_EQUAL (zkr_lease_get_fencing_token (g_ptr_array_index (leases, 1)), 0);
+  CU_ASSERT_PTR_NULL (zkr_lease_dup_node_path (g_ptr_array_index (leases, 1)));
+  CU_ASSERT_TRUE (zkr_lease_is_held (g_ptr_array_index (leases, 0)));
+  CU_ASSERT_TRUE (zkr_lease_is_held (g_ptr_array_index (leases, 2)));
+  CU_ASSERT_FALSE (zkr_lease_release (g_ptr_array_index (leases, 1), &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_lease_verify (g_ptr_array_index (leases, 1), &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
+  g_clear_error (&error);
+  CU_ASSERT_EQUAL (leases_count (a, path), 2);
+
+  other = zkr_semaphore_acquire (sem_b, 1, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  CU_ASSERT_TRUE (zkr_lease_get_fencing_token (g_ptr_array_index (other, 0)) > last_token);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (other, 0), &error));
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (leases, 2), &error));
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (leases, 0), &error));
+  CU_ASSERT_EQUAL (leases_count (a, path), 0);
+  CU_ASSERT_EQUAL (locks_count (a, path), 0);
+  zkr_semaphore_unref (sem_a);
+  zkr_semaphore_unref (sem_b);
+  CU_ASSERT_TRUE (itest_delete_tree (a, path));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
+/* Dropping the array (or a handle) gives back what is still held. */
+static void
+test_semaphore__freeing_leases_releases_them_in_the_background (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("sem-free");
+  g_autoptr (GError) error = NULL;
+  GPtrArray *leases;
+  ZkrSemaphore *semaphore;
+  LeaseCount none;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  semaphore = semaphore_new (session, path, 2);
+  leases = zkr_semaphore_acquire (semaphore, 2, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leases);
+  zkr_semaphore_unref (semaphore);   /* leases outlive the object */
+  CU_ASSERT_EQUAL (leases_count (session, path), 2);
+  CU_ASSERT_TRUE (zkr_lease_is_held (g_ptr_array_index (leases, 0)));
+  g_ptr_array_unref (leases);
+  none = (LeaseCount) { session, path, 0 };
+  CU_ASSERT_TRUE (itest_wait_for (leases_are, &none, WAIT_MS));
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+/* ---- shared count ------------------------------------------------------ */
+
+static void
+test_semaphore__max_follows_the_shared_count_node (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("sem-count");
+  g_autofree char *path = NULL;
+  g_autofree char *count_path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) first = NULL;
+  g_autoptr (GPtrArray) second = NULL;
+  ZkrSemaphore *sem_a, *sem_b;
+  char bytes[5];
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  make_base (a, base);
+  path = child_path (base, "sem");
+  count_path = child_path (base, "count");
+  count_bytes (1, bytes);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (a, count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  sem_a = zkr_semaphore_new_shared_count (a, path, count_path, &error);
+  sem_b = zkr_semaphore_new_shared_count (b, path, count_path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (sem_a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (sem_b);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (sem_a), 1);
+
+  first = zkr_semaphore_acquire (sem_a, 1, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (first);
+  second = zkr_semaphore_acquire (sem_b, 1, 0, NULL, &error);
+  CU_ASSERT_PTR_NULL (second);
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+
+  /* Curator's SharedCount.setCount(2): the next acquire sees it. */
+  count_bytes (2, bytes);
+  CU_ASSERT_EQUAL (zkr_op_set_sync (a, count_path, bytes, 4), ZOK);
+  second = zkr_semaphore_acquire (sem_b, 1, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (second);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (sem_b), 2);
+  CU_ASSERT_EQUAL (leases_count (a, path), 2);
+
+  /* Down to 1: two held already, nobody else gets one. */
+  count_bytes (1, bytes);
+  CU_ASSERT_EQUAL (zkr_op_set_sync (a, count_path, bytes, 4), ZOK);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (second, 0), &error));
+  g_clear_pointer (&second, g_ptr_array_unref);
+  second = zkr_semaphore_acquire (sem_b, 1, 0, NULL, &error);
+  CU_ASSERT_PTR_NULL (second);
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (sem_b), 1);
+
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (first, 0), &error));
+  CU_ASSERT_EQUAL (leases_count (a, path), 0);
+  CU_ASSERT_EQUAL (locks_count (a, path), 0);
+  zkr_semaphore_unref (sem_a);
+  zkr_semaphore_unref (sem_b);
+  CU_ASSERT_TRUE (itest_delete_tree (a, base));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
+/* ---- cancel, async, loss ----------------------------------------------- */
+
+typedef struct {
+  ZkrSemaphore *semaphore;
+  GCancellable *cancellable;
+  guint count;
+  GPtrArray *leases;
+  GError *error;
+} Waiter;
+
+static gpointer
+waiter_run (gpointer data)
+{
+  Waiter *waiter = data;
+
+  waiter->leases = zkr_semaphore_acquire (waiter->semaphore, waiter->count, -1,
+                                          waiter->cancellable, &waiter->error);
+  return NULL;
+}
+
+static void
+test_semaphore__cancel_wakes_a_blocked_waiter (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("sem-cancel");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) held = NULL;
+  Waiter waiter = { 0 };
+  ZkrSemaphore *semaphore;
+  LeaseCount two;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  semaphore = semaphore_new (session, path, 1);
+  held = zkr_semaphore_acquire (semaphore, 1, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (held);
+  waiter.semaphore = semaphore;
+  waiter.count = 1;
+  waiter.cancellable = g_cancellable_new ();
+  thread = g_thread_new ("waiter", waiter_run, &waiter);
+  two = (LeaseCount) { session, path, 2 };
+  CU_ASSERT_TRUE (itest_wait_for (leases_are, &two, WAIT_MS));
+  g_cancellable_cancel (waiter.cancellable);
+  g_thread_join (thread);
+  CU_ASSERT_PTR_NULL (waiter.leases);
+  CU_ASSERT_TRUE (g_error_matches (waiter.error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
+  g_clear_error (&waiter.error);
+  CU_ASSERT_EQUAL (leases_count (session, path), 1);
+  CU_ASSERT_EQUAL (locks_count (session, path), 0);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (held, 0), &error));
+  g_object_unref (waiter.cancellable);
+  zkr_semaphore_unref (semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+typedef struct {
+  GMainLoop *loop;
+  ZkrSemaphore *semaphore;
+  GPtrArray *leases;
+  GThread *thread;
+  GError *error;
+} AsyncAcquire;
+
+static void
+async_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AsyncAcquire *async = user_data;
+
+  (void) source;
+  async->thread = g_thread_self ();
+  async->leases = zkr_semaphore_acquire_finish (async->semaphore, result, &async->error);
+  g_main_loop_quit (async->loop);
+}
+
+static void
+test_semaphore__async_acquire_calls_back_in_the_callers_context (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("sem-async");
+  g_autoptr (GError) error = NULL;
+  GMainContext *context = g_main_context_new ();
+  AsyncAcquire async = { 0 };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  g_main_context_push_thread_default (context);
+  async.loop = g_main_loop_new (context, FALSE);
+  async.semaphore = semaphore_new (session, path, 2);
+  zkr_semaphore_acquire_async (async.semaphore, 2, 5000, NULL, async_acquired, &async);
+  CU_ASSERT_PTR_NULL (async.thread);
+  g_main_loop_run (async.loop);
+  CU_ASSERT_PTR_EQUAL (async.thread, g_thread_self ());
+  CU_ASSERT_PTR_NOT_NULL_FATAL (async.leases);
+  CU_ASSERT_EQUAL (async.leases->len, 2);
+  for (guint i = 0; i < async.leases->len; i++)
+    CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (async.leases, i), &error));
+  g_ptr_array_unref (async.leases);
+
+  /* A bad count fails the same way: in the context, after the call. */
+  async.thread = NULL;
+  zkr_semaphore_acquire_async (async.semaphore, 0, 5000, NULL, async_acquired, &async);
+  CU_ASSERT_PTR_NULL (async.thread);
+  g_main_loop_run (async.loop);
+  CU_ASSERT_PTR_NULL (async.leases);
+  CU_ASSERT_TRUE (g_error_matches (async.error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&async.error);
+
+  g_main_context_pop_thread_default (context);
+  g_main_loop_unref (async.loop);
+  g_main_context_unref (context);
+  zkr_semaphore_unref (async.semaphore);
+  CU_ASSERT_EQUAL (leases_count (session, path), 0);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+/* Expired from outside: each lease is lost (one LOST per lease), and a
+ * waiter gets through. */
+static void
+test_semaphore__expired_holder_loses_its_leases (void)
+{
+  ZkrSession *holder_session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *waiter_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("sem-expired");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) held = NULL;
+  Waiter waiter = { 0 };
+  ZkrSemaphore *semaphore;
+  LossRecorder *recorder;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
+  semaphore = semaphore_new (holder_session, path, 2);
+  recorder = loss_recorder_new (semaphore);
+  held = zkr_semaphore_acquire (semaphore, 2, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (held);
+  waiter.semaphore = semaphore_new (waiter_session, path, 2);
+  waiter.count = 2;
+  thread = g_thread_new ("waiter", waiter_run, &waiter);
+  CU_ASSERT_FATAL (itest_expire_session (holder_session));
+  CU_ASSERT_TRUE (loss_wait (recorder, ZKR_LOCK_LOST, 2, WAIT_MS));
+  CU_ASSERT_FALSE (zkr_lease_is_held (g_ptr_array_index (held, 0)));
+  CU_ASSERT_FALSE (zkr_lease_is_held (g_ptr_array_index (held, 1)));
+  g_thread_join (thread);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter.leases);
+  CU_ASSERT_EQUAL (waiter.leases->len, 2);
+  CU_ASSERT_FALSE (zkr_lease_release (g_ptr_array_index (held, 0), &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
+  g_clear_error (&error);
+  for (guint i = 0; i < waiter.leases->len; i++)
+    CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (waiter.leases, i), &error));
+  g_ptr_array_unref (waiter.leases);
+  CU_ASSERT_EQUAL (leases_count (waiter_session, path), 0);
+  loss_recorder_free (recorder);
+  zkr_semaphore_unref (semaphore);
+  zkr_semaphore_unref (waiter.semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (waiter_session, path));
+  zkr_session_unref (holder_session);
+  zkr_session_unref (waiter_session);
+}
+
+/* ---- bad input --------------------------------------------------------- */
+
+static void
+test_semaphore__bad_input_gets_clear_errors (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *closed = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("sem-bad");
+  g_autofree char *path = NULL;
+  g_autofree char *count_path = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *bad[] = { "", "a", "/a/", "//", "/a/./b", "/", NULL };
+  ZkrSemaphore *semaphore;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (closed);
+  make_base (session, base);
+  path = child_path (base, "sem");
+  count_path = child_path (base, "count");
+
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, path, 0, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "max leases 0") : NULL);
+  g_clear_error (&error);
+  for (guint i = 0; bad[i] != NULL; i++)
+    {
+      CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, bad[i], 1, &error));
+      CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+      g_clear_error (&error);
+      CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, bad[i], &error));
+      CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+      g_clear_error (&error);
+    }
+  {
+    /* Valid alone, too long once "/leases" is added. */
+    g_autofree char *longest = g_strnfill (4096, 'x');
+    longest[0] = '/';
+    CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, longest, 1, &error));
+    CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+    g_clear_error (&error);
+  }
+  zkr_test_expect_criticals_begin ();
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new (NULL, path, 1, &error));
+  CU_ASSERT_EQUAL (zkr_test_expect_criticals_end (), 1);
+
+  /* The count node: missing, then of the wrong size. */
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE));
+  g_clear_error (&error);
+  CU_ASSERT_EQUAL (zkr_op_create_sync (session, count_path, "3", 1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+
+  /* Counts: zero, or more than the max. */
+  semaphore = semaphore_new (session, path, 2);
+  CU_ASSERT_PTR_NULL (zkr_semaphore_acquire (semaphore, 0, 1000, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  CU_ASSERT_PTR_NULL (zkr_semaphore_acquire (semaphore, 3, 1000, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  zkr_semaphore_unref (semaphore);
+
+  /* A semaphore whose session was closed. */
+  semaphore = semaphore_new (closed, path, 2);
+  zkr_session_close (closed);
+  CU_ASSERT_PTR_NULL (zkr_semaphore_acquire (semaphore, 1, 1000, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
+  g_clear_error (&error);
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (closed, path, count_path, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
+  g_clear_error (&error);
+  zkr_semaphore_unref (semaphore);
+  CU_ASSERT_EQUAL (leases_count (session, path), 0);
+  CU_ASSERT_EQUAL (locks_count (session, path), 0);
+  CU_ASSERT_TRUE (itest_delete_tree (session, base));
+  zkr_session_unref (session);
+  zkr_session_unref (closed);
+}
+
+static const ZkrTestCase tests[] = {
+  ZKR_TEST_CASE (test_semaphore__never_more_than_max_holders_among_ten_sessions),
+  ZKR_TEST_CASE (test_semaphore__several_leases_are_all_or_nothing_under_one_deadline),
+  ZKR_TEST_CASE (test_semaphore__leases_are_released_one_by_one_in_curators_layout),
+  ZKR_TEST_CASE (test_semaphore__freeing_leases_releases_them_in_the_background),
+  ZKR_TEST_CASE (test_semaphore__max_follows_the_shared_count_node),
+  ZKR_TEST_CASE (test_semaphore__cancel_wakes_a_blocked_waiter),
+  ZKR_TEST_CASE (test_semaphore__async_acquire_calls_back_in_the_callers_context),
+  ZKR_TEST_CASE (test_semaphore__expired_holder_loses_its_leases),
+  ZKR_TEST_CASE (test_semaphore__bad_input_gets_clear_errors),
+  { NULL, NULL },
+};
+
+int
+main (int argc, char **argv)
+{
+  return zkr_test_main (argc, argv, "semaphore", NULL, NULL, tests);
+}

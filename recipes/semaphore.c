@@ -1,0 +1,723 @@
+/* zkr: the counting semaphore, Curator's InterProcessSemaphoreV2: a mutex
+ * on PATH/locks (the queue engine's mutex recipe) serializes lease
+ * creation; each lease is a queue entry on PATH/leases whose predicate is
+ * "children <= max". Several leases are taken one after the other under
+ * one deadline, all or none.
+ *
+ * Threads: the acquire steps run in the caller's GMainContext, chained by
+ * GTasks; blocking releases run on GTask pool threads, ZooKeeper logic on
+ * the session's worker (in the engine). */
+
+#include <string.h>
+
+#include "error.h"
+#include "nodename.h"
+#include "notifier.h"
+#include "path.h"
+#include "semaphore-private.h"
+#include "session-private.h"
+
+#include <zkr/semaphore.h>
+
+#define LOCKS_CHILD "locks"
+#define LEASES_CHILD "leases"
+#define LEASE_NAME "lease-"
+
+struct _ZkrSemaphore {
+  gatomicrefcount ref;
+  ZkrSession *session;   /* (owned) */
+  char *path;            /* as given */
+  char *locks_path;      /* "<path>/locks", as given */
+  char *leases_path;     /* "<path>/leases", as given */
+  char *count_path;      /* (nullable) the shared count node, as given */
+  gint max_leases;       /* atomic: the lease predicate reads it on the worker */
+  ZkrNotifier *loss;
+};
+
+struct _ZkrLease {
+  ZkrSemaphore *semaphore;  /* (owned) dropped on the worker, after queue */
+  ZkrQueueLock *queue;      /* (owned) */
+};
+
+/* ==== the pure parts ================================================== */
+
+gboolean
+zkr_semaphore_predicate_lease (GPtrArray *sorted, guint ours, const char **wait_on,
+                               gpointer data)
+{
+  (void) ours;
+  (void) wait_on;
+  /* Compared as signed: a shared count of 0 or below lets nobody through. */
+  return (gint64) sorted->len <= (gint64) g_atomic_int_get ((gint *) data);
+}
+
+gboolean
+zkr_semaphore_predicate_listing (GPtrArray *sorted, guint ours, const char **wait_on,
+                                 gpointer data)
+{
+  (void) sorted;
+  (void) wait_on;
+  return (gint64) ours < (gint64) g_atomic_int_get ((gint *) data);
+}
+
+const ZkrQueueRecipe zkr_semaphore_lease_recipe = {
+  .lock_name = LEASE_NAME,
+  .sort = zkr_node_sort,
+  .predicate = zkr_semaphore_predicate_lease,
+  .kind = "semaphore lease",
+};
+
+const ZkrQueueRecipe zkr_semaphore_listing_recipe = {
+  .lock_name = LEASE_NAME,
+  .sort = zkr_node_sort,
+  .predicate = zkr_semaphore_predicate_listing,
+  .kind = "semaphore lease",
+};
+
+gboolean
+zkr_semaphore_parse_count (const void *data, gsize len, const char *path, gint *count,
+                           GError **error)
+{
+  guint32 big_endian;
+
+  if (len != sizeof big_endian || data == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "count node %s holds %" G_GSIZE_FORMAT " bytes, not a 4-byte big-endian "
+                   "int (Curator's SharedCount)", path, data != NULL ? len : 0);
+      return FALSE;
+    }
+  memcpy (&big_endian, data, sizeof big_endian);
+  *count = (gint) (gint32) GUINT32_FROM_BE (big_endian);
+  return TRUE;
+}
+
+/* ==== the object ====================================================== */
+
+static ZkrSemaphore *
+semaphore_new (ZkrSession *session, const char *path, GError **error)
+{
+  g_autofree char *locks_path = NULL;
+  g_autofree char *leases_path = NULL;
+  ZkrSemaphore *semaphore;
+
+  if (!zkr_path_validate (path, error))
+    return NULL;
+  if (strcmp (path, "/") == 0)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid semaphore path \"/\": a semaphore needs a path of its own");
+      return NULL;
+    }
+  locks_path = zkr_path_join (path, LOCKS_CHILD);
+  leases_path = zkr_path_join (path, LEASES_CHILD);
+  /* A path near the length limit may not leave room for the children. */
+  if (!zkr_path_validate (locks_path, error) || !zkr_path_validate (leases_path, error))
+    return NULL;
+  semaphore = g_new0 (ZkrSemaphore, 1);
+  g_atomic_ref_count_init (&semaphore->ref);
+  semaphore->session = zkr_session_ref (session);
+  semaphore->path = g_strdup (path);
+  semaphore->locks_path = g_steal_pointer (&locks_path);
+  semaphore->leases_path = g_steal_pointer (&leases_path);
+  semaphore->loss = zkr_notifier_new (semaphore, (gpointer (*) (gpointer)) zkr_semaphore_ref,
+                                      (void (*) (gpointer)) zkr_semaphore_unref,
+                                      zkr_queue_loss_marshal);
+  return semaphore;
+}
+
+ZkrSemaphore *
+zkr_semaphore_new (ZkrSession *session, const char *path, guint max_leases, GError **error)
+{
+  ZkrSemaphore *semaphore;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (max_leases == 0 || max_leases > G_MAXINT)
+    {
+      g_autofree char *quoted = zkr_quote_value (path, -1);
+
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid max leases %u for semaphore %s: must be 1 to %d", max_leases,
+                   quoted, G_MAXINT);
+      return NULL;
+    }
+  semaphore = semaphore_new (session, path, error);
+  if (semaphore != NULL)
+    semaphore->max_leases = (gint) max_leases;
+  return semaphore;
+}
+
+/* Blocking read of the count node (not on the worker). */
+static gboolean
+count_read_sync (ZkrSession *session, const char *count_path, gint *count, GError **error)
+{
+  g_autofree char *full = zkr_session_resolve_path (session, count_path);
+  g_autoptr (GBytes) data = NULL;
+  gsize len = 0;
+  const void *bytes;
+  int rc;
+
+  rc = zkr_op_get_sync (session, full, &data, NULL);
+  if (rc != ZOK)
+    {
+      zkr_set_error_from_zk (error, rc, "read count node", count_path,
+                             zkr_session_get_id (session));
+      return FALSE;
+    }
+  bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
+  return zkr_semaphore_parse_count (bytes != NULL ? bytes : "", len, count_path, count, error);
+}
+
+ZkrSemaphore *
+zkr_semaphore_new_shared_count (ZkrSession *session, const char *path, const char *count_path,
+                                GError **error)
+{
+  ZkrSemaphore *semaphore;
+  gint count = 0;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (count_path != NULL, NULL);
+  g_return_val_if_fail (!zkr_session_in_worker (session), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!zkr_path_validate (count_path, error))
+    return NULL;
+  if (!count_read_sync (session, count_path, &count, error))
+    return NULL;
+  semaphore = semaphore_new (session, path, error);
+  if (semaphore == NULL)
+    return NULL;
+  semaphore->count_path = g_strdup (count_path);
+  g_atomic_int_set (&semaphore->max_leases, count);
+  return semaphore;
+}
+
+ZkrSemaphore *
+zkr_semaphore_ref (ZkrSemaphore *semaphore)
+{
+  g_return_val_if_fail (semaphore != NULL, NULL);
+  g_atomic_ref_count_inc (&semaphore->ref);
+  return semaphore;
+}
+
+void
+zkr_semaphore_unref (ZkrSemaphore *semaphore)
+{
+  g_return_if_fail (semaphore != NULL);
+  if (!g_atomic_ref_count_dec (&semaphore->ref))
+    return;
+  zkr_notifier_free (semaphore->loss);
+  zkr_session_unref (semaphore->session);
+  g_free (semaphore->path);
+  g_free (semaphore->locks_path);
+  g_free (semaphore->leases_path);
+  g_free (semaphore->count_path);
+  g_free (semaphore);
+}
+
+int
+zkr_semaphore_get_max_leases (ZkrSemaphore *semaphore)
+{
+  g_return_val_if_fail (semaphore != NULL, 0);
+  return g_atomic_int_get (&semaphore->max_leases);
+}
+
+guint
+zkr_semaphore_add_loss_listener (ZkrSemaphore *semaphore, ZkrLockLossFunc func,
+                                 gpointer user_data, GDestroyNotify destroy)
+{
+  g_return_val_if_fail (semaphore != NULL, 0);
+  g_return_val_if_fail (func != NULL, 0);
+  return zkr_notifier_add (semaphore->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+}
+
+void
+zkr_semaphore_remove_loss_listener (ZkrSemaphore *semaphore, guint listener_id)
+{
+  g_return_if_fail (semaphore != NULL);
+  zkr_notifier_remove (semaphore->loss, listener_id);
+}
+
+GPtrArray *
+zkr_semaphore_list_participants (ZkrSemaphore *semaphore, GError **error)
+{
+  g_return_val_if_fail (semaphore != NULL, NULL);
+  g_return_val_if_fail (!zkr_session_in_worker (semaphore->session), NULL);
+  return zkr_queue_list_participants (semaphore->session, semaphore->leases_path,
+                                      &zkr_semaphore_listing_recipe, &semaphore->max_leases,
+                                      error);
+}
+
+/* ==== leases ========================================================== */
+
+/* Worker thread: a lease's loss event goes to the semaphore's listeners. */
+static void
+lease_relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
+{
+  ZkrLease *lease = user_data;
+
+  (void) queue;
+  zkr_notifier_emit (lease->semaphore->loss, event);
+}
+
+static ZkrLease *
+lease_new (ZkrSemaphore *semaphore)
+{
+  ZkrLease *lease = g_new0 (ZkrLease, 1);
+
+  lease->semaphore = zkr_semaphore_ref (semaphore);
+  /* The path was validated with the semaphore's: this cannot fail. */
+  lease->queue = zkr_queue_lock_new (semaphore->session, semaphore->leases_path,
+                                     &zkr_semaphore_lease_recipe, &semaphore->max_leases,
+                                     NULL, NULL, NULL, NULL);
+  zkr_queue_lock_set_loss_hook (lease->queue, lease_relay_loss, lease);
+  return lease;
+}
+
+/* Worker thread, after the queue entry's own free ran (posts run in
+ * order): no loss hook can reach @lease any more. */
+static gboolean
+lease_finalize (gpointer data)
+{
+  ZkrLease *lease = data;
+
+  zkr_semaphore_unref (lease->semaphore);
+  g_free (lease);
+  return G_SOURCE_REMOVE;
+}
+
+void
+zkr_lease_free (ZkrLease *lease)
+{
+  if (lease == NULL)
+    return;
+  zkr_queue_lock_free (lease->queue);
+  zkr_session_post (lease->semaphore->session, lease_finalize, lease, NULL);
+}
+
+gboolean
+zkr_lease_release (ZkrLease *lease, GError **error)
+{
+  g_return_val_if_fail (lease != NULL, FALSE);
+  return zkr_queue_lock_release (lease->queue, error);
+}
+
+gboolean
+zkr_lease_is_release_pending (ZkrLease *lease)
+{
+  g_return_val_if_fail (lease != NULL, FALSE);
+  return zkr_queue_lock_is_release_pending (lease->queue);
+}
+
+gboolean
+zkr_lease_is_held (ZkrLease *lease)
+{
+  g_return_val_if_fail (lease != NULL, FALSE);
+  return zkr_queue_lock_is_held (lease->queue);
+}
+
+gint64
+zkr_lease_get_fencing_token (ZkrLease *lease)
+{
+  g_return_val_if_fail (lease != NULL, 0);
+  return zkr_queue_lock_get_token (lease->queue);
+}
+
+char *
+zkr_lease_dup_node_path (ZkrLease *lease)
+{
+  g_return_val_if_fail (lease != NULL, NULL);
+  return zkr_queue_lock_dup_node_path (lease->queue);
+}
+
+gboolean
+zkr_lease_verify (ZkrLease *lease, GError **error)
+{
+  g_return_val_if_fail (lease != NULL, FALSE);
+  return zkr_queue_lock_verify (lease->queue, error);
+}
+
+/* ==== acquiring: one round per lease, in the caller's context ========= */
+
+typedef struct {
+  ZkrSemaphore *semaphore;   /* (owned) */
+  GTask *task;               /* (owned) the caller's */
+  guint count;
+  gboolean try_once;
+  gint64 deadline;           /* monotonic µs; G_MAXINT64: none */
+  GCancellable *cancellable; /* (owned) (nullable) */
+  ZkrQueueLock *locks;       /* (owned) our entry in locks/ */
+  ZkrLease *pending;         /* (owned) (nullable) the lease being acquired */
+  GPtrArray *leases;         /* (owned) of ZkrLease, taken so far */
+  GError *error;             /* (owned) (nullable) the failure to report */
+} AcquireOp;
+
+static void
+acquire_op_free (AcquireOp *op)
+{
+  zkr_queue_lock_free (op->locks);
+  zkr_lease_free (op->pending);
+  g_ptr_array_unref (op->leases);
+  g_clear_error (&op->error);
+  g_clear_object (&op->cancellable);
+  g_clear_object (&op->task);
+  zkr_semaphore_unref (op->semaphore);
+  g_free (op);
+}
+
+/* The timeout for the next step: 0 (try once), -1 (none), or what is left
+ * of the deadline; FALSE when nothing is left. */
+static gboolean
+acquire_op_time_left (AcquireOp *op, int *timeout_ms)
+{
+  gint64 left;
+
+  if (op->try_once || op->deadline == G_MAXINT64)
+    {
+      *timeout_ms = op->try_once ? 0 : -1;
+      return TRUE;
+    }
+  left = op->deadline - g_get_monotonic_time ();
+  if (left <= 0)
+    return FALSE;
+  *timeout_ms = (int) MIN ((left + 999) / 1000, G_MAXINT);
+  return TRUE;
+}
+
+static GTask *
+step_task (AcquireOp *op, GAsyncReadyCallback done)
+{
+  GTask *task = g_task_new (NULL, NULL, done, op);
+
+  /* The engine reports cancellation itself, after our node is gone. */
+  g_task_set_check_cancellable (task, FALSE);
+  return task;
+}
+
+static void
+acquire_op_rolled_back (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AcquireOp *op = user_data;
+
+  (void) source;
+  (void) result;
+  g_task_return_error (op->task, g_steal_pointer (&op->error));
+  acquire_op_free (op);
+}
+
+/* A pool thread: gives back the leases taken so far, newest first, and
+ * waits for the deletes (a delete that cannot be sent now stays pending
+ * in the background). */
+static void
+rollback_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  AcquireOp *op = task_data;
+
+  (void) source;
+  (void) cancellable;
+  for (guint i = op->leases->len; i > 0; i--)
+    {
+      g_autoptr (GError) error = NULL;
+      ZkrLease *lease = g_ptr_array_index (op->leases, i - 1);
+
+      if (zkr_lease_is_held (lease) && !zkr_lease_release (lease, &error))
+        g_debug ("semaphore %s: rollback: %s", op->semaphore->path, error->message);
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Ends the acquire with @error once every lease taken so far is given back. */
+static void
+acquire_op_fail (AcquireOp *op, GError *error)
+{
+  GTask *task;
+
+  g_prefix_error (&error, "semaphore %s: ", op->semaphore->path);
+  op->error = error;
+  if (op->leases->len == 0)
+    {
+      acquire_op_rolled_back (NULL, NULL, op);
+      return;
+    }
+  task = g_task_new (NULL, NULL, acquire_op_rolled_back, op);
+  g_task_set_task_data (task, op, NULL);
+  g_task_run_in_thread (task, rollback_thread);
+  g_object_unref (task);
+}
+
+static void
+acquire_op_succeed (AcquireOp *op)
+{
+  /* A lease taken in an earlier round may have been lost while we waited
+   * for a later one: then the whole acquire fails. */
+  for (guint i = 0; i < op->leases->len; i++)
+    if (!zkr_lease_is_held (g_ptr_array_index (op->leases, i)))
+      {
+        acquire_op_fail (op, g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
+                                          "lease %u of %u was lost while acquiring the others",
+                                          i + 1, op->count));
+        return;
+      }
+  g_task_return_pointer (op->task, g_steal_pointer (&op->leases),
+                         (GDestroyNotify) g_ptr_array_unref);
+  op->leases = g_ptr_array_new ();
+  acquire_op_free (op);
+}
+
+static void acquire_op_round (AcquireOp *op);
+
+static void
+acquire_op_locks_released (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AcquireOp *op = user_data;
+
+  (void) source;
+  (void) result;
+  if (op->error != NULL)
+    acquire_op_fail (op, g_steal_pointer (&op->error));
+  else if (op->leases->len == op->count)
+    acquire_op_succeed (op);
+  else
+    acquire_op_round (op);
+}
+
+/* A pool thread: the blocking release of our locks/ node. */
+static void
+locks_release_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  AcquireOp *op = task_data;
+  g_autoptr (GError) error = NULL;
+
+  (void) source;
+  (void) cancellable;
+  /* Connection loss: the delete goes on in the background; it does not
+   * change what we hold. */
+  if (!zkr_queue_lock_release (op->locks, &error))
+    g_debug ("semaphore %s: release of locks/: %s", op->semaphore->path, error->message);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Curator's order: our lease node is through (or already deleted by the
+ * engine on failure) before the locks/ mutex is let go. */
+static void
+acquire_op_release_locks (AcquireOp *op)
+{
+  GTask *task = g_task_new (NULL, NULL, acquire_op_locks_released, op);
+
+  g_task_set_task_data (task, op, NULL);
+  g_task_run_in_thread (task, locks_release_thread);
+  g_object_unref (task);
+}
+
+static void
+acquire_op_lease_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AcquireOp *op = user_data;
+  GError *error = NULL;
+
+  (void) source;
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    g_ptr_array_add (op->leases, g_steal_pointer (&op->pending));
+  else
+    {
+      op->error = error;
+      g_clear_pointer (&op->pending, zkr_lease_free);
+    }
+  acquire_op_release_locks (op);
+}
+
+static void
+acquire_op_take_lease (AcquireOp *op)
+{
+  int timeout_ms = 0;
+
+  if (!acquire_op_time_left (op, &timeout_ms))
+    {
+      op->error = g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT, "timed out acquiring %u leases",
+                               op->count);
+      acquire_op_release_locks (op);
+      return;
+    }
+  op->pending = lease_new (op->semaphore);
+  zkr_queue_lock_acquire (op->pending->queue, timeout_ms, op->cancellable,
+                          step_task (op, acquire_op_lease_acquired));
+}
+
+static void
+acquire_op_count_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  (void) source;
+  (void) result;
+  acquire_op_take_lease (user_data);
+}
+
+/* Worker thread: the count node's data; a failed read keeps the last
+ * count (see zkr_semaphore_new_shared_count()). */
+static void
+count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  GTask *task = user_data;
+  ZkrSemaphore *semaphore = g_task_get_task_data (task);
+  g_autoptr (GError) error = NULL;
+  gsize len = 0;
+  const void *bytes = reply->data != NULL ? g_bytes_get_data (reply->data, &len) : NULL;
+  gint count;
+
+  (void) session;
+  if (reply->rc != ZOK)
+    g_debug ("semaphore %s: count node %s not read (%s): max leases stay %d", semaphore->path,
+             semaphore->count_path, zkr_zk_error_name (reply->rc),
+             g_atomic_int_get (&semaphore->max_leases));
+  else if (!zkr_semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
+                                       &count, &error))
+    g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
+               g_atomic_int_get (&semaphore->max_leases));
+  else
+    g_atomic_int_set (&semaphore->max_leases, count);
+  g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+static void
+acquire_op_locks_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AcquireOp *op = user_data;
+  g_autofree char *count_full = NULL;
+  GError *error = NULL;
+  GTask *task;
+
+  (void) source;
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      acquire_op_fail (op, error);
+      return;
+    }
+  if (op->semaphore->count_path == NULL)
+    {
+      acquire_op_take_lease (op);
+      return;
+    }
+  /* Read the shared count now that we are the only one creating leases. */
+  task = g_task_new (NULL, NULL, acquire_op_count_read, op);
+  g_task_set_task_data (task, op->semaphore, NULL);
+  count_full = zkr_session_resolve_path (op->semaphore->session, op->semaphore->count_path);
+  zkr_op_get (op->semaphore->session, count_full, FALSE, count_reply, task);
+}
+
+static void
+acquire_op_round (AcquireOp *op)
+{
+  int timeout_ms = 0;
+
+  if (g_cancellable_is_cancelled (op->cancellable))
+    {
+      acquire_op_fail (op, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
+                                        "acquiring %u leases was cancelled", op->count));
+      return;
+    }
+  if (!acquire_op_time_left (op, &timeout_ms))
+    {
+      acquire_op_fail (op, g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT,
+                                        "timed out acquiring %u leases", op->count));
+      return;
+    }
+  zkr_queue_lock_acquire (op->locks, timeout_ms, op->cancellable,
+                          step_task (op, acquire_op_locks_acquired));
+}
+
+void
+zkr_semaphore_acquire_async (ZkrSemaphore *semaphore, guint count, int timeout_ms,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data)
+{
+  GTask *task;
+  AcquireOp *op;
+
+  g_return_if_fail (semaphore != NULL);
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zkr_semaphore_acquire_async);
+  g_task_set_name (task, "zkr_semaphore_acquire");
+  /* As the mutex: a cancel is reported once our nodes are gone. */
+  g_task_set_check_cancellable (task, FALSE);
+  if (count == 0 || count > G_MAXINT ||
+      (semaphore->count_path == NULL && count > (guint) g_atomic_int_get (&semaphore->max_leases)))
+    {
+      g_task_return_new_error (task, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                               "semaphore %s: cannot acquire %u leases (max leases %d)",
+                               semaphore->path, count, g_atomic_int_get (&semaphore->max_leases));
+      g_object_unref (task);
+      return;
+    }
+  op = g_new0 (AcquireOp, 1);
+  op->semaphore = zkr_semaphore_ref (semaphore);
+  op->task = task;
+  op->count = count;
+  op->try_once = timeout_ms == 0;
+  op->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
+                                : G_MAXINT64;
+  op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  op->leases = g_ptr_array_new_with_free_func ((GDestroyNotify) zkr_lease_free);
+  op->locks = zkr_queue_lock_new (semaphore->session, semaphore->locks_path,
+                                  &zkr_queue_mutex_recipe, NULL, NULL, NULL, NULL, NULL);
+  acquire_op_round (op);
+}
+
+GPtrArray *
+zkr_semaphore_acquire_finish (ZkrSemaphore *semaphore, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (semaphore != NULL, NULL);
+  g_return_val_if_fail (g_async_result_is_tagged (result, zkr_semaphore_acquire_async), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* The blocking twin, through the engine's runner (which wants a boolean
+ * task): the leases travel beside it. */
+typedef struct {
+  ZkrSemaphore *semaphore;
+  guint count;
+  GPtrArray *leases;
+} SyncAcquire;
+
+static void
+sync_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *outer = user_data;
+  SyncAcquire *sync = g_task_get_task_data (outer);
+  GError *error = NULL;
+
+  (void) source;
+  sync->leases = zkr_semaphore_acquire_finish (sync->semaphore, result, &error);
+  if (sync->leases != NULL)
+    g_task_return_boolean (outer, TRUE);
+  else
+    g_task_return_error (outer, error);
+  g_object_unref (outer);
+}
+
+static void
+sync_start (gpointer object, int timeout_ms, GCancellable *cancellable,
+            GAsyncReadyCallback callback, gpointer user_data)
+{
+  SyncAcquire *sync = object;
+  GTask *outer = g_task_new (NULL, NULL, callback, user_data);
+
+  g_task_set_check_cancellable (outer, FALSE);
+  g_task_set_task_data (outer, sync, NULL);
+  zkr_semaphore_acquire_async (sync->semaphore, sync->count, timeout_ms, cancellable,
+                               sync_acquired, outer);
+}
+
+GPtrArray *
+zkr_semaphore_acquire (ZkrSemaphore *semaphore, guint count, int timeout_ms,
+                       GCancellable *cancellable, GError **error)
+{
+  SyncAcquire sync = { semaphore, count, NULL };
+
+  g_return_val_if_fail (semaphore != NULL, NULL);
+  g_return_val_if_fail (!zkr_session_in_worker (semaphore->session), NULL);
+  if (!zkr_queue_run_sync (&sync, sync_start, timeout_ms, cancellable, error))
+    return NULL;
+  return sync.leases;
+}
