@@ -32,15 +32,59 @@ struct _ZkrNotifier {
   ZkrNotifyMarshal marshal;
 };
 
+typedef struct {
+  gint published;
+  GSourceFunc func;
+  gpointer data;
+  GDestroyNotify destroy;
+} Post;
+
+static gboolean
+post_run (gpointer user_data)
+{
+  Post *post = user_data;
+
+  /* Pairs with the publishing store in zkr_context_post(). */
+  if (g_atomic_int_get (&post->published) != 1)
+    g_critical ("zkr: a post ran before it was published");
+  return post->func (post->data);
+}
+
+static void
+post_free (gpointer user_data)
+{
+  Post *post = user_data;
+
+  (void) g_atomic_int_get (&post->published);
+  if (post->destroy != NULL)
+    post->destroy (post->data);
+  g_free (post);
+}
+
+void
+zkr_context_post (GMainContext *context, GSourceFunc func, gpointer data,
+                  GDestroyNotify destroy)
+{
+  Post *post = g_new0 (Post, 1);
+  GSource *source;
+
+  post->func = func;
+  post->data = data;
+  post->destroy = destroy;
+  g_atomic_int_set (&post->published, 1);
+  /* An idle source, not g_main_context_invoke(): that one may run @func
+   * right here when the caller owns the context. */
+  source = g_idle_source_new ();
+  g_source_set_callback (source, post_run, post, post_free);
+  g_source_set_static_name (source, "zkr-post");
+  g_source_attach (source, context);
+  g_source_unref (source);
+}
+
 static void
 context_post (GMainContext *context, GSourceFunc func, gpointer data, GDestroyNotify destroy)
 {
-  GSource *source = g_idle_source_new ();
-
-  g_source_set_callback (source, func, data, destroy);
-  g_source_set_static_name (source, "zkr-notify");
-  g_source_attach (source, context);
-  g_source_unref (source);
+  zkr_context_post (context, func, data, destroy);
 }
 
 static gboolean
@@ -228,4 +272,51 @@ zkr_notifier_emit (ZkrNotifier *notifier, int event)
     }
   g_mutex_unlock (&drain_lock);
   g_mutex_unlock (&notifier->lock);
+}
+
+typedef struct {
+  ZkrBlockingFunc work;
+  ZkrBlockingFunc done;
+  gpointer data;
+  GMainContext *context;   /* (owned) where done runs */
+} Blocking;
+
+static gboolean
+blocking_done (gpointer user_data)
+{
+  Blocking *blocking = user_data;
+
+  blocking->done (blocking->data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+blocking_free (gpointer user_data)
+{
+  Blocking *blocking = user_data;
+
+  g_main_context_unref (blocking->context);
+  g_free (blocking);
+}
+
+static gpointer
+blocking_thread (gpointer user_data)
+{
+  Blocking *blocking = user_data;
+
+  blocking->work (blocking->data);
+  zkr_context_post (blocking->context, blocking_done, blocking, blocking_free);
+  return NULL;
+}
+
+void
+zkr_run_blocking (ZkrBlockingFunc work, ZkrBlockingFunc done, gpointer data)
+{
+  Blocking *blocking = g_new0 (Blocking, 1);
+
+  blocking->work = work;
+  blocking->done = done;
+  blocking->data = data;
+  blocking->context = g_main_context_ref_thread_default ();
+  g_thread_unref (g_thread_new ("zkr-blocking", blocking_thread, blocking));
 }

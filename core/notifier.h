@@ -33,6 +33,23 @@ void zkr_notifier_remove (ZkrNotifier *notifier, guint id);
 /* Any thread; queues @event for every listener. */
 void zkr_notifier_emit (ZkrNotifier *notifier, int event);
 
+/* Runs @func(@data) in @context, always later (never inside this call),
+ * in posting order among posts of equal priority. Everything the caller
+ * wrote before posting is visible to @func: the hand-off is published with
+ * an atomic release/acquire pair of our own rather than relying on GLib's
+ * internal locking alone, so that ThreadSanitizer can see it too. @destroy
+ * runs on @data after @func, or when the context drops the post. */
+void zkr_context_post (GMainContext *context, GSourceFunc func, gpointer data,
+                       GDestroyNotify destroy);
+
+typedef void (*ZkrBlockingFunc) (gpointer data);
+
+/* Runs @work(@data) on a short-lived thread of its own, where blocking zkr
+ * calls are allowed, then @done(@data) in the caller's thread-default
+ * context. For the rare blocking steps of a recipe's async path (giving
+ * back what a failed acquire took); not for waiting. */
+void zkr_run_blocking (ZkrBlockingFunc work, ZkrBlockingFunc done, gpointer data);
+
 /* Takes a reference on @ref unless it already dropped to zero (the object
  * is being finalized). Any thread. Returns TRUE when it took one. */
 gboolean zkr_ref_try (gatomicrefcount *ref);

@@ -142,16 +142,9 @@ zkr_session_post (ZkrSession *session,
                   gpointer data,
                   GDestroyNotify destroy)
 {
-  GSource *source = g_idle_source_new ();
-
-  /* An idle source, not g_main_context_invoke(): that one may run @func
-   * right here when the caller owns the context, and posting must always
-   * defer (completions never run inside the call that caused them). */
-  g_source_set_priority (source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (source, func, data, destroy);
-  g_source_set_static_name (source, "zkr-session-post");
-  g_source_attach (source, session->worker_ctx);
-  g_source_unref (source);
+  /* Always deferred: completions never run inside the call that caused
+   * them. */
+  zkr_context_post (session->worker_ctx, func, data, destroy);
 }
 
 GMainContext *

@@ -400,7 +400,10 @@ worker_main (const char *hosts, const char *path, const char *resource)
       g_autofree char *value = NULL;
 
       if (!zkr_mutex_acquire (mutex, 60000, NULL, &error))
-        return 3;
+        {
+          g_printerr ("worker: acquire failed: %s\n", error->message);
+          return 3;
+        }
       token = zkr_mutex_get_fencing_token (mutex);
       if (zkr_op_get_sync (session, resource, &data, NULL) != ZOK)
         return 4;

@@ -33,6 +33,7 @@ struct _ZkrQueueLock {
   const ZkrQueueRecipe *recipe;
   gpointer predicate_data;
   ZkrNotifier *loss;              /* loss listeners */
+  GMutex hook_lock;               /* guards the hook and its calls */
   ZkrLockLossFunc loss_hook;      /* (nullable) called on the worker */
   gpointer loss_hook_data;
 
@@ -70,6 +71,7 @@ lock_unref (ZkrQueueLock *lock)
   g_free (lock->user_path);
   g_free (lock->node_path);
   g_mutex_clear (&lock->mutex);
+  g_mutex_clear (&lock->hook_lock);
   g_cond_clear (&lock->cond);
   g_free (lock);
 }
@@ -118,6 +120,7 @@ zkr_queue_lock_new (ZkrSession *session, const char *path,
   lock->predicate_data = predicate_data;
   lock->loss = zkr_notifier_new (owner, owner_ref, owner_unref, zkr_queue_loss_marshal);
   g_mutex_init (&lock->mutex);
+  g_mutex_init (&lock->hook_lock);
   g_cond_init (&lock->cond);
   return lock;
 }
@@ -148,12 +151,14 @@ lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
 {
   g_debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
   zkr_notifier_emit (lock->loss, event);
-  /* Called under the mutex so that zkr_queue_lock_free(), which clears the
-   * hook under it, returns only once no call is running or can start. */
-  g_mutex_lock (&lock->mutex);
+  /* Called under hook_lock so that zkr_queue_lock_free(), which clears the
+   * hook under it, returns only once no call is running or can start. A
+   * lock of its own, not the entry's mutex: the hook takes its owner's
+   * lock, and owners take entries' mutexes while holding theirs. */
+  g_mutex_lock (&lock->hook_lock);
   if (lock->loss_hook != NULL)
     lock->loss_hook (lock, event, lock->loss_hook_data);
-  g_mutex_unlock (&lock->mutex);
+  g_mutex_unlock (&lock->hook_lock);
 }
 
 /* The lock is gone or presumed gone: no longer held, listeners told, and
@@ -390,6 +395,46 @@ acquire_unref (Acquire *acquire)
 
 static void acquire_list (Acquire *acquire);
 
+typedef struct {
+  GTask *task;     /* (owned) */
+  GError *error;   /* (owned) (nullable): NULL means success */
+} TaskReturn;
+
+static gboolean
+task_return_run (gpointer data)
+{
+  TaskReturn *ret = data;
+
+  if (ret->error != NULL)
+    g_task_return_error (ret->task, g_steal_pointer (&ret->error));
+  else
+    g_task_return_boolean (ret->task, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+task_return_free (gpointer data)
+{
+  TaskReturn *ret = data;
+
+  g_clear_error (&ret->error);
+  g_object_unref (ret->task);
+  g_free (ret);
+}
+
+/* Returns @task's result from the task's own context, where its callback
+ * runs: so the task (and what its callback owns) is never finalized on the
+ * worker thread, and the hand-off is one that ThreadSanitizer can see. */
+static void
+task_return_in_context (GTask *task, GError *error)
+{
+  TaskReturn *ret = g_new0 (TaskReturn, 1);
+
+  ret->task = task;
+  ret->error = error;
+  zkr_context_post (g_task_get_context (task), task_return_run, ret, task_return_free);
+}
+
 /* Stops everything that can call back into the acquire. */
 static void
 acquire_detach (Acquire *acquire)
@@ -432,7 +477,7 @@ acquire_succeed (Acquire *acquire)
    * we got here, the SUSPENDED was delivered before our listener existed. */
   if (zkr_session_get_state (lock->session) == ZKR_SESSION_STATE_SUSPENDED)
     hold_on_state (lock->session, ZKR_SESSION_STATE_SUSPENDED, lock);
-  g_task_return_boolean (acquire->task, TRUE);
+  task_return_in_context (g_steal_pointer (&acquire->task), NULL);
   acquire_unref (acquire);
 }
 
@@ -444,7 +489,7 @@ acquire_return_error (Acquire *acquire, GError *error)
   g_mutex_lock (&lock->mutex);
   lock->state = LOCK_IDLE;
   g_mutex_unlock (&lock->mutex);
-  g_task_return_error (acquire->task, error);
+  task_return_in_context (g_steal_pointer (&acquire->task), error);
   acquire_unref (acquire);
 }
 
@@ -1037,9 +1082,9 @@ zkr_queue_lock_free (ZkrQueueLock *lock)
 {
   if (lock == NULL)
     return;
-  g_mutex_lock (&lock->mutex);
+  g_mutex_lock (&lock->hook_lock);
   lock->loss_hook = NULL;
-  g_mutex_unlock (&lock->mutex);
+  g_mutex_unlock (&lock->hook_lock);
   zkr_session_post (lock->session, free_in_worker, lock, (GDestroyNotify) lock_unref);
 }
 
@@ -1132,10 +1177,10 @@ zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id)
 void
 zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data)
 {
-  g_mutex_lock (&lock->mutex);
+  g_mutex_lock (&lock->hook_lock);
   lock->loss_hook = hook;
   lock->loss_hook_data = user_data;
-  g_mutex_unlock (&lock->mutex);
+  g_mutex_unlock (&lock->hook_lock);
 }
 
 /* ==== participants ==================================================== */

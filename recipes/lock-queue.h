@@ -83,8 +83,8 @@ void zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id);
 /* A hook called on the worker thread, synchronously, with every loss
  * event of @lock (its lock argument is the ZkrQueueLock). For recipes made
  * of several queue entries that relay events to one notifier. Set it before
- * the first acquire. The hook runs with the entry's lock held: it must not
- * call back into this entry. No call runs or starts once
+ * the first acquire. The hook runs under a lock of the entry's own: it
+ * must not call zkr_queue_lock_free() or set_loss_hook on this entry. No call runs or starts once
  * zkr_queue_lock_free() returned. */
 void zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data);
 

@@ -271,22 +271,18 @@ acquire_op_end (AcquireOp *op, gboolean held)
 }
 
 static void
-acquire_op_rolled_back (GObject *source, GAsyncResult *result, gpointer user_data)
+acquire_op_rolled_back (gpointer user_data)
 {
-  (void) source;
-  (void) result;
   acquire_op_end (user_data, FALSE);
 }
 
 /* A pool thread: gives back what was taken, newest first, waiting for the
  * deletes (one that cannot be sent now stays pending in the background). */
 static void
-rollback_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+rollback_thread (gpointer task_data)
 {
   AcquireOp *op = task_data;
 
-  (void) source;
-  (void) cancellable;
   for (guint i = op->next; i > 0; i--)
     {
       ZkrQueueLock *queue = op->multi->members[i - 1].queue;
@@ -295,14 +291,11 @@ rollback_thread (GTask *task, gpointer source, gpointer task_data, GCancellable 
       if (zkr_queue_lock_is_held (queue) && !zkr_queue_lock_release (queue, &error))
         g_debug ("multi-lock rollback of %s: %s", op->multi->paths[i - 1], error->message);
     }
-  g_task_return_boolean (task, TRUE);
 }
 
 static void
 acquire_op_fail (AcquireOp *op, GError *error)
 {
-  GTask *task;
-
   g_prefix_error (&error, "multi-lock: ");
   op->error = error;
   if (op->next == 0)
@@ -310,10 +303,7 @@ acquire_op_fail (AcquireOp *op, GError *error)
       acquire_op_end (op, FALSE);
       return;
     }
-  task = g_task_new (NULL, NULL, acquire_op_rolled_back, op);
-  g_task_set_task_data (task, op, NULL);
-  g_task_run_in_thread (task, rollback_thread);
-  g_object_unref (task);
+  zkr_run_blocking (rollback_thread, acquire_op_rolled_back, op);
 }
 
 static void acquire_op_step (AcquireOp *op);

@@ -397,12 +397,10 @@ step_task (AcquireOp *op, GAsyncReadyCallback done)
 }
 
 static void
-acquire_op_rolled_back (GObject *source, GAsyncResult *result, gpointer user_data)
+acquire_op_rolled_back (gpointer user_data)
 {
   AcquireOp *op = user_data;
 
-  (void) source;
-  (void) result;
   g_task_return_error (op->task, g_steal_pointer (&op->error));
   acquire_op_free (op);
 }
@@ -411,12 +409,10 @@ acquire_op_rolled_back (GObject *source, GAsyncResult *result, gpointer user_dat
  * waits for the deletes (a delete that cannot be sent now stays pending
  * in the background). */
 static void
-rollback_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+rollback_thread (gpointer task_data)
 {
   AcquireOp *op = task_data;
 
-  (void) source;
-  (void) cancellable;
   for (guint i = op->leases->len; i > 0; i--)
     {
       g_autoptr (GError) error = NULL;
@@ -425,26 +421,20 @@ rollback_thread (GTask *task, gpointer source, gpointer task_data, GCancellable 
       if (zkr_lease_is_held (lease) && !zkr_lease_release (lease, &error))
         g_debug ("semaphore %s: rollback: %s", op->semaphore->path, error->message);
     }
-  g_task_return_boolean (task, TRUE);
 }
 
 /* Ends the acquire with @error once every lease taken so far is given back. */
 static void
 acquire_op_fail (AcquireOp *op, GError *error)
 {
-  GTask *task;
-
   g_prefix_error (&error, "semaphore %s: ", op->semaphore->path);
   op->error = error;
   if (op->leases->len == 0)
     {
-      acquire_op_rolled_back (NULL, NULL, op);
+      acquire_op_rolled_back (op);
       return;
     }
-  task = g_task_new (NULL, NULL, acquire_op_rolled_back, op);
-  g_task_set_task_data (task, op, NULL);
-  g_task_run_in_thread (task, rollback_thread);
-  g_object_unref (task);
+  zkr_run_blocking (rollback_thread, acquire_op_rolled_back, op);
 }
 
 static void
@@ -469,12 +459,10 @@ acquire_op_succeed (AcquireOp *op)
 static void acquire_op_round (AcquireOp *op);
 
 static void
-acquire_op_locks_released (GObject *source, GAsyncResult *result, gpointer user_data)
+acquire_op_locks_released (gpointer user_data)
 {
   AcquireOp *op = user_data;
 
-  (void) source;
-  (void) result;
   if (op->error != NULL)
     acquire_op_fail (op, g_steal_pointer (&op->error));
   else if (op->leases->len == op->count)
@@ -485,18 +473,15 @@ acquire_op_locks_released (GObject *source, GAsyncResult *result, gpointer user_
 
 /* A pool thread: the blocking release of our locks/ node. */
 static void
-locks_release_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+locks_release_thread (gpointer task_data)
 {
   AcquireOp *op = task_data;
   g_autoptr (GError) error = NULL;
 
-  (void) source;
-  (void) cancellable;
   /* Connection loss: the delete goes on in the background; it does not
    * change what we hold. */
   if (!zkr_queue_lock_release (op->locks, &error))
     g_debug ("semaphore %s: release of locks/: %s", op->semaphore->path, error->message);
-  g_task_return_boolean (task, TRUE);
 }
 
 /* Curator's order: our lease node is through (or already deleted by the
@@ -504,11 +489,7 @@ locks_release_thread (GTask *task, gpointer source, gpointer task_data, GCancell
 static void
 acquire_op_release_locks (AcquireOp *op)
 {
-  GTask *task = g_task_new (NULL, NULL, acquire_op_locks_released, op);
-
-  g_task_set_task_data (task, op, NULL);
-  g_task_run_in_thread (task, locks_release_thread);
-  g_object_unref (task);
+  zkr_run_blocking (locks_release_thread, acquire_op_locks_released, op);
 }
 
 static void

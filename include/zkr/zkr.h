@@ -11,3 +11,4 @@
 #include <zkr/reentrant_mutex.h>
 #include <zkr/semaphore.h>
 #include <zkr/multi_lock.h>
+#include <zkr/rwlock.h>

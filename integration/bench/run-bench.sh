@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# zkr benchmarks: runs bench_raw (the raw libzookeeper lock loop) and
+# bench_mutex (the zkr mutex) against the same server for several client
+# counts, prints each program's JSON line, then a table of zkr/raw ratios.
+# Timings are output, never a pass/fail: the exit status only says whether
+# every run completed with no violation (DESIGN.md section 7).
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: run-bench.sh [OPTIONS]
+  --hosts H         ZooKeeper connect string (default: $ZKR_BENCH_HOSTS); use one server
+  --clients LIST    client counts, e.g. "1 4 16" or 1,4,16 (default: 1 4 16)
+  --seconds S       length of each timed run (default: 5)
+  --cycles M        fixed timed cycles per client instead of --seconds
+  --hold-us U       how long each acquisition is held (default: 0)
+  --warmup W        untimed cycles per client before timing (default: 50)
+  --repeat N        runs per program and client count; the table shows medians (default: 1)
+  --bin-dir DIR     where bench_raw and bench_mutex are
+                    (default: $ZKR_BENCH_BIN_DIR, else <repo>/build/integration/bench)
+  --path-prefix P   parent of the lock paths (default: /zkr-bench)
+  -h, --help
+Each pair runs back to back (raw first on odd repeats, zkr first on even
+ones). Exit status: 0 when every run finished with 0 violations.
+EOF
+}
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+hosts=${ZKR_BENCH_HOSTS:-}
+clients="1 4 16"
+seconds=5
+cycles=""
+hold_us=0
+warmup=50
+repeat=1
+bin_dir=${ZKR_BENCH_BIN_DIR:-$script_dir/../../build/integration/bench}
+path_prefix=/zkr-bench
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --hosts) hosts=$2; shift 2 ;;
+    --clients) clients=${2//,/ }; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --cycles) cycles=$2; shift 2 ;;
+    --hold-us) hold_us=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --bin-dir) bin_dir=$2; shift 2 ;;
+    --path-prefix) path_prefix=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run-bench.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+if [ -z "$hosts" ]; then
+  echo "run-bench.sh: no --hosts and ZKR_BENCH_HOSTS is unset" >&2
+  exit 2
+fi
+case $hosts in
+  *,*) echo "run-bench.sh: warning: '$hosts' names several servers; the figures assume one" >&2 ;;
+esac
+for prog in bench_raw bench_mutex; do
+  if [ ! -x "$bin_dir/$prog" ]; then
+    echo "run-bench.sh: $bin_dir/$prog not found (build with -Dbench=true, or give --bin-dir)" >&2
+    exit 2
+  fi
+done
+
+# results["raw:4"]="cycles_per_s p50 p99 violations;..." one entry per run
+declare -A results=()
+failed=0
+
+json_field() { # LINE KEY
+  sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"
+}
+
+run_one() { # IMPL K REPEAT
+  local impl=$1 k=$2 r=$3 prog line status
+  prog=bench_raw
+  [ "$impl" = zkr ] && prog=bench_mutex
+  local args=(--hosts "$hosts" --path "$path_prefix/$impl-k$k-r$r-$$"
+              --clients "$k" --hold-us "$hold_us" --warmup "$warmup")
+  if [ -n "$cycles" ]; then
+    args+=(--cycles "$cycles")
+  else
+    args+=(--seconds "$seconds")
+  fi
+  status=0
+  line=$("$bin_dir/$prog" "${args[@]}") || status=$?
+  if [ -z "$line" ] || [ $status -eq 2 ]; then
+    echo "run-bench.sh: $prog ${args[*]} failed (exit $status)" >&2
+    failed=1
+    return
+  fi
+  echo "$line"
+  [ $status -eq 0 ] || failed=1
+  results["$impl:$k"]+="$(json_field "$line" cycles_per_s) $(json_field "$line" acquire_ms_p50) \
+$(json_field "$line" acquire_ms_p99) $(json_field "$line" violations);"
+}
+
+for ((r = 1; r <= repeat; r++)); do
+  for k in $clients; do
+    if ((r % 2)); then order="raw zkr"; else order="zkr raw"; fi
+    for impl in $order; do
+      run_one "$impl" "$k" "$r"
+    done
+  done
+done
+
+# The table: medians over the repeats, zkr/raw beside each pair. Higher is
+# better for cycles/s, lower for the acquire latencies.
+echo
+{
+  printf 'K\traw cyc/s\tzkr cyc/s\tzkr/raw\traw p50 ms\tzkr p50 ms\tzkr/raw\traw p99 ms\tzkr p99 ms\tzkr/raw\tviolations\n'
+  for k in $clients; do
+    printf '%s\t%s\t%s\n' "$k" "${results[raw:$k]:-}" "${results[zkr:$k]:-}"
+  done
+} | awk -F'\t' '
+  function median(list, col,    n, i, j, t, v, parts, f) {
+    n = split(list, parts, ";"); j = 0
+    for (i = 1; i <= n; i++) if (parts[i] != "") { split(parts[i], f, " "); v[++j] = f[col] + 0 }
+    if (j == 0) return "nan"
+    for (i = 2; i <= j; i++) { t = v[i]; for (n = i - 1; n >= 1 && v[n] > t; n--) v[n + 1] = v[n]; v[n + 1] = t }
+    return (j % 2) ? v[(j + 1) / 2] : (v[j / 2] + v[j / 2 + 1]) / 2
+  }
+  function sum(list, col,    n, i, s, parts, f) {
+    n = split(list, parts, ";"); s = 0
+    for (i = 1; i <= n; i++) if (parts[i] != "") { split(parts[i], f, " "); s += f[col] }
+    return s
+  }
+  function ratio(a, b) { return (a == "nan" || b == "nan" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+  NR == 1 { printf "%3s %10s %10s %7s   %10s %10s %7s   %10s %10s %7s   %s\n", "K", "raw cyc/s", "zkr cyc/s", "zkr/raw", "raw p50ms", "zkr p50ms", "zkr/raw", "raw p99ms", "zkr p99ms", "zkr/raw", "violations"; next }
+  {
+    rc = median($2, 1); zc = median($3, 1); r50 = median($2, 2); z50 = median($3, 2)
+    r99 = median($2, 3); z99 = median($3, 3)
+    printf "%3s %10s %10s %7s   %10s %10s %7s   %10s %10s %7s   %d\n", $1, rc, zc, ratio(zc, rc),
+           r50, z50, ratio(z50, r50), r99, z99, ratio(z99, r99), sum($2, 4) + sum($3, 4)
+  }'
+exit $failed

@@ -1,0 +1,705 @@
+/* zkr: the read-write lock, Curator's InterProcessReadWriteLock layout: the
+ * queue engine with a read and a write predicate, two entries per thread
+ * (one per side), the hold counts kept here, and the downgrade that names
+ * the read node after the write node's sequence (Curator 5.5+,
+ * CURATOR-621) so that no queued writer gets in between.
+ *
+ * Threads: the public functions may be called from any thread and act for
+ * the calling thread; the predicates run on the session's worker. The
+ * per-thread table is behind rwlock->lock. */
+
+#include <string.h>
+
+#include "error.h"
+#include "lock-queue.h"
+#include "nodename.h"
+#include "notifier.h"
+#include "rwlock-private.h"
+#include "session-private.h"
+
+#include <zkr/rwlock.h>
+
+typedef enum {
+  SIDE_READ,
+  SIDE_WRITE,
+} SideKind;
+
+static const char *const side_names[] = { "read", "write" };
+
+typedef struct {
+  ZkrQueueLock *queue;   /* (owned) */
+  guint count;           /* holds by the thread; 0 while acquiring */
+  gint64 token;          /* a downgrade's token (the write hold's), else 0 */
+} Side;
+
+/* One thread's entries. The read entry's predicate data is the write
+ * entry: freed read first, so the write entry outlives every evaluation of
+ * the read entry (both frees run on the worker, in posting order). */
+typedef struct {
+  Side sides[2];
+} Holds;
+
+struct _ZkrRwlock {
+  gatomicrefcount ref;
+  ZkrSession *session;   /* (owned) */
+  char *path;            /* as given */
+  ZkrNotifier *loss;
+  GMutex lock;
+  GHashTable *holds;     /* GThread* -> Holds*; protected by lock */
+};
+
+/* ==== the pure parts: sort, predicates, downgrade name ================ */
+
+void
+zkr_rwlock_sort (GPtrArray *names, const char *lock_name)
+{
+  (void) lock_name;
+  zkr_node_sort_rwlock (names);
+}
+
+const ZkrQueueRecipe zkr_rwlock_write_recipe = {
+  .lock_name = ZKR_NODE_WRITE_LOCK_NAME,
+  .sort = zkr_rwlock_sort,
+  .predicate = zkr_queue_predicate_first,
+  .kind = "write lock",
+};
+
+const ZkrQueueRecipe zkr_rwlock_read_recipe = {
+  .lock_name = ZKR_NODE_READ_LOCK_NAME,
+  .sort = zkr_rwlock_sort,
+  .predicate = zkr_rwlock_predicate_read,
+  .kind = "read lock",
+};
+
+const ZkrQueueRecipe zkr_rwlock_listing_recipe = {
+  .lock_name = ZKR_NODE_READ_LOCK_NAME,
+  .sort = zkr_rwlock_sort,
+  .predicate = zkr_rwlock_predicate_listing,
+  .kind = "read-write lock",
+};
+
+/* Curator's tests: node.contains(WRITE_LOCK_NAME), and likewise READ. */
+static gboolean
+node_is_write (const char *name)
+{
+  return strstr (name, ZKR_NODE_WRITE_LOCK_NAME) != NULL;
+}
+
+static gboolean
+node_is_read (const char *name)
+{
+  return strstr (name, ZKR_NODE_READ_LOCK_NAME) != NULL && !node_is_write (name);
+}
+
+static gboolean
+same_key (const char *a, const char *b)
+{
+  return strcmp (zkr_node_rwlock_sort_key (a), zkr_node_rwlock_sort_key (b)) == 0;
+}
+
+/* The nearest write node before @ours, not counting one with our own sort
+ * key: a downgrade read node carries its write node's sequence and must not
+ * wait for it (whichever of the two sorts first: ties go by full name, and
+ * Curator's stable sort leaves them in listing order). Curator waits on the
+ * first write node instead; the nearest wakes a reader once per writer
+ * ahead, not once per writer ahead of the first. */
+static const char *
+read_blocker (GPtrArray *sorted, guint ours)
+{
+  const char *name = g_ptr_array_index (sorted, ours);
+
+  for (guint i = ours; i-- > 0;)
+    {
+      const char *other = g_ptr_array_index (sorted, i);
+
+      if (node_is_write (other) && !same_key (other, name))
+        return other;
+    }
+  return NULL;
+}
+
+gboolean
+zkr_rwlock_predicate_read (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
+{
+  ZkrQueueLock *write = data;
+
+  /* Curator: writeLock.isOwnedByCurrentThread() -> through. */
+  if (write != NULL && zkr_queue_lock_is_held (write))
+    return TRUE;
+  *wait_on = read_blocker (sorted, ours);
+  return *wait_on == NULL;
+}
+
+gboolean
+zkr_rwlock_predicate_listing (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
+{
+  const char *name = g_ptr_array_index (sorted, ours);
+
+  (void) data;
+  (void) wait_on;
+  if (node_is_read (name))
+    return read_blocker (sorted, ours) == NULL;
+  if (!node_is_write (name))
+    return FALSE;
+  for (guint i = 0; i < ours; i++)
+    {
+      const char *other = g_ptr_array_index (sorted, i);
+
+      if (!node_is_read (other) || !same_key (other, name))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Curator's getSortingSequence(): fixForSorting of the write lock's path. */
+char *
+zkr_rwlock_downgrade_suffix (const char *write_node)
+{
+  g_return_val_if_fail (write_node != NULL, NULL);
+  return g_strdup (zkr_node_rwlock_sort_key (write_node));
+}
+
+/* ==== the object ====================================================== */
+
+/* Worker thread: relay an entry's loss event to the object's listeners. */
+static void
+relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
+{
+  ZkrRwlock *rwlock = user_data;
+
+  (void) queue;
+  zkr_notifier_emit (rwlock->loss, event);
+}
+
+/* Loss events are delivered only while someone holds the object. */
+static gpointer
+rwlock_try_ref (gpointer data)
+{
+  ZkrRwlock *rwlock = data;
+
+  return zkr_ref_try (&rwlock->ref) ? rwlock : NULL;
+}
+
+static ZkrQueueLock *
+side_queue_new (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock *write)
+{
+  ZkrQueueLock *queue;
+
+  queue = zkr_queue_lock_new (rwlock->session, rwlock->path,
+                              kind == SIDE_READ ? &zkr_rwlock_read_recipe : &zkr_rwlock_write_recipe,
+                              write, rwlock, rwlock_try_ref,
+                              (void (*) (gpointer)) zkr_rwlock_unref, NULL);
+  zkr_queue_lock_set_loss_hook (queue, relay_loss, rwlock);
+  return queue;
+}
+
+static void
+holds_free (gpointer data)
+{
+  Holds *holds = data;
+
+  zkr_queue_lock_free (holds->sides[SIDE_READ].queue);
+  zkr_queue_lock_free (holds->sides[SIDE_WRITE].queue);
+  g_free (holds);
+}
+
+ZkrRwlock *
+zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
+{
+  ZkrRwlock *rwlock;
+  ZkrQueueLock *probe;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  /* Validate the path the way every entry will. */
+  probe = zkr_queue_lock_new (session, path, &zkr_rwlock_listing_recipe, NULL, NULL,
+                              NULL, NULL, error);
+  if (probe == NULL)
+    return NULL;
+  zkr_queue_lock_free (probe);
+  rwlock = g_new0 (ZkrRwlock, 1);
+  g_atomic_ref_count_init (&rwlock->ref);
+  rwlock->session = zkr_session_ref (session);
+  rwlock->path = g_strdup (path);
+  rwlock->loss = zkr_notifier_new (rwlock, rwlock_try_ref,
+                                   (void (*) (gpointer)) zkr_rwlock_unref, zkr_queue_loss_marshal);
+  g_mutex_init (&rwlock->lock);
+  rwlock->holds = g_hash_table_new_full (NULL, NULL, NULL, holds_free);
+  return rwlock;
+}
+
+ZkrRwlock *
+zkr_rwlock_ref (ZkrRwlock *rwlock)
+{
+  g_return_val_if_fail (rwlock != NULL, NULL);
+  g_atomic_ref_count_inc (&rwlock->ref);
+  return rwlock;
+}
+
+void
+zkr_rwlock_unref (ZkrRwlock *rwlock)
+{
+  g_return_if_fail (rwlock != NULL);
+  if (!g_atomic_ref_count_dec (&rwlock->ref))
+    return;
+  /* Gives up every thread's holds in the background; once the entries'
+   * frees returned, no relay_loss runs or starts, so the notifier may go. */
+  g_hash_table_unref (rwlock->holds);
+  zkr_notifier_free (rwlock->loss);
+  zkr_session_unref (rwlock->session);
+  g_mutex_clear (&rwlock->lock);
+  g_free (rwlock->path);
+  g_free (rwlock);
+}
+
+/* The calling thread's entries, made on first use. Lock held. */
+static Holds *
+holds_for_thread_locked (ZkrRwlock *rwlock, GThread *thread)
+{
+  Holds *holds = g_hash_table_lookup (rwlock->holds, thread);
+
+  if (holds == NULL)
+    {
+      holds = g_new0 (Holds, 1);
+      holds->sides[SIDE_WRITE].queue = side_queue_new (rwlock, SIDE_WRITE, NULL);
+      holds->sides[SIDE_READ].queue = side_queue_new (rwlock, SIDE_READ,
+                                                      holds->sides[SIDE_WRITE].queue);
+      g_hash_table_insert (rwlock->holds, thread, holds);
+    }
+  return holds;
+}
+
+static gboolean
+side_is_held (const Side *side)
+{
+  return side->count > 0 && zkr_queue_lock_is_held (side->queue);
+}
+
+/* The calling thread's side @kind if it holds it, else NULL. Lock held. */
+static Side *
+held_by_self_locked (ZkrRwlock *rwlock, SideKind kind)
+{
+  Holds *holds = g_hash_table_lookup (rwlock->holds, g_thread_self ());
+
+  if (holds == NULL || !side_is_held (&holds->sides[kind]))
+    return NULL;
+  return &holds->sides[kind];
+}
+
+/* ==== acquire ========================================================= */
+
+typedef struct {
+  ZkrRwlock *rwlock;     /* (owned) */
+  GThread *thread;
+  SideKind kind;
+  gboolean downgrade;
+  GTask *outer;          /* (owned) */
+} FirstAcquire;
+
+/* A downgrade's read node sorts where the write node is, ahead of the
+ * writers queued behind it; that is only right while we hold the write
+ * node. If the write lock was lost meanwhile, give the read node up (in
+ * the background) with a fresh entry in its place. Lock held. */
+static gboolean
+downgrade_still_valid_locked (ZkrRwlock *rwlock, Holds *holds, ZkrQueueLock **stale)
+{
+  ZkrQueueLock *write = holds->sides[SIDE_WRITE].queue;
+
+  if (zkr_queue_lock_is_held (write))
+    return TRUE;
+  *stale = holds->sides[SIDE_READ].queue;
+  holds->sides[SIDE_READ].queue = side_queue_new (rwlock, SIDE_READ, write);
+  return FALSE;
+}
+
+/* In the caller's context: the engine granted the thread's first hold. */
+static void
+first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FirstAcquire *first = user_data;
+  ZkrRwlock *rwlock = first->rwlock;
+  ZkrQueueLock *stale = NULL;
+  GError *error = NULL;
+  Holds *holds;
+
+  (void) source;
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      g_mutex_lock (&rwlock->lock);
+      holds = g_hash_table_lookup (rwlock->holds, first->thread);
+      if (!first->downgrade)
+        holds->sides[first->kind].count = 1;
+      else if (downgrade_still_valid_locked (rwlock, holds, &stale))
+        {
+          /* The read hold takes the write node's place in the queue, so
+           * it takes its token too: its own czxid is above that of the
+           * writers queued behind, who hold after it. */
+          holds->sides[SIDE_READ].count = 1;
+          holds->sides[SIDE_READ].token = zkr_queue_lock_get_token (holds->sides[SIDE_WRITE].queue);
+        }
+      g_mutex_unlock (&rwlock->lock);
+      if (stale != NULL)
+        {
+          zkr_queue_lock_free (stale);
+          error = g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
+                               "downgrade of read-write lock %s: the write lock was lost "
+                               "while taking the read lock", rwlock->path);
+        }
+    }
+  if (error != NULL)
+    g_task_return_error (first->outer, error);
+  else
+    g_task_return_boolean (first->outer, TRUE);
+  g_object_unref (first->outer);
+  zkr_rwlock_unref (rwlock);
+  g_free (first);
+}
+
+/* Returns the task at once (reentry, refused upgrade) or starts the
+ * engine; *@suffix gets the downgrade suffix. Lock held. */
+static ZkrQueueLock *
+acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, GTask *outer, char **suffix)
+{
+  Holds *holds = holds_for_thread_locked (rwlock, g_thread_self ());
+  Side *side = &holds->sides[kind];
+  Side *write = &holds->sides[SIDE_WRITE];
+
+  if (side_is_held (side))
+    {
+      /* Reentry: counted here, nothing sent. */
+      side->count++;
+      g_task_return_boolean (outer, TRUE);
+      return NULL;
+    }
+  if (kind == SIDE_WRITE && side_is_held (&holds->sides[SIDE_READ]))
+    {
+      /* Our own read node would block our write node forever. */
+      g_task_return_new_error (outer, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD,
+                               "read-write lock %s: this thread holds the read lock; "
+                               "upgrading to the write lock is not supported "
+                               "(release the read lock first)", rwlock->path);
+      return NULL;
+    }
+  side->count = 0; /* a hold that was lost starts over */
+  side->token = 0;
+  if (kind == SIDE_READ && side_is_held (write))
+    {
+      g_autofree char *write_node = zkr_queue_lock_dup_node_path (write->queue);
+
+      if (write_node != NULL)
+        *suffix = zkr_rwlock_downgrade_suffix (write_node);
+    }
+  return side->queue;
+}
+
+static void
+rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
+                      GCancellable *cancellable, GAsyncReadyCallback callback,
+                      gpointer user_data, gpointer source_tag)
+{
+  g_autofree char *suffix = NULL;
+  ZkrQueueLock *queue;
+  FirstAcquire *first;
+  GTask *outer, *inner;
+
+  outer = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, source_tag);
+  g_task_set_name (outer, kind == SIDE_READ ? "zkr_rwlock_acquire_read" : "zkr_rwlock_acquire_write");
+  /* As the mutex: a cancel is reported by the engine, after our node is
+   * gone; a lock granted just before the cancel stays granted. */
+  g_task_set_check_cancellable (outer, FALSE);
+  g_mutex_lock (&rwlock->lock);
+  queue = acquire_prepare_locked (rwlock, kind, outer, &suffix);
+  g_mutex_unlock (&rwlock->lock);
+  if (queue == NULL)
+    {
+      g_object_unref (outer);
+      return;
+    }
+  first = g_new0 (FirstAcquire, 1);
+  first->rwlock = zkr_rwlock_ref (rwlock);
+  first->thread = g_thread_self ();
+  first->kind = kind;
+  first->downgrade = suffix != NULL;
+  first->outer = outer;
+  inner = g_task_new (NULL, cancellable, first_acquire_done, first);
+  g_task_set_check_cancellable (inner, FALSE);
+  zkr_queue_lock_acquire_full (queue, timeout_ms, cancellable, suffix, inner);
+}
+
+void
+zkr_rwlock_acquire_read_async (ZkrRwlock *rwlock, int timeout_ms, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (rwlock != NULL);
+  rwlock_acquire_async (rwlock, SIDE_READ, timeout_ms, cancellable, callback, user_data,
+                        zkr_rwlock_acquire_read_async);
+}
+
+void
+zkr_rwlock_acquire_write_async (ZkrRwlock *rwlock, int timeout_ms, GCancellable *cancellable,
+                                GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (rwlock != NULL);
+  rwlock_acquire_async (rwlock, SIDE_WRITE, timeout_ms, cancellable, callback, user_data,
+                        zkr_rwlock_acquire_write_async);
+}
+
+gboolean
+zkr_rwlock_acquire_read_finish (ZkrRwlock *rwlock, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  g_return_val_if_fail (g_async_result_is_tagged (result, zkr_rwlock_acquire_read_async), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+gboolean
+zkr_rwlock_acquire_write_finish (ZkrRwlock *rwlock, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  g_return_val_if_fail (g_async_result_is_tagged (result, zkr_rwlock_acquire_write_async), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+read_start (gpointer object, int timeout_ms, GCancellable *cancellable,
+            GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_rwlock_acquire_read_async (object, timeout_ms, cancellable, callback, user_data);
+}
+
+static void
+write_start (gpointer object, int timeout_ms, GCancellable *cancellable,
+             GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_rwlock_acquire_write_async (object, timeout_ms, cancellable, callback, user_data);
+}
+
+gboolean
+zkr_rwlock_acquire_read (ZkrRwlock *rwlock, int timeout_ms, GCancellable *cancellable,
+                         GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return zkr_queue_run_sync (rwlock, read_start, timeout_ms, cancellable, error);
+}
+
+gboolean
+zkr_rwlock_acquire_write (ZkrRwlock *rwlock, int timeout_ms, GCancellable *cancellable,
+                          GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return zkr_queue_run_sync (rwlock, write_start, timeout_ms, cancellable, error);
+}
+
+/* ==== release and the rest ============================================ */
+
+static gboolean
+rwlock_release (ZkrRwlock *rwlock, SideKind kind, GError **error)
+{
+  ZkrQueueLock *queue;
+  Side *side;
+
+  g_mutex_lock (&rwlock->lock);
+  side = held_by_self_locked (rwlock, kind);
+  if (side == NULL)
+    {
+      g_mutex_unlock (&rwlock->lock);
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                   "%s lock %s is not held by this thread", side_names[kind], rwlock->path);
+      return FALSE;
+    }
+  if (--side->count > 0)
+    {
+      g_mutex_unlock (&rwlock->lock);
+      return TRUE;
+    }
+  queue = side->queue;
+  g_mutex_unlock (&rwlock->lock);
+  /* Only this thread acquires or releases through its held entry, and the
+   * table keeps it until the object goes, so it stays valid unlocked. */
+  return zkr_queue_lock_release (queue, error);
+}
+
+gboolean
+zkr_rwlock_release_read (ZkrRwlock *rwlock, GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return rwlock_release (rwlock, SIDE_READ, error);
+}
+
+gboolean
+zkr_rwlock_release_write (ZkrRwlock *rwlock, GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return rwlock_release (rwlock, SIDE_WRITE, error);
+}
+
+gboolean
+zkr_rwlock_is_release_pending (ZkrRwlock *rwlock)
+{
+  gboolean pending = FALSE;
+  Holds *holds;
+
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  g_mutex_lock (&rwlock->lock);
+  holds = g_hash_table_lookup (rwlock->holds, g_thread_self ());
+  if (holds != NULL)
+    pending = zkr_queue_lock_is_release_pending (holds->sides[SIDE_READ].queue) ||
+              zkr_queue_lock_is_release_pending (holds->sides[SIDE_WRITE].queue);
+  g_mutex_unlock (&rwlock->lock);
+  return pending;
+}
+
+static guint
+hold_count (ZkrRwlock *rwlock, SideKind kind)
+{
+  Side *side;
+  guint count;
+
+  g_mutex_lock (&rwlock->lock);
+  side = held_by_self_locked (rwlock, kind);
+  count = side != NULL ? side->count : 0;
+  g_mutex_unlock (&rwlock->lock);
+  return count;
+}
+
+gboolean
+zkr_rwlock_is_read_held (ZkrRwlock *rwlock)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return hold_count (rwlock, SIDE_READ) > 0;
+}
+
+gboolean
+zkr_rwlock_is_write_held (ZkrRwlock *rwlock)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return hold_count (rwlock, SIDE_WRITE) > 0;
+}
+
+guint
+zkr_rwlock_get_read_hold_count (ZkrRwlock *rwlock)
+{
+  g_return_val_if_fail (rwlock != NULL, 0);
+  return hold_count (rwlock, SIDE_READ);
+}
+
+guint
+zkr_rwlock_get_write_hold_count (ZkrRwlock *rwlock)
+{
+  g_return_val_if_fail (rwlock != NULL, 0);
+  return hold_count (rwlock, SIDE_WRITE);
+}
+
+/* The calling thread's held entry of @kind, else NULL. */
+static ZkrQueueLock *
+held_queue (ZkrRwlock *rwlock, SideKind kind)
+{
+  Side *side;
+
+  g_mutex_lock (&rwlock->lock);
+  side = held_by_self_locked (rwlock, kind);
+  g_mutex_unlock (&rwlock->lock);
+  return side != NULL ? side->queue : NULL;
+}
+
+gint64
+zkr_rwlock_get_read_token (ZkrRwlock *rwlock)
+{
+  gint64 token = 0;
+  Side *side;
+
+  g_return_val_if_fail (rwlock != NULL, 0);
+  g_mutex_lock (&rwlock->lock);
+  side = held_by_self_locked (rwlock, SIDE_READ);
+  if (side != NULL)
+    token = side->token != 0 ? side->token : zkr_queue_lock_get_token (side->queue);
+  g_mutex_unlock (&rwlock->lock);
+  return token;
+}
+
+gint64
+zkr_rwlock_get_write_token (ZkrRwlock *rwlock)
+{
+  ZkrQueueLock *queue;
+
+  g_return_val_if_fail (rwlock != NULL, 0);
+  queue = held_queue (rwlock, SIDE_WRITE);
+  return queue != NULL ? zkr_queue_lock_get_token (queue) : 0;
+}
+
+char *
+zkr_rwlock_dup_read_node_path (ZkrRwlock *rwlock)
+{
+  ZkrQueueLock *queue;
+
+  g_return_val_if_fail (rwlock != NULL, NULL);
+  queue = held_queue (rwlock, SIDE_READ);
+  return queue != NULL ? zkr_queue_lock_dup_node_path (queue) : NULL;
+}
+
+char *
+zkr_rwlock_dup_write_node_path (ZkrRwlock *rwlock)
+{
+  ZkrQueueLock *queue;
+
+  g_return_val_if_fail (rwlock != NULL, NULL);
+  queue = held_queue (rwlock, SIDE_WRITE);
+  return queue != NULL ? zkr_queue_lock_dup_node_path (queue) : NULL;
+}
+
+gboolean
+zkr_rwlock_verify (ZkrRwlock *rwlock, GError **error)
+{
+  ZkrQueueLock *write, *read;
+
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  write = held_queue (rwlock, SIDE_WRITE);
+  read = held_queue (rwlock, SIDE_READ);
+  if (write == NULL && read == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                   "read-write lock %s is not held by this thread", rwlock->path);
+      return FALSE;
+    }
+  if (write != NULL && !zkr_queue_lock_verify (write, error))
+    return FALSE;
+  return read == NULL || zkr_queue_lock_verify (read, error);
+}
+
+guint
+zkr_rwlock_add_loss_listener (ZkrRwlock *rwlock, ZkrLockLossFunc func,
+                              gpointer user_data, GDestroyNotify destroy)
+{
+  g_return_val_if_fail (rwlock != NULL, 0);
+  g_return_val_if_fail (func != NULL, 0);
+  return zkr_notifier_add (rwlock->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+}
+
+void
+zkr_rwlock_remove_loss_listener (ZkrRwlock *rwlock, guint listener_id)
+{
+  g_return_if_fail (rwlock != NULL);
+  zkr_notifier_remove (rwlock->loss, listener_id);
+}
+
+GPtrArray *
+zkr_rwlock_list_participants (ZkrRwlock *rwlock, GError **error)
+{
+  GPtrArray *participants;
+
+  g_return_val_if_fail (rwlock != NULL, NULL);
+  participants = zkr_queue_list_participants (rwlock->session, rwlock->path,
+                                              &zkr_rwlock_listing_recipe, NULL, error);
+  if (participants == NULL)
+    return NULL;
+  /* Curator's getParticipantNodes() keeps only nodes with the lock names. */
+  for (guint i = participants->len; i-- > 0;)
+    {
+      const ZkrParticipant *participant = g_ptr_array_index (participants, i);
+
+      if (!node_is_read (participant->node) && !node_is_write (participant->node))
+        g_ptr_array_remove_index (participants, i);
+    }
+  return participants;
+}
