@@ -33,7 +33,8 @@ ZkrSession *itest_connect_recorded (const char *hosts, int session_timeout_ms,
                                     ItestRecorder **recorder);
 
 /* Expires @session from outside, the standard way: a second handle with
- * its id and password connects, then closes. TRUE once that happened. */
+ * its id and password connects, then closes. TRUE once @session saw the
+ * LOST (its lost count grew). */
 gboolean itest_expire_session (ZkrSession *session);
 
 /* A unique scratch path for one test: "/zkr-it/<name>-<pid>-<n>". */
