@@ -149,8 +149,97 @@ test_interop__curator_mutex_and_zkr_mutex_exclude_each_other (void)
   zkr_session_unref (session);
 }
 
+/* Curator's InterProcessReadWriteLock and zkr_rwlock share the
+ * __READ__/__WRIT__ layout: readers share across clients, a writer on
+ * either side excludes the other side's readers and writers. */
+static void
+test_interop__curator_rwlock_and_zkr_rwlock_agree (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("interop-rwlock");
+  g_autoptr (GError) error = NULL;
+  ZkrRwlock *rwlock;
+  Peer *reader, *writer;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  reader = peer_start ("rwlock-read", path, NULL);
+  writer = peer_start ("rwlock-write", path, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (reader);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (writer);
+  rwlock = zkr_rwlock_new (session, path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (rwlock);
+
+  /* A Curator reader and a zkr reader hold together; writers wait. */
+  CU_ASSERT_TRUE (peer_answers (reader, "acquire 10000", "ACQUIRED"));
+  CU_ASSERT_TRUE (zkr_rwlock_acquire_read (rwlock, 10000, NULL, &error));
+  CU_ASSERT_TRUE (peer_answers (writer, "acquire 500", "TIMEOUT"));
+  CU_ASSERT_TRUE (zkr_rwlock_release_read (rwlock, &error));
+  CU_ASSERT_TRUE (peer_answers (reader, "release", "RELEASED"));
+
+  /* A zkr writer keeps the Curator reader and writer out. */
+  CU_ASSERT_TRUE (zkr_rwlock_acquire_write (rwlock, 10000, NULL, &error));
+  CU_ASSERT_TRUE (peer_answers (reader, "acquire 500", "TIMEOUT"));
+  CU_ASSERT_TRUE (peer_answers (writer, "acquire 500", "TIMEOUT"));
+  CU_ASSERT_TRUE (zkr_rwlock_release_write (rwlock, &error));
+
+  /* A Curator writer keeps zkr's reader out. */
+  CU_ASSERT_TRUE (peer_answers (writer, "acquire 10000", "ACQUIRED"));
+  CU_ASSERT_FALSE (zkr_rwlock_acquire_read (rwlock, 500, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (peer_answers (writer, "release", "RELEASED"));
+  CU_ASSERT_TRUE (zkr_rwlock_acquire_read (rwlock, 10000, NULL, &error));
+  CU_ASSERT_TRUE (zkr_rwlock_release_read (rwlock, &error));
+
+  peer_quit (reader);
+  peer_quit (writer);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_rwlock_unref (rwlock);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+/* InterProcessSemaphoreV2 and zkr_semaphore on one path with 2 leases:
+ * never more than 2 holders across both. */
+static void
+test_interop__curator_semaphore_and_zkr_semaphore_share_the_leases (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("interop-semaphore");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) leases = NULL;
+  ZkrSemaphore *semaphore;
+  Peer *peer;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  peer = peer_start ("semaphore", path, "2");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (peer);
+  semaphore = zkr_semaphore_new (session, path, 2, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (semaphore);
+
+  CU_ASSERT_TRUE (peer_answers (peer, "acquire 10000", "ACQUIRED"));
+  leases = zkr_semaphore_acquire (semaphore, 1, 10000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leases);
+  /* Two leases out, one on each side: both sides see the semaphore full. */
+  CU_ASSERT_TRUE (peer_answers (peer, "acquire 500", "TIMEOUT"));
+  CU_ASSERT_PTR_NULL (zkr_semaphore_acquire (semaphore, 1, 500, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (leases, 0), &error));
+  CU_ASSERT_TRUE (peer_answers (peer, "acquire 10000", "ACQUIRED"));
+  CU_ASSERT_TRUE (peer_answers (peer, "release", "RELEASED"));
+  CU_ASSERT_TRUE (peer_answers (peer, "release", "RELEASED"));
+  peer_quit (peer);
+  g_clear_pointer (&leases, g_ptr_array_unref);
+  zkr_semaphore_unref (semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_interop__curator_mutex_and_zkr_mutex_exclude_each_other),
+  ZKR_TEST_CASE (test_interop__curator_rwlock_and_zkr_rwlock_agree),
+  ZKR_TEST_CASE (test_interop__curator_semaphore_and_zkr_semaphore_share_the_leases),
   { NULL, NULL },
 };
 
