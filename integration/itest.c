@@ -188,6 +188,27 @@ itest_count_children (ZkrSession *session, const char *path)
   return children->len;
 }
 
+int
+itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gboolean retried = FALSE;
+  int rc;
+
+  for (;;)
+    {
+      zkr_session_wait_connected (session, timeout_ms, NULL);
+      zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+      rc = zkr_op_create_sync (session, path, "v", 1, 0, NULL, NULL);
+      if (rc == ZNODEEXISTS && retried)
+        return ZOK;
+      if (rc == ZOK || !(rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED) ||
+          g_get_monotonic_time () > deadline)
+        return rc;
+      retried = TRUE;
+    }
+}
+
 gboolean
 itest_node_absent (ZkrSession *session, const char *path)
 {

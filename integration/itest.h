@@ -43,6 +43,10 @@ char *itest_scratch_path (const char *name);
 gboolean itest_delete_tree (ZkrSession *session, const char *path);
 /* The number of children of @path (0 when it does not exist). */
 guint itest_count_children (ZkrSession *session, const char *path);
+/* Creates a persistent @path (and a CONTAINER /zkr-it), retrying on
+ * connection trouble until @timeout_ms; ZNODEEXISTS after a retry counts
+ * as created. Returns the last rc. */
+int itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms);
 /* TRUE when @path does not exist. */
 gboolean itest_node_absent (ZkrSession *session, const char *path);
 

@@ -121,8 +121,11 @@ test_session__suspends_and_reconnects_when_its_server_pauses (void)
   CU_ASSERT_FATAL (itest_ensemble (command));
   CU_ASSERT_EQUAL (zkr_session_get_id (session), id);
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
+  /* A paused leader makes the others elect a new one, which may drop us
+   * once more: SUSPENDED and RECONNECTED may repeat, never LOST. */
   states = itest_recorder_describe (recorder);
-  CU_ASSERT_STRING_EQUAL (states, "CONNECTED,SUSPENDED,RECONNECTED");
+  CU_ASSERT_TRUE (g_str_has_prefix (states, "CONNECTED,SUSPENDED,RECONNECTED"));
+  CU_ASSERT_PTR_NULL (strstr (states, "LOST"));
   itest_recorder_free (recorder);
   zkr_session_unref (session);
 }
@@ -137,19 +140,26 @@ test_session__suspends_and_reconnects_through_a_healed_partition (void)
   ItestRecorder *recorder;
   ZkrSession *session;
   gint64 id;
+  guint from;
+  int suspended;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
   address = zkr_test_proxy_dup_address (proxy);
   session = itest_connect_recorded (address, 10000, &recorder);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   id = zkr_session_get_id (session);
+  from = itest_recorder_count (recorder);
   zkr_test_proxy_blackhole (proxy);
-  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_SUSPENDED, 0, WAIT_MS, NULL) == 1);
+  suspended = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_SUSPENDED, from, WAIT_MS, NULL);
+  CU_ASSERT_FATAL (suspended >= 1);
   zkr_test_proxy_heal (proxy);
-  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) == 2);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, suspended,
+                                        WAIT_MS, NULL) == suspended + 1);
   CU_ASSERT_EQUAL (zkr_session_get_id (session), id);
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
   states = itest_recorder_describe (recorder);
-  CU_ASSERT_STRING_EQUAL (states, "CONNECTED,SUSPENDED,RECONNECTED");
+  CU_ASSERT_TRUE (g_str_has_prefix (states, "CONNECTED,"));
+  CU_ASSERT_TRUE (g_str_has_suffix (states, ",SUSPENDED,RECONNECTED"));
   itest_recorder_free (recorder);
   zkr_session_unref (session);
   zkr_test_proxy_free (proxy);
@@ -527,14 +537,17 @@ test_session__keeps_working_while_the_ensemble_loses_a_member (void)
   CU_ASSERT_FATAL (server > 0);
   command = g_strdup_printf ("kill %u", server);
   CU_ASSERT_FATAL (itest_ensemble (command));
-  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) == 2);
-  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  rc = zkr_op_create_sync (session, base, "v", 1, 0, NULL, NULL);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) >= 2);
+  /* If the killed member led, the others elect a new leader meanwhile and
+   * may drop us once more: a write goes through once a retry finds a
+   * serving member, as an application's retry policy would. */
+  rc = itest_create_with_retries (session, base, WAIT_MS);
   CU_ASSERT_EQUAL (rc, ZOK);
   CU_ASSERT_EQUAL (zkr_session_get_id (session), id);
   g_free (command);
   command = g_strdup_printf ("restart %u", server);
   CU_ASSERT (itest_ensemble (command));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL));
   CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
