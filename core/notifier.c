@@ -73,12 +73,19 @@ zkr_context_post (GMainContext *context, GSourceFunc func, gpointer data,
   post->destroy = destroy;
   g_atomic_int_set (&post->published, 1);
   /* An idle source, not g_main_context_invoke(): that one may run @func
-   * right here when the caller owns the context. */
+   * right here when the caller owns the context. A source holds no
+   * reference on its context, yet g_source_unref() below locks it: once
+   * attached, the post can run on the context's thread, and the last
+   * reference to the context (often one that @data owns, such as a
+   * GTask's or a blocking call's) can go before we get there. Our own
+   * reference keeps it alive until we are done with it. */
+  g_main_context_ref (context);
   source = g_idle_source_new ();
   g_source_set_callback (source, post_run, post, post_free);
   g_source_set_static_name (source, "zkr-post");
   g_source_attach (source, context);
   g_source_unref (source);
+  g_main_context_unref (context);
 }
 
 static void

@@ -379,7 +379,7 @@ zkr_op_create_sync (ZkrSession *session, const char *path, const char *data, int
                     int flags, char **created_path, struct Stat *stat)
 {
   SyncArgs args = { path, data, len, flags, -1 };
-  ZkrReply reply;
+  ZkrReply reply = { 0 };
   int rc = zkr_op_sync (session, send_create, &args, &reply);
 
   if (created_path != NULL)
@@ -394,7 +394,7 @@ int
 zkr_op_delete_sync (ZkrSession *session, const char *path, int version)
 {
   SyncArgs args = { path, NULL, 0, 0, version };
-  ZkrReply reply;
+  ZkrReply reply = { 0 };
   int rc = zkr_op_sync (session, send_delete, &args, &reply);
 
   zkr_reply_clear (&reply);
@@ -405,7 +405,7 @@ int
 zkr_op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat)
 {
   SyncArgs args = { path, NULL, 0, 0, -1 };
-  ZkrReply reply;
+  ZkrReply reply = { 0 };
   int rc = zkr_op_sync (session, send_exists, &args, &reply);
 
   if (stat != NULL && reply.has_stat)
@@ -418,7 +418,7 @@ int
 zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children)
 {
   SyncArgs args = { path, NULL, 0, 0, -1 };
-  ZkrReply reply;
+  ZkrReply reply = { 0 };
   int rc = zkr_op_sync (session, send_get_children, &args, &reply);
 
   if (children != NULL)
@@ -431,7 +431,7 @@ int
 zkr_op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat)
 {
   SyncArgs args = { path, NULL, 0, 0, -1 };
-  ZkrReply reply;
+  ZkrReply reply = { 0 };
   int rc = zkr_op_sync (session, send_get, &args, &reply);
 
   if (data != NULL)
@@ -446,7 +446,7 @@ int
 zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, int len)
 {
   SyncArgs args = { path, data, len, 0, -1 };
-  ZkrReply reply;
+  ZkrReply reply = { 0 };
   int rc = zkr_op_sync (session, send_set, &args, &reply);
 
   zkr_reply_clear (&reply);

@@ -327,7 +327,6 @@ struct _ItestRecorder {
   GMainContext *context;
   GMainLoop *loop;
   guint listener_id;
-  gboolean ready;
 };
 
 static void
@@ -343,20 +342,6 @@ recorder_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_dat
   g_array_append_val (recorder->records, record);
   g_cond_broadcast (&recorder->cond);
   g_mutex_unlock (&recorder->lock);
-}
-
-static gboolean
-recorder_add_listener (gpointer data)
-{
-  ItestRecorder *recorder = data;
-
-  recorder->listener_id = zkr_session_add_state_listener (recorder->session, recorder_on_state,
-                                                          recorder, NULL);
-  g_mutex_lock (&recorder->lock);
-  recorder->ready = TRUE;
-  g_cond_broadcast (&recorder->cond);
-  g_mutex_unlock (&recorder->lock);
-  return G_SOURCE_REMOVE;
 }
 
 static gpointer
@@ -381,13 +366,16 @@ itest_recorder_new (ZkrSession *session)
   recorder->records = g_array_new (FALSE, FALSE, sizeof (Record));
   recorder->context = g_main_context_new ();
   recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  /* Added from this thread at once, not from the recorder's thread once it
+   * runs: a session just created reports CONNECTED a network round trip
+   * later, and starting a thread first (slow under TSan) could miss it.
+   * The listener's context is the recorder's all the same. */
+  g_main_context_push_thread_default (recorder->context);
+  recorder->listener_id = zkr_session_add_state_listener (session, recorder_on_state,
+                                                          recorder, NULL);
+  g_main_context_pop_thread_default (recorder->context);
   g_mutex_lock (&recorder->lock);
   recorder->thread = g_thread_new ("itest-recorder", recorder_thread, recorder);
-  g_mutex_unlock (&recorder->lock);
-  g_main_context_invoke (recorder->context, recorder_add_listener, recorder);
-  g_mutex_lock (&recorder->lock);
-  while (!recorder->ready)
-    g_cond_wait (&recorder->cond, &recorder->lock);
   g_mutex_unlock (&recorder->lock);
   return recorder;
 }

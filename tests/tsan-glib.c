@@ -34,10 +34,18 @@ real (const char *name)
   return function;
 }
 
+/* Declares real_##name, the real function, looked up on first use. Two
+ * threads may race to look it up: both get the same address, and the
+ * atomics keep that benign race out of TSan's reports. */
 #define REAL(name)                                                            \
-  static __typeof__ (&name) real_##name;                                      \
+  static __typeof__ (&name) real_##name##_cached;                             \
+  __typeof__ (&name) real_##name =                                            \
+    __atomic_load_n (&real_##name##_cached, __ATOMIC_ACQUIRE);                \
   if (real_##name == NULL)                                                    \
-    real_##name = (__typeof__ (&name)) real (#name)
+    {                                                                         \
+      real_##name = (__typeof__ (&name)) real (#name);                        \
+      __atomic_store_n (&real_##name##_cached, real_##name, __ATOMIC_RELEASE); \
+    }
 
 void
 g_mutex_lock (GMutex *mutex)

@@ -19,6 +19,8 @@ usage: run-bench.sh [OPTIONS]
   --bin-dir DIR     where bench_raw and bench_mutex are
                     (default: $ZKR_BENCH_BIN_DIR, else <repo>/build/integration/bench)
   --path-prefix P   parent of the lock paths (default: /zkr-bench)
+  --run-timeout T   seconds before a run that hangs is killed and counted as failed
+                    (default: 4 x --seconds + 60, or 600 with --cycles)
   -h, --help
 Each pair runs back to back (raw first on odd repeats, zkr first on even
 ones). Exit status: 0 when every run finished with 0 violations.
@@ -35,6 +37,7 @@ warmup=50
 repeat=1
 bin_dir=${ZKR_BENCH_BIN_DIR:-$script_dir/../../build/integration/bench}
 path_prefix=/zkr-bench
+run_timeout=""
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -47,11 +50,15 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --bin-dir) bin_dir=$2; shift 2 ;;
     --path-prefix) path_prefix=$2; shift 2 ;;
+    --run-timeout) run_timeout=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-bench.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
 
+if [ -z "$run_timeout" ]; then
+  if [ -n "$cycles" ]; then run_timeout=600; else run_timeout=$(awk -v s="$seconds" 'BEGIN { printf "%d", 4 * s + 60 }'); fi
+fi
 if [ -z "$hosts" ]; then
   echo "run-bench.sh: no --hosts and ZKR_BENCH_HOSTS is unset" >&2
   exit 2
@@ -86,8 +93,9 @@ run_one() { # IMPL K REPEAT
     args+=(--seconds "$seconds")
   fi
   status=0
-  line=$("$bin_dir/$prog" "${args[@]}") || status=$?
-  if [ -z "$line" ] || [ $status -eq 2 ]; then
+  line=$(timeout --kill-after=10 "$run_timeout" "$bin_dir/$prog" "${args[@]}") || status=$?
+  if [ -z "$line" ] || { [ $status -ne 0 ] && [ $status -ne 1 ]; }; then
+    [ $status -ne 124 ] || echo "run-bench.sh: killed after $run_timeout s (a hang?)" >&2
     echo "run-bench.sh: $prog ${args[*]} failed (exit $status)" >&2
     failed=1
     return
@@ -128,12 +136,14 @@ echo
     for (i = 1; i <= n; i++) if (parts[i] != "") { split(parts[i], f, " "); s += f[col] }
     return s
   }
+  function num(v, digits) { return v == "nan" ? "-" : sprintf("%." digits "f", v) }
   function ratio(a, b) { return (a == "nan" || b == "nan" || b == 0) ? "-" : sprintf("%.2f", a / b) }
   NR == 1 { printf "%3s %10s %10s %7s   %10s %10s %7s   %10s %10s %7s   %s\n", "K", "raw cyc/s", "zkr cyc/s", "zkr/raw", "raw p50ms", "zkr p50ms", "zkr/raw", "raw p99ms", "zkr p99ms", "zkr/raw", "violations"; next }
   {
     rc = median($2, 1); zc = median($3, 1); r50 = median($2, 2); z50 = median($3, 2)
     r99 = median($2, 3); z99 = median($3, 3)
-    printf "%3s %10s %10s %7s   %10s %10s %7s   %10s %10s %7s   %d\n", $1, rc, zc, ratio(zc, rc),
-           r50, z50, ratio(z50, r50), r99, z99, ratio(z99, r99), sum($2, 4) + sum($3, 4)
+    printf "%3s %10s %10s %7s   %10s %10s %7s   %10s %10s %7s   %d\n", $1, num(rc, 1), num(zc, 1),
+           ratio(zc, rc), num(r50, 3), num(z50, 3), ratio(z50, r50), num(r99, 3), num(z99, 3),
+           ratio(z99, r99), sum($2, 4) + sum($3, 4)
   }'
 exit $failed
