@@ -521,6 +521,42 @@ test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
   zkr_session_unref (waiter_session);
 }
 
+/* Someone deletes the holder's node by hand: the holder hears LOST and
+ * is_held turns false, whether that happens right after the grant (before
+ * the deferred node watch is set) or later. */
+static void
+test_mutex__node_deleted_by_hand_is_lost (void)
+{
+  g_autofree char *path = itest_scratch_path ("mutex-node-deleted");
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *admin = itest_connect (itest_hosts (), 10000);
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (admin);
+  for (int pause_ms = 0; pause_ms <= 500; pause_ms += 500)
+    {
+      ZkrMutex *mutex = mutex_new (session, path);
+      LossRecorder *recorder = loss_recorder_new (mutex);
+      g_autofree char *node = NULL;
+
+      CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, 5000, NULL, &error));
+      node = zkr_mutex_dup_node_path (mutex);
+      if (pause_ms > 0)
+        g_usleep ((gulong) pause_ms * 1000); /* lets the hold settle; not a wait for a result */
+      CU_ASSERT_EQUAL (zkr_op_delete_sync (admin, node, -1), ZOK);
+      CU_ASSERT_TRUE (loss_wait (recorder, ZKR_LOCK_LOST, WAIT_MS) > 0);
+      CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
+      CU_ASSERT_FALSE (zkr_mutex_verify (mutex, &error));
+      g_clear_error (&error);
+      loss_recorder_free (recorder);
+      zkr_mutex_unref (mutex);
+    }
+  CU_ASSERT_TRUE (itest_delete_tree (admin, path));
+  zkr_session_unref (session);
+  zkr_session_unref (admin);
+}
+
 typedef struct {
   GMainLoop *loop;
   ZkrMutex *mutex;
@@ -723,6 +759,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__waiter_watches_only_predecessor),
   ZKR_TEST_CASE (test_mutex__async_acquire_calls_back_in_the_callers_context),
   ZKR_TEST_CASE (test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock),
+  ZKR_TEST_CASE (test_mutex__node_deleted_by_hand_is_lost),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },
 };

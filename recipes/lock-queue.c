@@ -49,8 +49,8 @@ struct _ZkrQueueLock {
   Acquire *acquire;
   guint hold_listener;
   guint node_watch;
+  GSource *node_watch_source;     /* (nullable) the deferred watch below */
   GSource *deadline_source;
-  guint release_listener;
 };
 
 static ZkrQueueLock *
@@ -328,11 +328,34 @@ hold_watch_node (ZkrQueueLock *lock)
   zkr_op_exists (lock->session, node, TRUE, hold_exists_reply, lock_ref (lock));
 }
 
+/* The watch on our own node is set this long after the grant, not with
+ * it: a short hold (most of them) then costs no request and no event, and
+ * the acquire path stays at create + list. What it catches is someone
+ * deleting our node by hand; the waiter behind us is woken by that delete
+ * at the same moment we would be, so the delay changes only how soon we
+ * say so, never who holds. Session trouble is seen at once through the
+ * session's own events. */
+#define NODE_WATCH_DELAY_MS 100
+
+static gboolean
+hold_node_watch_tick (gpointer data)
+{
+  ZkrQueueLock *lock = data;
+
+  g_clear_pointer (&lock->node_watch_source, g_source_unref);
+  if (lock_get_state (lock) == LOCK_HELD || lock_get_state (lock) == LOCK_IN_DOUBT)
+    hold_watch_node (lock);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 hold_start (ZkrQueueLock *lock)
 {
   lock->hold_listener = zkr_session_add_internal_listener (lock->session, hold_on_state, lock);
-  hold_watch_node (lock);
+  lock->node_watch_source = g_timeout_source_new (NODE_WATCH_DELAY_MS);
+  g_source_set_callback (lock->node_watch_source, hold_node_watch_tick, lock, NULL);
+  g_source_set_static_name (lock->node_watch_source, "zkr-lock-node-watch");
+  g_source_attach (lock->node_watch_source, zkr_session_get_worker_context (lock->session));
 }
 
 static void
@@ -344,6 +367,11 @@ hold_stop (ZkrQueueLock *lock)
   if (lock->node_watch != 0)
     zkr_session_watch_remove (lock->session, lock->node_watch);
   lock->node_watch = 0;
+  if (lock->node_watch_source != NULL)
+    {
+      g_source_destroy (lock->node_watch_source);
+      g_clear_pointer (&lock->node_watch_source, g_source_unref);
+    }
   hold_deadline_clear (lock);
 }
 
@@ -362,6 +390,7 @@ struct _Acquire {
   char *node_path;
   struct Stat stat;
   GPtrArray *early_listing;      /* a listing that came before our node */
+  guint listings_in_flight;
   guint watch_id;
   GSource *timeout_source;
   guint listener_id;
@@ -710,6 +739,7 @@ acquire_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   Acquire *acquire = user_data;
 
   (void) session;
+  acquire->listings_in_flight--;
   if (acquire->finished)
     ;
   else if (reply->rc != ZOK)
@@ -738,6 +768,7 @@ acquire_list (Acquire *acquire)
 
   if (acquire->watch_children && acquire->watch_id == 0)
     acquire->watch_id = zkr_session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
+  acquire->listings_in_flight++;
   zkr_op_get_children (lock->session, lock->path, acquire->watch_children,
                        acquire_list_reply, acquire_ref (acquire));
 }
@@ -773,8 +804,12 @@ acquire_created (ZkrSession *session, int rc, const char *path, const struct Sta
   listing = g_steal_pointer (&acquire->early_listing);
   if (listing != NULL && find_name (listing, acquire->node_name) >= 0)
     acquire_evaluate (acquire, listing);
-  else
+  else if (acquire->listings_in_flight == 0)
     acquire_list (acquire);
+  /* else the listing sent right behind the create is still on its way
+   * (replies are handled in order, so it comes next) and contains our
+   * node: acquire_list_reply evaluates it. A second listing here would
+   * cost every acquire one more request. */
 }
 
 static void
@@ -915,14 +950,47 @@ sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
   sync->result = g_object_ref (result);
 }
 
+/* One private context per thread, kept for the thread's life: a blocking
+ * call then costs no context (an eventfd) of its own. A nested blocking
+ * call (from a callback dispatched while we wait) gets a fresh one. */
+typedef struct {
+  GMainContext *context;
+  gboolean busy;
+} SyncContext;
+
+static void
+sync_context_free (gpointer data)
+{
+  SyncContext *cached = data;
+
+  g_main_context_unref (cached->context);
+  g_free (cached);
+}
+
+static GPrivate sync_context_key = G_PRIVATE_INIT (sync_context_free);
+
 gboolean
 zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
                     GCancellable *cancellable, GError **error)
 {
-  GMainContext *context = g_main_context_new ();
+  SyncContext *cached = g_private_get (&sync_context_key);
+  GMainContext *context;
   SyncResult sync = { NULL };
   gboolean ok;
 
+  if (cached == NULL)
+    {
+      cached = g_new0 (SyncContext, 1);
+      cached->context = g_main_context_new ();
+      g_private_set (&sync_context_key, cached);
+    }
+  if (cached->busy)
+    context = g_main_context_new ();
+  else
+    {
+      context = g_main_context_ref (cached->context);
+      cached->busy = TRUE;
+    }
   g_main_context_push_thread_default (context);
   async_start (object, timeout_ms, cancellable, sync_done, &sync);
   while (sync.result == NULL)
@@ -930,87 +998,90 @@ zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
   g_main_context_pop_thread_default (context);
   ok = g_task_propagate_boolean (G_TASK (sync.result), error);
   g_object_unref (sync.result);
+  if (context == cached->context)
+    cached->busy = FALSE;
   g_main_context_unref (context);
   return ok;
 }
 
 /* ==== release ========================================================= */
 
-static void
-release_answer (ZkrQueueLock *lock, int rc)
-{
-  g_mutex_lock (&lock->mutex);
-  if (lock->release_answer == RELEASE_WAITING)
-    lock->release_answer = rc;
-  g_cond_broadcast (&lock->cond);
-  g_mutex_unlock (&lock->mutex);
-}
-
-static void
-release_stop_listening (ZkrQueueLock *lock)
-{
-  if (lock->release_listener != 0)
-    zkr_session_remove_internal_listener (lock->session, lock->release_listener);
-  lock->release_listener = 0;
-}
-
+/* Worker: the background retry of a release's delete is over. */
 static void
 release_deleted (ZkrSession *session, int rc, gpointer user_data)
 {
   ZkrQueueLock *lock = user_data;
 
   (void) session;
-  release_stop_listening (lock);
+  (void) rc;
   g_mutex_lock (&lock->mutex);
   lock->release_pending = FALSE;
   g_mutex_unlock (&lock->mutex);
-  release_answer (lock, rc == ZOK ? ZOK : ZCONNECTIONLOSS);
   lock_unref (lock);
 }
 
-/* While a release waits for its delete: a connection that drops answers
- * the waiter (the delete goes on in the background). */
-static void
-release_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
-{
-  ZkrQueueLock *lock = user_data;
-
-  (void) session;
-  if (state == ZKR_SESSION_STATE_SUSPENDED || state == ZKR_SESSION_STATE_LOST ||
-      state == ZKR_SESSION_STATE_CLOSED)
-    {
-      release_stop_listening (lock);
-      release_answer (lock, ZCONNECTIONLOSS);
-    }
-}
-
+/* A release's delete. It is sent by the releasing thread and answered on
+ * ZooKeeper's completion thread, which wakes the releasing thread itself:
+ * the worker is not on the path, so a release costs what a raw delete
+ * costs. The worker only stops the hold's listeners (posted, not waited
+ * for) and, when the delete fails, takes the retry over. */
 typedef struct {
-  ZkrQueueLock *lock;
-  char *node;
-} ReleaseStart;
+  ZkrQueueLock *lock;    /* (owned) */
+  char *node;            /* (owned) */
+  gboolean to_worker;    /* the retry owns this; protected by lock->mutex */
+} ReleaseCall;
 
 static gboolean
-release_start (gpointer data)
+release_stop_hold (gpointer data)
 {
-  ReleaseStart *start = data;
-  ZkrQueueLock *lock = start->lock;
+  ZkrQueueLock *lock = data;
 
   hold_stop (lock);
-  if (!zkr_session_is_connected (lock->session))
-    release_answer (lock, ZCONNECTIONLOSS);
-  else
-    lock->release_listener = zkr_session_add_internal_listener (lock->session, release_on_state, lock);
-  zkr_guaranteed_delete (lock->session, start->node, release_deleted, lock_ref (lock));
   lock_unref (lock);
-  g_free (start->node);
-  g_free (start);
   return G_SOURCE_REMOVE;
+}
+
+/* Worker: the delete did not get through (connection trouble, session
+ * closing): keep trying in the background while the session lives. */
+static gboolean
+release_retry (gpointer data)
+{
+  ReleaseCall *call = data;
+
+  zkr_guaranteed_delete (call->lock->session, call->node, release_deleted,
+                         g_steal_pointer (&call->lock));
+  g_free (call->node);
+  g_free (call);
+  return G_SOURCE_REMOVE;
+}
+
+/* Completion thread (or the releasing thread when the request never
+ * left): answers the releasing thread, which still holds its reference to
+ * the lock, so nothing here can be the last one. */
+static void
+release_direct_done (int rc, gpointer user_data)
+{
+  ReleaseCall *call = user_data;
+  ZkrQueueLock *lock = call->lock;
+  gboolean done = rc == ZOK || rc == ZNONODE;
+
+  g_mutex_lock (&lock->mutex);
+  if (done)
+    lock->release_pending = FALSE;
+  else
+    call->to_worker = TRUE;
+  lock->release_answer = done ? ZOK : ZCONNECTIONLOSS;
+  g_cond_broadcast (&lock->cond);
+  g_mutex_unlock (&lock->mutex);
+  if (!done)
+    zkr_session_post (lock->session, release_retry, call, NULL);
 }
 
 gboolean
 zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
 {
-  ReleaseStart *start;
+  ReleaseCall *call;
+  gboolean to_worker;
   int answer;
 
   g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
@@ -1022,21 +1093,31 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
                    lock->recipe->kind, lock->user_path);
       return FALSE;
     }
-  start = g_new0 (ReleaseStart, 1);
-  start->lock = lock_ref (lock);
-  start->node = g_steal_pointer (&lock->node_path);
+  call = g_new0 (ReleaseCall, 1);
+  call->lock = lock_ref (lock);
+  call->node = g_steal_pointer (&lock->node_path);
   lock->state = LOCK_IDLE;
   lock->token = 0;
   lock->release_pending = TRUE;
   lock->release_answer = RELEASE_WAITING;
   g_mutex_unlock (&lock->mutex);
 
-  zkr_session_post (lock->session, release_start, start, NULL);
+  /* Posted before the delete is sent: a later acquire, posted after this
+   * returns, finds the hold stopped. */
+  zkr_session_post (lock->session, release_stop_hold, lock_ref (lock), NULL);
+  zkr_op_delete_direct (lock->session, call->node, -1, release_direct_done, call);
   g_mutex_lock (&lock->mutex);
   while (lock->release_answer == RELEASE_WAITING)
     g_cond_wait (&lock->cond, &lock->mutex);
   answer = lock->release_answer;
+  to_worker = call->to_worker;
   g_mutex_unlock (&lock->mutex);
+  if (!to_worker)
+    {
+      lock_unref (call->lock);
+      g_free (call->node);
+      g_free (call);
+    }
   if (answer == ZOK)
     return TRUE;
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
