@@ -574,6 +574,89 @@ waiter_run (gpointer data)
   return NULL;
 }
 
+/* A waiter blocked for a slot wakes when the shared count grows, without
+ * anyone releasing (Curator's SharedCount listener does the same). */
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+} LeasesWaiting;
+
+static gboolean
+two_leases_exist (gpointer data)
+{
+  LeasesWaiting *waiting = data;
+
+  return leases_count (waiting->session, waiting->path) == 2;
+}
+
+static gpointer
+bounded_waiter_run (gpointer data)
+{
+  Waiter *waiter = data;
+
+  waiter->leases = zkr_semaphore_acquire (waiter->semaphore, waiter->count, 20000,
+                                          waiter->cancellable, &waiter->error);
+  return NULL;
+}
+
+static void
+test_semaphore__a_waiter_wakes_when_the_shared_count_grows (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("sem-count-grows");
+  g_autofree char *path = NULL;
+  g_autofree char *count_path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) first = NULL;
+  Waiter waiter = { 0 };
+  LeasesWaiting waiting;
+  ZkrSemaphore *sem_a;
+  GThread *thread;
+  char bytes[5];
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  make_base (a, base);
+  path = child_path (base, "sem");
+  count_path = child_path (base, "count");
+  count_bytes (1, bytes);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (a, count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  sem_a = zkr_semaphore_new_shared_count (a, path, count_path, &error);
+  waiter.semaphore = zkr_semaphore_new_shared_count (b, path, count_path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (sem_a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter.semaphore);
+  waiter.count = 1;
+  first = zkr_semaphore_acquire (sem_a, 1, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (first);
+
+  thread = g_thread_new ("waiter", bounded_waiter_run, &waiter);
+  waiting.session = a;
+  waiting.path = path;
+  CU_ASSERT_TRUE (itest_wait_for (two_leases_exist, &waiting, 10000));
+  count_bytes (2, bytes);
+  CU_ASSERT_EQUAL (zkr_op_set_sync (a, count_path, bytes, 4), ZOK);
+  g_thread_join (thread);
+  /* Without the count watch it would time out: A never releases first. */
+  CU_ASSERT_PTR_NOT_NULL (waiter.leases);
+  CU_ASSERT_PTR_NULL (waiter.error);
+  CU_ASSERT_TRUE (zkr_lease_is_held (g_ptr_array_index (first, 0)));
+  if (waiter.leases != NULL)
+    {
+      CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (waiter.leases, 0), &error));
+      g_ptr_array_unref (waiter.leases);
+    }
+  g_clear_error (&waiter.error);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (first, 0), &error));
+  CU_ASSERT_EQUAL (leases_count (a, path), 0);
+  CU_ASSERT_EQUAL (locks_count (a, path), 0);
+  zkr_semaphore_unref (sem_a);
+  zkr_semaphore_unref (waiter.semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (a, base));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
 static void
 test_semaphore__cancel_wakes_a_blocked_waiter (void)
 {
@@ -803,6 +886,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_semaphore__leases_are_released_one_by_one_in_curators_layout),
   ZKR_TEST_CASE (test_semaphore__freeing_leases_releases_them_in_the_background),
   ZKR_TEST_CASE (test_semaphore__max_follows_the_shared_count_node),
+  ZKR_TEST_CASE (test_semaphore__a_waiter_wakes_when_the_shared_count_grows),
   ZKR_TEST_CASE (test_semaphore__cancel_wakes_a_blocked_waiter),
   ZKR_TEST_CASE (test_semaphore__async_acquire_calls_back_in_the_callers_context),
   ZKR_TEST_CASE (test_semaphore__expired_holder_loses_its_leases),

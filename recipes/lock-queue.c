@@ -935,6 +935,25 @@ zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
   zkr_session_post (lock->session, acquire_start, acquire, NULL);
 }
 
+static gboolean
+reevaluate_in_worker (gpointer data)
+{
+  ZkrQueueLock *lock = data;
+  Acquire *acquire = lock->acquire;
+
+  if (acquire != NULL && !acquire->finished && acquire->node_name != NULL)
+    acquire_list (acquire);
+  lock_unref (lock);
+  return G_SOURCE_REMOVE;
+}
+
+void
+zkr_queue_lock_reevaluate (ZkrQueueLock *lock)
+{
+  g_return_if_fail (lock != NULL);
+  zkr_session_post (lock->session, reevaluate_in_worker, lock_ref (lock), NULL);
+}
+
 /* ==== the blocking twin ============================================== */
 
 typedef struct {

@@ -64,6 +64,11 @@ typedef void (*ZkrAsyncStart) (gpointer object, int timeout_ms, GCancellable *ca
 gboolean zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
                              GCancellable *cancellable, GError **error);
 
+/* Asks a waiting acquire to list the queue again and re-run its predicate
+ * (something the predicate reads changed: the semaphore's shared count).
+ * Does nothing unless @lock is waiting with its node created. Any thread. */
+void zkr_queue_lock_reevaluate (ZkrQueueLock *lock);
+
 /* Deletes our node; see zkr_mutex_release() for the contract. Any thread
  * but the worker. */
 gboolean zkr_queue_lock_release (ZkrQueueLock *lock, GError **error);
