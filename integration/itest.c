@@ -488,3 +488,201 @@ itest_recorder_all_on_own_thread (ItestRecorder *recorder)
   g_mutex_unlock (&recorder->lock);
   return ok;
 }
+
+/* ---- loss recorder ---------------------------------------------------- */
+
+struct _ItestLossRecorder {
+  GMutex lock;
+  GCond cond;
+  gpointer source;          /* the lock listened to */
+  ItestAddLossListener add;
+  GArray *events;           /* of ZkrLockEvent */
+  GArray *times;            /* of gint64 */
+  gboolean wrong_source;
+  gboolean ready;
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+};
+
+static void
+loss_recorder_on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
+{
+  ItestLossRecorder *recorder = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  g_mutex_lock (&recorder->lock);
+  recorder->wrong_source |= lock != recorder->source;
+  g_array_append_val (recorder->events, event);
+  g_array_append_val (recorder->times, now);
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+}
+
+static gboolean loss_recorder_mark_ready (gpointer data);
+
+static gboolean
+loss_recorder_add (gpointer data)
+{
+  ItestLossRecorder *recorder = data;
+
+  recorder->add (recorder->source, loss_recorder_on_loss, recorder);
+  return loss_recorder_mark_ready (recorder);
+}
+
+static gpointer
+loss_recorder_thread (gpointer data)
+{
+  ItestLossRecorder *recorder = data;
+
+  g_main_context_push_thread_default (recorder->context);
+  g_main_loop_run (recorder->loop);
+  g_main_context_pop_thread_default (recorder->context);
+  return NULL;
+}
+
+ItestLossRecorder *
+itest_loss_recorder_new (gpointer lock, ItestAddLossListener add)
+{
+  ItestLossRecorder *recorder = g_new0 (ItestLossRecorder, 1);
+
+  g_mutex_init (&recorder->lock);
+  g_cond_init (&recorder->cond);
+  recorder->source = lock;
+  recorder->add = add;
+  recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
+  recorder->times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  recorder->context = g_main_context_new ();
+  recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  recorder->thread = g_thread_new ("loss-recorder", loss_recorder_thread, recorder);
+  g_main_context_invoke (recorder->context, loss_recorder_add, recorder);
+  g_mutex_lock (&recorder->lock);
+  while (!recorder->ready)
+    g_cond_wait (&recorder->cond, &recorder->lock);
+  g_mutex_unlock (&recorder->lock);
+  return recorder;
+}
+
+static gboolean
+loss_recorder_mark_ready (gpointer data)
+{
+  ItestLossRecorder *recorder = data;
+
+  g_mutex_lock (&recorder->lock);
+  recorder->ready = TRUE;
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+  return G_SOURCE_REMOVE;
+}
+
+void
+itest_loss_flush (ItestLossRecorder *recorder)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_mutex_lock (&recorder->lock);
+  recorder->ready = FALSE;
+  g_mutex_unlock (&recorder->lock);
+  /* Lowest priority: behind anything already queued in the context. */
+  g_source_set_priority (source, G_PRIORITY_LOW);
+  g_source_set_callback (source, loss_recorder_mark_ready, recorder, NULL);
+  g_source_attach (source, recorder->context);
+  g_source_unref (source);
+  g_mutex_lock (&recorder->lock);
+  while (!recorder->ready)
+    g_cond_wait (&recorder->cond, &recorder->lock);
+  g_mutex_unlock (&recorder->lock);
+}
+
+static gboolean
+loss_recorder_quit (gpointer data)
+{
+  g_main_loop_quit (((ItestLossRecorder *) data)->loop);
+  return G_SOURCE_REMOVE;
+}
+
+void
+itest_loss_recorder_free (ItestLossRecorder *recorder)
+{
+  if (recorder == NULL)
+    return;
+  g_main_context_invoke (recorder->context, loss_recorder_quit, recorder);
+  g_thread_join (recorder->thread);
+  while (g_main_context_pending (recorder->context))
+    g_main_context_iteration (recorder->context, FALSE);
+  g_main_loop_unref (recorder->loop);
+  g_main_context_unref (recorder->context);
+  g_array_unref (recorder->events);
+  g_array_unref (recorder->times);
+  g_mutex_clear (&recorder->lock);
+  g_cond_clear (&recorder->cond);
+  g_free (recorder);
+}
+
+/* Under recorder->lock: the time of the @times-th @event, or 0. */
+static gint64
+loss_recorder_find (ItestLossRecorder *recorder, ZkrLockEvent event, guint times)
+{
+  guint seen = 0;
+
+  for (guint i = 0; i < recorder->events->len; i++)
+    if (g_array_index (recorder->events, ZkrLockEvent, i) == event && ++seen == times)
+      return g_array_index (recorder->times, gint64, i);
+  return 0;
+}
+
+gint64
+itest_loss_wait (ItestLossRecorder *recorder, ZkrLockEvent event, guint times, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gint64 at;
+
+  g_mutex_lock (&recorder->lock);
+  for (;;)
+    {
+      at = loss_recorder_find (recorder, event, MAX (times, 1));
+      if (at != 0)
+        break;
+      if (!g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
+        {
+          at = loss_recorder_find (recorder, event, MAX (times, 1));
+          break;
+        }
+    }
+  g_mutex_unlock (&recorder->lock);
+  return at;
+}
+
+guint
+itest_loss_count (ItestLossRecorder *recorder, ZkrLockEvent event)
+{
+  guint seen = 0;
+
+  g_mutex_lock (&recorder->lock);
+  for (guint i = 0; i < recorder->events->len; i++)
+    seen += g_array_index (recorder->events, ZkrLockEvent, i) == event;
+  g_mutex_unlock (&recorder->lock);
+  return seen;
+}
+
+gboolean
+itest_loss_right_source (ItestLossRecorder *recorder)
+{
+  gboolean right;
+
+  g_mutex_lock (&recorder->lock);
+  right = !recorder->wrong_source;
+  g_mutex_unlock (&recorder->lock);
+  return right;
+}
+
+GArray *
+itest_loss_events (ItestLossRecorder *recorder)
+{
+  GArray *events;
+
+  g_mutex_lock (&recorder->lock);
+  events = g_array_copy (recorder->events);
+  g_mutex_unlock (&recorder->lock);
+  return events;
+}

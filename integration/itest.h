@@ -71,4 +71,28 @@ gboolean itest_recorder_all_on_own_thread (ItestRecorder *recorder);
  * (used only for facts no event reports, such as a server-side count). */
 gboolean itest_wait_for (gboolean (*predicate) (gpointer data), gpointer data, int timeout_ms);
 
+/* ---- loss recorder -----------------------------------------------------
+ * A lock's loss listener on a thread (and GMainContext) of its own,
+ * recording every event, its monotonic time, and whether the listener's
+ * lock argument was the lock it was added to. */
+typedef struct _ItestLossRecorder ItestLossRecorder;
+/* Adds the recorder's listener to @lock: a call of the recipe's
+ * zkr_*_add_loss_listener (@lock, @func, @user_data, NULL). */
+typedef void (*ItestAddLossListener) (gpointer lock, ZkrLockLossFunc func, gpointer user_data);
+
+/* Returns once the listener is added, from the recorder's thread. */
+ItestLossRecorder *itest_loss_recorder_new (gpointer lock, ItestAddLossListener add);
+void itest_loss_recorder_free (ItestLossRecorder *recorder);
+/* Waits until @event was seen @times times; returns the monotonic time of
+ * the @times-th, or 0 when @timeout_ms passed first. */
+gint64 itest_loss_wait (ItestLossRecorder *recorder, ZkrLockEvent event, guint times,
+                        int timeout_ms);
+guint itest_loss_count (ItestLossRecorder *recorder, ZkrLockEvent event);
+/* TRUE if every event named the lock the listener was added to. */
+gboolean itest_loss_right_source (ItestLossRecorder *recorder);
+/* Returns once every event already posted to the recorder was recorded. */
+void itest_loss_flush (ItestLossRecorder *recorder);
+/* The events so far, in order (transfer full). */
+GArray *itest_loss_events (ItestLossRecorder *recorder);
+
 G_END_DECLS

@@ -45,122 +45,25 @@ make_tree (ZkrSession *session, const char *base, const char *const *names)
     }
 }
 
-/* ---- loss recorder ----------------------------------------------------- */
-
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  GArray *events;        /* of ZkrLockEvent */
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
-  ZkrMultiLock *multi;
-  gboolean ready;
-  gboolean wrong_source;
-} LossRecorder;
+/* ---- loss ------------------------------------------------------------- */
 
 static void
-on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
+multi_add_loss (gpointer lock, ZkrLockLossFunc func, gpointer user_data)
 {
-  LossRecorder *recorder = user_data;
-
-  g_mutex_lock (&recorder->lock);
-  recorder->wrong_source |= lock != recorder->multi;
-  g_array_append_val (recorder->events, event);
-  g_cond_broadcast (&recorder->cond);
-  g_mutex_unlock (&recorder->lock);
-}
-
-static gboolean
-recorder_ready (gpointer data)
-{
-  LossRecorder *recorder = data;
-
-  g_mutex_lock (&recorder->lock);
-  recorder->ready = TRUE;
-  g_cond_broadcast (&recorder->cond);
-  g_mutex_unlock (&recorder->lock);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-recorder_add (gpointer data)
-{
-  LossRecorder *recorder = data;
-
-  zkr_multi_lock_add_loss_listener (recorder->multi, on_loss, recorder, NULL);
-  return recorder_ready (recorder);
-}
-
-/* Runs @func in the recorder's context and waits for it: everything
- * queued there before (loss deliveries) has run by then. */
-static void
-recorder_sync (LossRecorder *recorder, GSourceFunc func)
-{
-  GSource *source = g_idle_source_new ();
-
-  g_mutex_lock (&recorder->lock);
-  recorder->ready = FALSE;
-  g_mutex_unlock (&recorder->lock);
-  g_source_set_callback (source, func, recorder, NULL);
-  g_source_attach (source, recorder->context);
-  g_source_unref (source);
-  g_mutex_lock (&recorder->lock);
-  while (!recorder->ready)
-    g_cond_wait (&recorder->cond, &recorder->lock);
-  g_mutex_unlock (&recorder->lock);
-}
-
-static gpointer
-recorder_thread (gpointer data)
-{
-  LossRecorder *recorder = data;
-
-  g_main_context_push_thread_default (recorder->context);
-  g_main_loop_run (recorder->loop);
-  g_main_context_pop_thread_default (recorder->context);
-  return NULL;
-}
-
-static LossRecorder *
-loss_recorder_new (ZkrMultiLock *multi)
-{
-  LossRecorder *recorder = g_new0 (LossRecorder, 1);
-
-  g_mutex_init (&recorder->lock);
-  g_cond_init (&recorder->cond);
-  recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
-  recorder->multi = multi;
-  recorder->context = g_main_context_new ();
-  recorder->loop = g_main_loop_new (recorder->context, FALSE);
-  recorder->thread = g_thread_new ("loss-recorder", recorder_thread, recorder);
-  recorder_sync (recorder, recorder_add);
-  return recorder;
-}
-
-static guint
-loss_count (LossRecorder *recorder, ZkrLockEvent event)
-{
-  guint seen = 0;
-
-  g_mutex_lock (&recorder->lock);
-  for (guint i = 0; i < recorder->events->len; i++)
-    seen += g_array_index (recorder->events, ZkrLockEvent, i) == event;
-  g_mutex_unlock (&recorder->lock);
-  return seen;
+  zkr_multi_lock_add_loss_listener (lock, func, user_data, NULL);
 }
 
 /* One story for the whole, not one per entry: IN_DOUBT and RESTORED
  * alternate (an expiry from outside may first show a reconnect), and LOST
  * comes once, last. */
 static gboolean
-loss_story_is_whole (LossRecorder *recorder)
+loss_story_is_whole (ItestLossRecorder *recorder)
 {
+  g_autoptr (GArray) events = itest_loss_events (recorder);
   gboolean in_doubt = FALSE, lost = FALSE, ok = TRUE;
 
-  g_mutex_lock (&recorder->lock);
-  for (guint i = 0; ok && i < recorder->events->len; i++)
-    switch (g_array_index (recorder->events, ZkrLockEvent, i))
+  for (guint i = 0; ok && i < events->len; i++)
+    switch (g_array_index (events, ZkrLockEvent, i))
       {
       case ZKR_LOCK_IN_DOUBT:
         ok = !lost && !in_doubt;
@@ -176,50 +79,7 @@ loss_story_is_whole (LossRecorder *recorder)
         lost = TRUE;
         break;
       }
-  g_mutex_unlock (&recorder->lock);
   return ok && lost;
-}
-
-static gboolean
-loss_wait (LossRecorder *recorder, ZkrLockEvent event, int timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-
-  for (;;)
-    {
-      gboolean more;
-
-      if (loss_count (recorder, event) > 0)
-        return TRUE;
-      g_mutex_lock (&recorder->lock);
-      more = g_cond_wait_until (&recorder->cond, &recorder->lock, deadline);
-      g_mutex_unlock (&recorder->lock);
-      if (!more)
-        return loss_count (recorder, event) > 0;
-    }
-}
-
-static gboolean
-recorder_quit (gpointer data)
-{
-  g_main_loop_quit (((LossRecorder *) data)->loop);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-loss_recorder_free (LossRecorder *recorder)
-{
-  CU_ASSERT_FALSE (recorder->wrong_source);
-  g_main_context_invoke (recorder->context, recorder_quit, recorder);
-  g_thread_join (recorder->thread);
-  while (g_main_context_pending (recorder->context))
-    g_main_context_iteration (recorder->context, FALSE);
-  g_main_loop_unref (recorder->loop);
-  g_main_context_unref (recorder->context);
-  g_array_unref (recorder->events);
-  g_mutex_clear (&recorder->lock);
-  g_cond_clear (&recorder->cond);
-  g_free (recorder);
 }
 
 /* ---- opposite orders --------------------------------------------------- */
@@ -468,7 +328,7 @@ test_multi_lock__expiry_is_one_lost_event_for_the_whole (void)
   g_autofree char *path_a = NULL;
   g_autofree char *path_b = NULL;
   g_autoptr (GError) error = NULL;
-  LossRecorder *recorder;
+  ItestLossRecorder *recorder;
   ZkrMultiLock *multi;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
@@ -477,10 +337,10 @@ test_multi_lock__expiry_is_one_lost_event_for_the_whole (void)
   path_b = child_path (base, "B");
   multi = multi_new (session, path_a, path_b);
   CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
-  recorder = loss_recorder_new (multi);
+  recorder = itest_loss_recorder_new (multi, multi_add_loss);
   CU_ASSERT_TRUE_FATAL (zkr_multi_lock_acquire (multi, 5000, NULL, &error));
   CU_ASSERT_FATAL (itest_expire_session (session));
-  CU_ASSERT_TRUE (loss_wait (recorder, ZKR_LOCK_LOST, WAIT_MS));
+  CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS) > 0);
   CU_ASSERT_FALSE (zkr_multi_lock_is_held (multi));
   CU_ASSERT_FALSE (zkr_multi_lock_verify (multi, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
@@ -496,13 +356,14 @@ test_multi_lock__expiry_is_one_lost_event_for_the_whole (void)
    * through the worker, and their deliveries through the recorder. */
   CU_ASSERT_TRUE (itest_wait_for (session_renewed, session, WAIT_MS));
   CU_ASSERT_TRUE (zkr_multi_lock_acquire (multi, 5000, NULL, &error));
-  recorder_sync (recorder, recorder_ready);
-  CU_ASSERT_EQUAL (loss_count (recorder, ZKR_LOCK_LOST), 1);
+  itest_loss_flush (recorder);
+  CU_ASSERT_EQUAL (itest_loss_count (recorder, ZKR_LOCK_LOST), 1);
   CU_ASSERT_TRUE (loss_story_is_whole (recorder));
   CU_ASSERT_TRUE (zkr_multi_lock_release (multi, &error));
   CU_ASSERT_EQUAL (itest_count_children (observer, path_a), 0);
   CU_ASSERT_EQUAL (itest_count_children (observer, path_b), 0);
-  loss_recorder_free (recorder);
+  CU_ASSERT_TRUE (itest_loss_right_source (recorder));
+  itest_loss_recorder_free (recorder);
   zkr_multi_lock_unref (multi);
   CU_ASSERT_TRUE (itest_delete_tree (observer, base));
   zkr_session_unref (session);

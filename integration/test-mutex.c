@@ -18,124 +18,10 @@
 
 static char *self_path;
 
-/* ---- loss recorder: loss events on a thread of their own ------------- */
-
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  GArray *events;       /* of ZkrLockEvent */
-  GArray *times;        /* of gint64 */
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
-} LossRecorder;
-
 static void
-on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
+mutex_add_loss (gpointer lock, ZkrLockLossFunc func, gpointer user_data)
 {
-  LossRecorder *recorder = user_data;
-  gint64 now = g_get_monotonic_time ();
-
-  (void) lock;
-  g_mutex_lock (&recorder->lock);
-  g_array_append_val (recorder->events, event);
-  g_array_append_val (recorder->times, now);
-  g_cond_broadcast (&recorder->cond);
-  g_mutex_unlock (&recorder->lock);
-}
-
-static gpointer
-loss_thread (gpointer data)
-{
-  LossRecorder *recorder = data;
-
-  g_main_context_push_thread_default (recorder->context);
-  g_main_loop_run (recorder->loop);
-  g_main_context_pop_thread_default (recorder->context);
-  return NULL;
-}
-
-typedef struct {
-  LossRecorder *recorder;
-  ZkrMutex *mutex;
-  gboolean done;
-} AddListener;
-
-static gboolean
-loss_add (gpointer data)
-{
-  AddListener *add = data;
-
-  zkr_mutex_add_loss_listener (add->mutex, on_loss, add->recorder, NULL);
-  g_mutex_lock (&add->recorder->lock);
-  add->done = TRUE;
-  g_cond_broadcast (&add->recorder->cond);
-  g_mutex_unlock (&add->recorder->lock);
-  return G_SOURCE_REMOVE;
-}
-
-static LossRecorder *
-loss_recorder_new (ZkrMutex *mutex)
-{
-  LossRecorder *recorder = g_new0 (LossRecorder, 1);
-  AddListener add = { recorder, mutex, FALSE };
-
-  g_mutex_init (&recorder->lock);
-  g_cond_init (&recorder->cond);
-  recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
-  recorder->times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  recorder->context = g_main_context_new ();
-  recorder->loop = g_main_loop_new (recorder->context, FALSE);
-  recorder->thread = g_thread_new ("loss-recorder", loss_thread, recorder);
-  g_main_context_invoke (recorder->context, loss_add, &add);
-  g_mutex_lock (&recorder->lock);
-  while (!add.done)
-    g_cond_wait (&recorder->cond, &recorder->lock);
-  g_mutex_unlock (&recorder->lock);
-  return recorder;
-}
-
-/* Waits for @event; returns its monotonic time or 0. */
-static gint64
-loss_wait (LossRecorder *recorder, ZkrLockEvent event, int timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  gint64 at = 0;
-
-  g_mutex_lock (&recorder->lock);
-  for (;;)
-    {
-      for (guint i = 0; i < recorder->events->len; i++)
-        if (g_array_index (recorder->events, ZkrLockEvent, i) == event)
-          at = g_array_index (recorder->times, gint64, i);
-      if (at != 0 || !g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
-        break;
-    }
-  g_mutex_unlock (&recorder->lock);
-  return at;
-}
-
-static gboolean
-loss_quit (gpointer data)
-{
-  g_main_loop_quit (((LossRecorder *) data)->loop);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-loss_recorder_free (LossRecorder *recorder)
-{
-  g_main_context_invoke (recorder->context, loss_quit, recorder);
-  g_thread_join (recorder->thread);
-  while (g_main_context_pending (recorder->context))
-    g_main_context_iteration (recorder->context, FALSE);
-  g_main_loop_unref (recorder->loop);
-  g_main_context_unref (recorder->context);
-  g_array_unref (recorder->events);
-  g_array_unref (recorder->times);
-  g_mutex_clear (&recorder->lock);
-  g_cond_clear (&recorder->cond);
-  g_free (recorder);
+  zkr_mutex_add_loss_listener (lock, func, user_data, NULL);
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -332,7 +218,7 @@ partitioned_holder_round (void)
   ZkrSession *holder_session, *waiter_session;
   ZkrMutex *holder;
   Waiter waiter = { 0 };
-  LossRecorder *recorder;
+  ItestLossRecorder *recorder;
   GThread *thread;
   gint64 lost_at, doubt_at, granted_at;
 
@@ -343,16 +229,16 @@ partitioned_holder_round (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
   CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
   holder = mutex_new (holder_session, path);
-  recorder = loss_recorder_new (holder);
+  recorder = itest_loss_recorder_new (holder, mutex_add_loss);
   CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
   waiter.mutex = mutex_new (waiter_session, path);
   thread = g_thread_new ("waiter", waiter_run, &waiter);
 
   /* The fault that breaks naive locks: the holder is cut off. */
   zkr_test_proxy_blackhole (proxy);
-  doubt_at = loss_wait (recorder, ZKR_LOCK_IN_DOUBT, WAIT_MS);
+  doubt_at = itest_loss_wait (recorder, ZKR_LOCK_IN_DOUBT, 1, WAIT_MS);
   CU_ASSERT_TRUE (doubt_at > 0);
-  lost_at = loss_wait (recorder, ZKR_LOCK_LOST, WAIT_MS);
+  lost_at = itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS);
   CU_ASSERT_TRUE (lost_at > 0);
   g_thread_join (thread);
   granted_at = g_get_monotonic_time ();
@@ -364,7 +250,7 @@ partitioned_holder_round (void)
   zkr_test_proxy_heal (proxy);
   CU_ASSERT_FALSE (zkr_mutex_release (holder, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
-  loss_recorder_free (recorder);
+  itest_loss_recorder_free (recorder);
   zkr_mutex_unref (holder);
   zkr_mutex_unref (waiter.mutex);
   CU_ASSERT_TRUE (itest_delete_tree (waiter_session, path));
@@ -484,20 +370,20 @@ test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
   ZkrSession *waiter_session = itest_connect (itest_hosts (), 10000);
   g_autofree char *node = NULL;
   Waiter waiter = { 0 };
-  LossRecorder *recorder;
+  ItestLossRecorder *recorder;
   ZkrMutex *holder;
   GThread *thread;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
   CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
   holder = mutex_new (holder_session, path);
-  recorder = loss_recorder_new (holder);
+  recorder = itest_loss_recorder_new (holder, mutex_add_loss);
   CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
   node = zkr_mutex_dup_node_path (holder);
   waiter.mutex = mutex_new (waiter_session, path);
   thread = g_thread_new ("waiter", waiter_run, &waiter);
   CU_ASSERT_FATAL (itest_expire_session (holder_session));
-  CU_ASSERT_TRUE (loss_wait (recorder, ZKR_LOCK_LOST, WAIT_MS) > 0);
+  CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS) > 0);
   CU_ASSERT_FALSE (zkr_mutex_is_held (holder));
   g_thread_join (thread);
   CU_ASSERT_TRUE (waiter.ok);
@@ -513,7 +399,7 @@ test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
   CU_ASSERT_TRUE (zkr_session_wait_connected (holder_session, WAIT_MS, &error));
   CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, &error));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
-  loss_recorder_free (recorder);
+  itest_loss_recorder_free (recorder);
   zkr_mutex_unref (holder);
   zkr_mutex_unref (waiter.mutex);
   CU_ASSERT_TRUE (itest_delete_tree (waiter_session, path));
@@ -537,7 +423,7 @@ test_mutex__node_deleted_by_hand_is_lost (void)
   for (int pause_ms = 0; pause_ms <= 500; pause_ms += 500)
     {
       ZkrMutex *mutex = mutex_new (session, path);
-      LossRecorder *recorder = loss_recorder_new (mutex);
+      ItestLossRecorder *recorder = itest_loss_recorder_new (mutex, mutex_add_loss);
       g_autofree char *node = NULL;
 
       CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, 5000, NULL, &error));
@@ -545,11 +431,11 @@ test_mutex__node_deleted_by_hand_is_lost (void)
       if (pause_ms > 0)
         g_usleep ((gulong) pause_ms * 1000); /* lets the hold settle; not a wait for a result */
       CU_ASSERT_EQUAL (zkr_op_delete_sync (admin, node, -1), ZOK);
-      CU_ASSERT_TRUE (loss_wait (recorder, ZKR_LOCK_LOST, WAIT_MS) > 0);
+      CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS) > 0);
       CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
       CU_ASSERT_FALSE (zkr_mutex_verify (mutex, &error));
       g_clear_error (&error);
-      loss_recorder_free (recorder);
+      itest_loss_recorder_free (recorder);
       zkr_mutex_unref (mutex);
     }
   CU_ASSERT_TRUE (itest_delete_tree (admin, path));

@@ -851,120 +851,10 @@ test_rwlock__async_acquire_calls_back_in_the_callers_context (void)
 
 /* ---- loss ----------------------------------------------------------- */
 
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  GArray *events;       /* of ZkrLockEvent */
-  gpointer source;
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
-  gboolean added;
-} LossRecorder;
-
 static void
-on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
+rwlock_add_loss (gpointer lock, ZkrLockLossFunc func, gpointer user_data)
 {
-  LossRecorder *recorder = user_data;
-
-  g_mutex_lock (&recorder->lock);
-  recorder->source = lock;
-  g_array_append_val (recorder->events, event);
-  g_cond_broadcast (&recorder->cond);
-  g_mutex_unlock (&recorder->lock);
-}
-
-typedef struct {
-  LossRecorder *recorder;
-  ZkrRwlock *rwlock;
-} AddListener;
-
-static gboolean
-loss_add (gpointer data)
-{
-  AddListener *add = data;
-
-  zkr_rwlock_add_loss_listener (add->rwlock, on_loss, add->recorder, NULL);
-  g_mutex_lock (&add->recorder->lock);
-  add->recorder->added = TRUE;
-  g_cond_broadcast (&add->recorder->cond);
-  g_mutex_unlock (&add->recorder->lock);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-loss_thread (gpointer data)
-{
-  LossRecorder *recorder = data;
-
-  g_main_context_push_thread_default (recorder->context);
-  g_main_loop_run (recorder->loop);
-  g_main_context_pop_thread_default (recorder->context);
-  return NULL;
-}
-
-/* Listens on a thread of its own (its context is thread-default there). */
-static LossRecorder *
-loss_recorder_new (ZkrRwlock *rwlock)
-{
-  LossRecorder *recorder = g_new0 (LossRecorder, 1);
-  AddListener add = { recorder, rwlock };
-
-  g_mutex_init (&recorder->lock);
-  g_cond_init (&recorder->cond);
-  recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
-  recorder->context = g_main_context_new ();
-  recorder->loop = g_main_loop_new (recorder->context, FALSE);
-  recorder->thread = g_thread_new ("loss-recorder", loss_thread, recorder);
-  g_main_context_invoke (recorder->context, loss_add, &add);
-  g_mutex_lock (&recorder->lock);
-  while (!recorder->added)
-    g_cond_wait (&recorder->cond, &recorder->lock);
-  g_mutex_unlock (&recorder->lock);
-  return recorder;
-}
-
-/* How many @event were heard, waiting up to WAIT_MS for at least @want. */
-static guint
-loss_wait (LossRecorder *recorder, ZkrLockEvent event, guint want)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
-  guint seen;
-
-  g_mutex_lock (&recorder->lock);
-  for (;;)
-    {
-      seen = 0;
-      for (guint i = 0; i < recorder->events->len; i++)
-        if (g_array_index (recorder->events, ZkrLockEvent, i) == event)
-          seen++;
-      if (seen >= want || !g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
-        break;
-    }
-  g_mutex_unlock (&recorder->lock);
-  return seen;
-}
-
-static gboolean
-loss_quit (gpointer data)
-{
-  g_main_loop_quit (((LossRecorder *) data)->loop);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-loss_recorder_free (LossRecorder *recorder)
-{
-  g_main_context_invoke (recorder->context, loss_quit, recorder);
-  g_thread_join (recorder->thread);
-  while (g_main_context_pending (recorder->context))
-    g_main_context_iteration (recorder->context, FALSE);
-  g_main_loop_unref (recorder->loop);
-  g_main_context_unref (recorder->context);
-  g_array_unref (recorder->events);
-  g_mutex_clear (&recorder->lock);
-  g_cond_clear (&recorder->cond);
-  g_free (recorder);
+  zkr_rwlock_add_loss_listener (lock, func, user_data, NULL);
 }
 
 /* Expired from outside while holding write and (downgraded) read: both
@@ -978,23 +868,21 @@ test_rwlock__expired_holder_loses_both_sides (void)
   ZkrSession *a = itest_connect (itest_hosts (), 10000);
   ZkrSession *b = itest_connect (itest_hosts (), 10000);
   ZkrRwlock *holder, *other;
-  LossRecorder *recorder;
+  ItestLossRecorder *recorder;
   Acquirer *w;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (a);
   CU_ASSERT_PTR_NOT_NULL_FATAL (b);
   holder = rwlock_new (a, path);
   other = rwlock_new (b, path);
-  recorder = loss_recorder_new (holder);
+  recorder = itest_loss_recorder_new (holder, rwlock_add_loss);
   CU_ASSERT_TRUE_FATAL (zkr_rwlock_acquire_write (holder, 5000, NULL, &error));
   CU_ASSERT_TRUE_FATAL (zkr_rwlock_acquire_read (holder, 5000, NULL, &error));
   w = acquirer_start (other, TRUE, -1, NULL);
   CU_ASSERT_TRUE (wait_children (b, path, 3));
   CU_ASSERT_FATAL (itest_expire_session (a));
-  CU_ASSERT_EQUAL (loss_wait (recorder, ZKR_LOCK_LOST, 2), 2);
-  g_mutex_lock (&recorder->lock);
-  CU_ASSERT_PTR_EQUAL (recorder->source, holder);
-  g_mutex_unlock (&recorder->lock);
+  CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 2, WAIT_MS) > 0);
+  CU_ASSERT_TRUE (itest_loss_right_source (recorder));
   CU_ASSERT_FALSE (zkr_rwlock_is_write_held (holder));
   CU_ASSERT_FALSE (zkr_rwlock_is_read_held (holder));
   CU_ASSERT_FALSE (zkr_rwlock_verify (holder, &error));
@@ -1010,7 +898,7 @@ test_rwlock__expired_holder_loses_both_sides (void)
   CU_ASSERT_TRUE (zkr_rwlock_acquire_write (holder, 5000, NULL, &error));
   CU_ASSERT_TRUE (zkr_rwlock_release_write (holder, &error));
   CU_ASSERT_TRUE (wait_children (b, path, 0));
-  loss_recorder_free (recorder);
+  itest_loss_recorder_free (recorder);
   zkr_rwlock_unref (holder);
   zkr_rwlock_unref (other);
   CU_ASSERT_TRUE (itest_delete_tree (b, path));

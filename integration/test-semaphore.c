@@ -79,120 +79,10 @@ leases_are (gpointer data)
   return leases_count (want->session, want->path) == want->leases;
 }
 
-/* ---- loss recorder: events on a thread of their own ------------------ */
-
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  GArray *events;       /* of ZkrLockEvent */
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
-  ZkrSemaphore *semaphore;
-  gboolean ready;
-  gboolean wrong_source;  /* a listener got another lock than ours */
-} LossRecorder;
-
 static void
-on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
+semaphore_add_loss (gpointer lock, ZkrLockLossFunc func, gpointer user_data)
 {
-  LossRecorder *recorder = user_data;
-
-  g_mutex_lock (&recorder->lock);
-  /* CUnit is not thread-safe: remember, assert on the test's thread. */
-  recorder->wrong_source |= lock != recorder->semaphore;
-  g_array_append_val (recorder->events, event);
-  g_cond_broadcast (&recorder->cond);
-  g_mutex_unlock (&recorder->lock);
-}
-
-static gboolean
-recorder_add (gpointer data)
-{
-  LossRecorder *recorder = data;
-
-  zkr_semaphore_add_loss_listener (recorder->semaphore, on_loss, recorder, NULL);
-  g_mutex_lock (&recorder->lock);
-  recorder->ready = TRUE;
-  g_cond_broadcast (&recorder->cond);
-  g_mutex_unlock (&recorder->lock);
-  return G_SOURCE_REMOVE;
-}
-
-static gpointer
-recorder_thread (gpointer data)
-{
-  LossRecorder *recorder = data;
-
-  g_main_context_push_thread_default (recorder->context);
-  g_main_loop_run (recorder->loop);
-  g_main_context_pop_thread_default (recorder->context);
-  return NULL;
-}
-
-static LossRecorder *
-loss_recorder_new (ZkrSemaphore *semaphore)
-{
-  LossRecorder *recorder = g_new0 (LossRecorder, 1);
-
-  g_mutex_init (&recorder->lock);
-  g_cond_init (&recorder->cond);
-  recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
-  recorder->semaphore = semaphore;
-  recorder->context = g_main_context_new ();
-  recorder->loop = g_main_loop_new (recorder->context, FALSE);
-  recorder->thread = g_thread_new ("loss-recorder", recorder_thread, recorder);
-  g_main_context_invoke (recorder->context, recorder_add, recorder);
-  g_mutex_lock (&recorder->lock);
-  while (!recorder->ready)
-    g_cond_wait (&recorder->cond, &recorder->lock);
-  g_mutex_unlock (&recorder->lock);
-  return recorder;
-}
-
-/* Waits until @event was heard @times times. */
-static gboolean
-loss_wait (LossRecorder *recorder, ZkrLockEvent event, guint times, int timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  gboolean ok = FALSE;
-
-  g_mutex_lock (&recorder->lock);
-  for (;;)
-    {
-      guint seen = 0;
-
-      for (guint i = 0; i < recorder->events->len; i++)
-        seen += g_array_index (recorder->events, ZkrLockEvent, i) == event;
-      ok = seen >= times;
-      if (ok || !g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
-        break;
-    }
-  g_mutex_unlock (&recorder->lock);
-  return ok;
-}
-
-static gboolean
-recorder_quit (gpointer data)
-{
-  g_main_loop_quit (((LossRecorder *) data)->loop);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-loss_recorder_free (LossRecorder *recorder)
-{
-  CU_ASSERT_FALSE (recorder->wrong_source);
-  g_main_context_invoke (recorder->context, recorder_quit, recorder);
-  g_thread_join (recorder->thread);
-  while (g_main_context_pending (recorder->context))
-    g_main_context_iteration (recorder->context, FALSE);
-  g_main_loop_unref (recorder->loop);
-  g_main_context_unref (recorder->context);
-  g_array_unref (recorder->events);
-  g_mutex_clear (&recorder->lock);
-  g_cond_clear (&recorder->cond);
-  g_free (recorder);
+  zkr_semaphore_add_loss_listener (lock, func, user_data, NULL);
 }
 
 /* ---- never more than N ------------------------------------------------- */
@@ -765,20 +655,20 @@ test_semaphore__expired_holder_loses_its_leases (void)
   g_autoptr (GPtrArray) held = NULL;
   Waiter waiter = { 0 };
   ZkrSemaphore *semaphore;
-  LossRecorder *recorder;
+  ItestLossRecorder *recorder;
   GThread *thread;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
   CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
   semaphore = semaphore_new (holder_session, path, 2);
-  recorder = loss_recorder_new (semaphore);
+  recorder = itest_loss_recorder_new (semaphore, semaphore_add_loss);
   held = zkr_semaphore_acquire (semaphore, 2, 5000, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (held);
   waiter.semaphore = semaphore_new (waiter_session, path, 2);
   waiter.count = 2;
   thread = g_thread_new ("waiter", waiter_run, &waiter);
   CU_ASSERT_FATAL (itest_expire_session (holder_session));
-  CU_ASSERT_TRUE (loss_wait (recorder, ZKR_LOCK_LOST, 2, WAIT_MS));
+  CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 2, WAIT_MS) > 0);
   CU_ASSERT_FALSE (zkr_lease_is_held (g_ptr_array_index (held, 0)));
   CU_ASSERT_FALSE (zkr_lease_is_held (g_ptr_array_index (held, 1)));
   g_thread_join (thread);
@@ -791,7 +681,8 @@ test_semaphore__expired_holder_loses_its_leases (void)
     CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (waiter.leases, i), &error));
   g_ptr_array_unref (waiter.leases);
   CU_ASSERT_EQUAL (leases_count (waiter_session, path), 0);
-  loss_recorder_free (recorder);
+  CU_ASSERT_TRUE (itest_loss_right_source (recorder));
+  itest_loss_recorder_free (recorder);
   zkr_semaphore_unref (semaphore);
   zkr_semaphore_unref (waiter.semaphore);
   CU_ASSERT_TRUE (itest_delete_tree (waiter_session, path));

@@ -130,6 +130,7 @@ const ZkrQueueRecipe zkr_queue_mutex_recipe = {
   .sort = zkr_node_sort,
   .predicate = zkr_queue_predicate_first,
   .kind = "mutex",
+  .sequential_only = TRUE,
 };
 
 gboolean
@@ -391,6 +392,8 @@ struct _Acquire {
   struct Stat stat;
   GPtrArray *early_listing;      /* a listing that came before our node */
   guint listings_in_flight;
+  GPtrArray *last_sorted;        /* (nullable) the last listing evaluated */
+  char *waiting_on;              /* (nullable) the node we watch, from it */
   guint watch_id;
   GSource *timeout_source;
   guint listener_id;
@@ -418,6 +421,8 @@ acquire_unref (Acquire *acquire)
   g_free (acquire->node_path);
   g_free (acquire->fixed_suffix);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
+  g_clear_pointer (&acquire->last_sorted, g_ptr_array_unref);
+  g_free (acquire->waiting_on);
   lock_unref (acquire->lock);
   g_free (acquire);
 }
@@ -634,18 +639,50 @@ zkr_queue_test_get_watch_wakeups (void)
   return (guint) g_atomic_int_get (&watch_wakeups);
 }
 
+static gint find_name (GPtrArray *names, const char *name);
+static void acquire_through (Acquire *acquire);
+
+/* The node we waited on is gone. In a queue of sequential nodes only, the
+ * queue now is our last listing minus some nodes before ours (none can
+ * have been added before us): if the predicate lets us through on that
+ * listing minus the one we know is gone, it would on the real one too.
+ * Returns FALSE when a fresh listing is needed. */
+static gboolean
+acquire_through_without (Acquire *acquire, const char *gone)
+{
+  ZkrQueueLock *lock = acquire->lock;
+  g_autoptr (GPtrArray) rest = NULL;
+  const char *wait_on = NULL;
+  gint ours;
+
+  if (!lock->recipe->sequential_only || acquire->last_sorted == NULL || gone == NULL)
+    return FALSE;
+  rest = g_ptr_array_sized_new (acquire->last_sorted->len);
+  for (guint i = 0; i < acquire->last_sorted->len; i++)
+    if (strcmp (g_ptr_array_index (acquire->last_sorted, i), gone) != 0)
+      g_ptr_array_add (rest, g_ptr_array_index (acquire->last_sorted, i));
+  ours = find_name (rest, acquire->node_name);
+  if (ours < 0 || !lock->recipe->predicate (rest, (guint) ours, &wait_on, lock->predicate_data))
+    return FALSE;
+  acquire_through (acquire);
+  return TRUE;
+}
+
 static void
 acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointer user_data)
 {
   Acquire *acquire = user_data;
 
   (void) session;
-  (void) event_type;
   (void) path;
   g_atomic_int_inc (&watch_wakeups);
   acquire->watch_id = 0;
-  if (!acquire->finished)
-    acquire_list (acquire);
+  if (acquire->finished)
+    return;
+  if (event_type == ZOO_DELETED_EVENT && !acquire->watch_children &&
+      acquire_through_without (acquire, acquire->waiting_on))
+    return;
+  acquire_list (acquire);
 }
 
 static void
@@ -662,7 +699,8 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
           if (acquire->watch_id != 0)
             zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
           acquire->watch_id = 0;
-          acquire_list (acquire);
+          if (!acquire_through_without (acquire, acquire->waiting_on))
+            acquire_list (acquire);
         }
       else if (reply->rc != ZOK && !zkr_zk_rc_is_retryable (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "watch predecessor of");
@@ -678,6 +716,20 @@ find_name (GPtrArray *names, const char *name)
     if (strcmp (g_ptr_array_index (names, i), name) == 0)
       return (gint) i;
   return -1;
+}
+
+/* The predicate let us through: claim the lock only on a node of the
+ * session we are on now (DESIGN.md §3.1 step 5). */
+static void
+acquire_through (Acquire *acquire)
+{
+  ZkrQueueLock *lock = acquire->lock;
+
+  if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
+    acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
+                                        "our node %s belongs to an old session", acquire->node_path));
+  else
+    acquire_succeed (acquire);
 }
 
 /* Step 3-5 of DESIGN.md §3.1 on a fresh listing. */
@@ -700,11 +752,7 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
     }
   if (lock->recipe->predicate (children, (guint) ours, &wait_on, lock->predicate_data))
     {
-      if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
-        acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
-                                            "our node %s belongs to an old session", acquire->node_path));
-      else
-        acquire_succeed (acquire);
+      acquire_through (acquire);
       return;
     }
   if (acquire->try_once)
@@ -724,6 +772,10 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
         }
       return;
     }
+  g_clear_pointer (&acquire->last_sorted, g_ptr_array_unref);
+  acquire->last_sorted = g_ptr_array_ref (children);
+  g_free (acquire->waiting_on);
+  acquire->waiting_on = g_strdup (wait_on);
   watch_path = zkr_path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
     zkr_session_watch_remove (lock->session, acquire->watch_id);
