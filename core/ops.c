@@ -95,6 +95,13 @@ string_stat_done (int rc, const char *value, const struct Stat *stat, const void
 }
 
 static void
+string_done (int rc, const char *value, const void *data)
+{
+  (void) value;
+  op_complete ((OpCall *) data, rc, NULL);
+}
+
+static void
 void_done (int rc, const void *data)
 {
   op_complete ((OpCall *) data, rc, NULL);
@@ -299,6 +306,19 @@ zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
   op_send (session, call, issue_set);
 }
 
+static int
+issue_sync_path (zhandle_t *zh, OpCall *call)
+{
+  return zoo_async (zh, call->path, string_done, call);
+}
+
+void
+zkr_op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
+                  gpointer user_data)
+{
+  op_send (session, op_call_new (path, func, user_data), issue_sync_path);
+}
+
 /* ---- blocking twins ------------------------------------------------ */
 
 typedef struct {
@@ -369,6 +389,13 @@ send_exists (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointe
 {
   SyncArgs *args = send_data;
   zkr_op_exists (session, args->path, FALSE, func, user_data);
+}
+
+static void
+send_sync_path (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
+{
+  SyncArgs *args = send_data;
+  zkr_op_sync_path (session, args->path, func, user_data);
 }
 
 static void
@@ -466,6 +493,17 @@ zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, int le
   SyncArgs args = { path, data, len, 0, -1 };
   ZkrReply reply = { 0 };
   int rc = zkr_op_sync (session, send_set, &args, &reply);
+
+  zkr_reply_clear (&reply);
+  return rc;
+}
+
+int
+zkr_op_sync_path_sync (ZkrSession *session, const char *path)
+{
+  SyncArgs args = { path, NULL, 0, 0, -1 };
+  ZkrReply reply = { 0 };
+  int rc = zkr_op_sync (session, send_sync_path, &args, &reply);
 
   zkr_reply_clear (&reply);
   return rc;

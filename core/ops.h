@@ -50,6 +50,11 @@ void zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
                           ZkrReplyFunc func, gpointer user_data);
 void zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
                  int version, ZkrReplyFunc func, gpointer user_data);
+/* ZooKeeper's sync: the server we are connected to catches up with the
+ * leader on @path, so that a read sent after it sees every write committed
+ * before it, whichever session made them. */
+void zkr_op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
+                       gpointer user_data);
 
 /* Blocking twin for callers that are NOT on the worker thread (tests, sync
  * checks): sends through @send and waits for the reply, which is copied
@@ -67,6 +72,7 @@ int zkr_op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat
 int zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, int len);
 int zkr_op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
 int zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
+int zkr_op_sync_path_sync (ZkrSession *session, const char *path);
 
 /* A copy of @len bytes of @data (nullable) with a NUL after them, for
  * requests that outlive the caller's buffer; NULL for NULL. */

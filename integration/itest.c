@@ -183,6 +183,8 @@ itest_count_children (ZkrSession *session, const char *path)
 {
   g_autoptr (GPtrArray) children = NULL;
 
+  /* Another session's writes may not have reached our server yet. */
+  zkr_op_sync_path_sync (session, path);
   if (zkr_op_get_children_sync (session, path, &children) != ZOK)
     return 0;
   return children->len;
@@ -212,6 +214,7 @@ itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms
 gboolean
 itest_node_absent (ZkrSession *session, const char *path)
 {
+  zkr_op_sync_path_sync (session, path);
   return zkr_op_exists_sync (session, path, NULL) == ZNONODE;
 }
 

@@ -256,14 +256,19 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 {
   ZkrQueueLock *lock = user_data;
   g_autofree char *node = NULL;
+  gboolean held;
 
   switch (state)
     {
     case ZKR_SESSION_STATE_SUSPENDED:
       g_mutex_lock (&lock->mutex);
+      held = lock->state == LOCK_HELD || lock->state == LOCK_IN_DOUBT;
       if (lock->state == LOCK_HELD)
         lock->state = LOCK_IN_DOUBT;
       g_mutex_unlock (&lock->mutex);
+      /* Released already, its listeners not yet stopped (see release). */
+      if (!held)
+        break;
       lock_emit (lock, ZKR_LOCK_IN_DOUBT);
       hold_deadline_start (lock);
       break;
@@ -352,6 +357,7 @@ hold_node_watch_tick (gpointer data)
 static void
 hold_start (ZkrQueueLock *lock)
 {
+  hold_stop (lock); /* what a release left behind */
   lock->hold_listener = zkr_session_add_internal_listener (lock->session, hold_on_state, lock);
   lock->node_watch_source = g_timeout_source_new (NODE_WATCH_DELAY_MS);
   g_source_set_callback (lock->node_watch_source, hold_node_watch_tick, lock, NULL);
@@ -1102,16 +1108,6 @@ typedef struct {
   gboolean to_worker;    /* the retry owns this; protected by lock->mutex */
 } ReleaseCall;
 
-static gboolean
-release_stop_hold (gpointer data)
-{
-  ZkrQueueLock *lock = data;
-
-  hold_stop (lock);
-  lock_unref (lock);
-  return G_SOURCE_REMOVE;
-}
-
 /* Worker: the delete did not get through (connection trouble, session
  * closing): keep trying in the background while the session lives. */
 static gboolean
@@ -1173,9 +1169,9 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
   lock->release_answer = RELEASE_WAITING;
   g_mutex_unlock (&lock->mutex);
 
-  /* Posted before the delete is sent: a later acquire, posted after this
-   * returns, finds the hold stopped. */
-  zkr_session_post (lock->session, release_stop_hold, lock_ref (lock), NULL);
+  /* The hold's listeners stay until the next grant or the free stops
+   * them (a post here would wake the worker once more per cycle): they
+   * act only on a lock that is held, and this one no longer is. */
   zkr_op_delete_direct (lock->session, call->node, -1, release_direct_done, call);
   g_mutex_lock (&lock->mutex);
   while (lock->release_answer == RELEASE_WAITING)
