@@ -1027,47 +1027,17 @@ sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
   sync->result = g_object_ref (result);
 }
 
-/* One private context per thread, kept for the thread's life: a blocking
- * call then costs no context (an eventfd) of its own. A nested blocking
- * call (from a callback dispatched while we wait) gets a fresh one. */
-typedef struct {
-  GMainContext *context;
-  gboolean busy;
-} SyncContext;
-
-static void
-sync_context_free (gpointer data)
-{
-  SyncContext *cached = data;
-
-  g_main_context_unref (cached->context);
-  g_free (cached);
-}
-
-static GPrivate sync_context_key = G_PRIVATE_INIT (sync_context_free);
-
+/* A private context per call: a source an async start leaves behind
+ * (its own business, after the task returned) dies with it instead of
+ * running in some later call. */
 gboolean
 zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
                     GCancellable *cancellable, GError **error)
 {
-  SyncContext *cached = g_private_get (&sync_context_key);
-  GMainContext *context;
+  GMainContext *context = g_main_context_new ();
   SyncResult sync = { NULL };
   gboolean ok;
 
-  if (cached == NULL)
-    {
-      cached = g_new0 (SyncContext, 1);
-      cached->context = g_main_context_new ();
-      g_private_set (&sync_context_key, cached);
-    }
-  if (cached->busy)
-    context = g_main_context_new ();
-  else
-    {
-      context = g_main_context_ref (cached->context);
-      cached->busy = TRUE;
-    }
   g_main_context_push_thread_default (context);
   async_start (object, timeout_ms, cancellable, sync_done, &sync);
   while (sync.result == NULL)
@@ -1075,8 +1045,6 @@ zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
   g_main_context_pop_thread_default (context);
   ok = g_task_propagate_boolean (G_TASK (sync.result), error);
   g_object_unref (sync.result);
-  if (context == cached->context)
-    cached->busy = FALSE;
   g_main_context_unref (context);
   return ok;
 }
