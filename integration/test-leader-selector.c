@@ -1,0 +1,3 @@
+#include "zkr-test.h"
+static const ZkrTestCase tests[] = { { NULL, NULL } };
+int main (int argc, char **argv) { return zkr_test_main (argc, argv, "leader-selector", NULL, NULL, tests); }
