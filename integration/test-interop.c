@@ -53,8 +53,10 @@ peer_answers (Peer *peer, const char *command, const char *expected_prefix)
   return TRUE;
 }
 
+/* @leases: (nullable) the semaphore's lease count; @id: (nullable) the
+ * latch or selector participant id. */
 static Peer *
-peer_start (const char *recipe, const char *path, const char *extra)
+peer_start_full (const char *recipe, const char *path, const char *leases, const char *id)
 {
   const char *classpath = g_getenv ("ZKR_INTEROP_CLASSPATH");
   g_autoptr (GError) error = NULL;
@@ -77,10 +79,15 @@ peer_start (const char *recipe, const char *path, const char *extra)
   g_ptr_array_add (argv, (char *) recipe);
   g_ptr_array_add (argv, (char *) "--path");
   g_ptr_array_add (argv, (char *) path);
-  if (extra != NULL)
+  if (leases != NULL)
     {
       g_ptr_array_add (argv, (char *) "--leases");
-      g_ptr_array_add (argv, (char *) extra);
+      g_ptr_array_add (argv, (char *) leases);
+    }
+  if (id != NULL)
+    {
+      g_ptr_array_add (argv, (char *) "--id");
+      g_ptr_array_add (argv, (char *) id);
     }
   g_ptr_array_add (argv, NULL);
   peer = g_new0 (Peer, 1);
@@ -99,6 +106,27 @@ peer_start (const char *recipe, const char *path, const char *extra)
   ready = peer_read_line (peer);
   CU_ASSERT_STRING_EQUAL (ready != NULL ? ready : "", "READY");
   return peer;
+}
+
+static Peer *
+peer_start (const char *recipe, const char *path, const char *leases)
+{
+  return peer_start_full (recipe, path, leases, NULL);
+}
+
+/* The number in an answer such as "LEADER 4294967310", or 0. */
+static gint64
+peer_ask_number (Peer *peer, const char *command, const char *expected_prefix)
+{
+  g_autofree char *answer = peer_ask (peer, command);
+
+  if (answer == NULL || !g_str_has_prefix (answer, expected_prefix))
+    {
+      g_printerr ("peer: '%s' answered '%s', expected '%s...'\n", command,
+                  answer != NULL ? answer : "(nothing)", expected_prefix);
+      return 0;
+    }
+  return g_ascii_strtoll (answer + strlen (expected_prefix), NULL, 10);
 }
 
 static void
@@ -236,10 +264,174 @@ test_interop__curator_semaphore_and_zkr_semaphore_share_the_leases (void)
   zkr_session_unref (session);
 }
 
+/* Curator's LeaderLatch and zkr_leader_latch on one path elect one leader:
+ * each side sees the other's participant id in the listing, and leadership
+ * passes both ways on close with increasing tokens. */
+static void
+test_interop__curator_leader_latch_and_zkr_latch_agree_on_one_leader (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("interop-latch");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) participants = NULL;
+  g_autofree char *leader = NULL;
+  ZkrLeaderLatch *latch;
+  gint64 curator_token, zkr_token;
+  Peer *peer;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  peer = peer_start_full ("latch", path, NULL, "curator-latch");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (peer);
+  latch = zkr_leader_latch_new (session, path, "zkr-latch", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
+
+  /* Curator first: it leads, zkr waits behind it. */
+  CU_ASSERT_TRUE (peer_answers (peer, "start", "STARTED"));
+  curator_token = peer_ask_number (peer, "await 10000", "LEADER ");
+  CU_ASSERT_TRUE (curator_token > 0);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (latch, &error));
+  CU_ASSERT_FALSE (zkr_leader_latch_await (latch, 500, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  participants = zkr_leader_latch_list_participants (latch, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
+  CU_ASSERT_EQUAL_FATAL (participants->len, 2);
+  CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 0))->client_id, "curator-latch");
+  CU_ASSERT_TRUE (((ZkrParticipant *) g_ptr_array_index (participants, 0))->is_holder);
+  CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 1))->client_id, "zkr-latch");
+  CU_ASSERT_FALSE (((ZkrParticipant *) g_ptr_array_index (participants, 1))->is_holder);
+  leader = zkr_leader_latch_dup_leader_id (latch, &error);
+  CU_ASSERT_STRING_EQUAL (leader != NULL ? leader : "", "curator-latch");
+
+  /* Curator leaves: zkr leads, and a new Curator latch waits behind it. */
+  CU_ASSERT_TRUE (peer_answers (peer, "close", "CLOSED"));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latch, 10000, NULL, &error));
+  zkr_token = zkr_leader_latch_get_fencing_token (latch);
+  CU_ASSERT_TRUE (zkr_token > curator_token);
+  CU_ASSERT_TRUE (peer_answers (peer, "start", "STARTED"));
+  CU_ASSERT_TRUE (peer_answers (peer, "await 500", "NOT_LEADER"));
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (latch));
+  /* Curator reads zkr's node data as the leader's id. */
+  CU_ASSERT_TRUE (peer_answers (peer, "leader", "LEADER_ID zkr-latch"));
+
+  /* zkr leaves: Curator leads. */
+  CU_ASSERT_TRUE (zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, &error));
+  CU_ASSERT_TRUE (peer_ask_number (peer, "await 10000", "LEADER ") > zkr_token);
+  CU_ASSERT_TRUE (peer_answers (peer, "close", "CLOSED"));
+  peer_quit (peer);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_leader_latch_unref (latch);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gint64 token;        /* of the running term, 0 when none */
+  guint terms;
+} SelectorTerm;
+
+static void
+interop_lead (ZkrLeaderSelector *selector, gint64 token, GCancellable *interrupt, gpointer user_data)
+{
+  SelectorTerm *term = user_data;
+
+  (void) selector;
+  g_mutex_lock (&term->lock);
+  term->token = token;
+  term->terms++;
+  g_cond_broadcast (&term->cond);
+  g_mutex_unlock (&term->lock);
+  /* Lead until told to stop, checking in steps as real work would. */
+  while (!g_cancellable_is_cancelled (interrupt))
+    g_usleep (5000);
+  g_mutex_lock (&term->lock);
+  term->token = 0;
+  g_cond_broadcast (&term->cond);
+  g_mutex_unlock (&term->lock);
+}
+
+/* Waits up to @timeout_ms for a running term; returns its token or 0. */
+static gint64
+interop_wait_term (SelectorTerm *term, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gint64 token;
+
+  g_mutex_lock (&term->lock);
+  while (term->token == 0 && g_cond_wait_until (&term->cond, &term->lock, deadline))
+    ;
+  token = term->token;
+  g_mutex_unlock (&term->lock);
+  return token;
+}
+
+/* Curator's LeaderSelector and zkr_leader_selector take turns on one path:
+ * never both leading, tokens increasing, ids in each other's listing. */
+static void
+test_interop__curator_leader_selector_and_zkr_selector_take_turns (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("interop-selector");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) participants = NULL;
+  SelectorTerm term = { 0 };
+  ZkrLeaderSelector *selector;
+  gint64 curator_token, zkr_token;
+  Peer *peer;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  g_mutex_init (&term.lock);
+  g_cond_init (&term.cond);
+  peer = peer_start_full ("selector", path, NULL, "curator-selector");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (peer);
+  selector = zkr_leader_selector_new (session, path, "zkr-selector", interop_lead, &term, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (selector);
+
+  CU_ASSERT_TRUE (peer_answers (peer, "start", "STARTED"));
+  curator_token = peer_ask_number (peer, "await 10000", "LEADING ");
+  CU_ASSERT_TRUE (curator_token > 0);
+  CU_ASSERT_TRUE (zkr_leader_selector_start (selector, &error));
+  CU_ASSERT_EQUAL (interop_wait_term (&term, 500), 0);
+  participants = zkr_leader_selector_list_participants (selector, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
+  CU_ASSERT_EQUAL_FATAL (participants->len, 2);
+  CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 0))->client_id, "curator-selector");
+  CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 1))->client_id, "zkr-selector");
+
+  /* Curator's term ends: zkr's begins; Curator queued again waits. */
+  CU_ASSERT_TRUE (peer_answers (peer, "yield", "YIELDED"));
+  zkr_token = interop_wait_term (&term, 10000);
+  CU_ASSERT_TRUE (zkr_token > curator_token);
+  CU_ASSERT_TRUE (peer_answers (peer, "start", "STARTED"));
+  CU_ASSERT_TRUE (peer_answers (peer, "await 500", "NOT_LEADER"));
+  CU_ASSERT_TRUE (peer_answers (peer, "leader", "LEADER_ID zkr-selector"));
+
+  /* zkr's term ends (no auto-requeue): Curator leads. */
+  zkr_leader_selector_interrupt (selector);
+  CU_ASSERT_TRUE (peer_ask_number (peer, "await 10000", "LEADING ") > zkr_token);
+  g_mutex_lock (&term.lock);
+  CU_ASSERT_EQUAL (term.token, 0);
+  CU_ASSERT_EQUAL (term.terms, 1);
+  g_mutex_unlock (&term.lock);
+  CU_ASSERT_TRUE (peer_answers (peer, "close", "CLOSED"));
+  peer_quit (peer);
+  CU_ASSERT_TRUE (zkr_leader_selector_close (selector, &error));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_leader_selector_unref (selector);
+  g_mutex_clear (&term.lock);
+  g_cond_clear (&term.cond);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_interop__curator_mutex_and_zkr_mutex_exclude_each_other),
   ZKR_TEST_CASE (test_interop__curator_rwlock_and_zkr_rwlock_agree),
   ZKR_TEST_CASE (test_interop__curator_semaphore_and_zkr_semaphore_share_the_leases),
+  ZKR_TEST_CASE (test_interop__curator_leader_latch_and_zkr_latch_agree_on_one_leader),
+  ZKR_TEST_CASE (test_interop__curator_leader_selector_and_zkr_selector_take_turns),
   { NULL, NULL },
 };
 

@@ -32,6 +32,7 @@ struct _ZkrQueueLock {
   char *user_path;                /* as given, for messages */
   const ZkrQueueRecipe *recipe;
   gpointer predicate_data;
+  char *node_data;                /* (nullable) our node's data; NULL: the client id */
   ZkrNotifier *loss;              /* loss listeners */
   GMutex hook_lock;               /* guards the hook and its calls */
   ZkrLockLossFunc loss_hook;      /* (nullable) called on the worker */
@@ -70,6 +71,7 @@ lock_unref (ZkrQueueLock *lock)
   g_free (lock->path);
   g_free (lock->user_path);
   g_free (lock->node_path);
+  g_free (lock->node_data);
   g_mutex_clear (&lock->mutex);
   g_mutex_clear (&lock->hook_lock);
   g_cond_clear (&lock->cond);
@@ -874,7 +876,8 @@ static void
 acquire_create (Acquire *acquire)
 {
   ZkrQueueLock *lock = acquire->lock;
-  const char *client_id = zkr_session_get_client_id (lock->session);
+  const char *client_id = lock->node_data != NULL ? lock->node_data
+                                                 : zkr_session_get_client_id (lock->session);
 
   g_autofree char *name = g_strconcat (lock->recipe->lock_name, acquire->fixed_suffix, NULL);
 
@@ -1288,6 +1291,13 @@ void
 zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id)
 {
   zkr_notifier_remove (lock->loss, id);
+}
+
+void
+zkr_queue_lock_set_node_data (ZkrQueueLock *lock, const char *data)
+{
+  g_free (lock->node_data);
+  lock->node_data = g_strdup (data);
 }
 
 void

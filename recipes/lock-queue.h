@@ -99,6 +99,12 @@ void zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id);
  * zkr_queue_lock_free() returned. */
 void zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data);
 
+/* The data of the nodes @lock creates (UTF-8 text, copied): the leader
+ * recipes write the participant id there, as Curator does. NULL (the
+ * default) writes the session's client id. Set it before the first
+ * acquire; not thread-safe against an acquire in progress. */
+void zkr_queue_lock_set_node_data (ZkrQueueLock *lock, const char *data);
+
 /* The queue of @lock's path, in the recipe's order. */
 GPtrArray *zkr_queue_lock_list_participants (ZkrQueueLock *lock, GError **error);
 /* The queue under @path as @recipe sees it, in the recipe's order. */

@@ -12,3 +12,5 @@
 #include <zkr/semaphore.h>
 #include <zkr/multi_lock.h>
 #include <zkr/rwlock.h>
+#include <zkr/leader_latch.h>
+#include <zkr/leader_selector.h>

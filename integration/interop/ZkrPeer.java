@@ -518,6 +518,11 @@ public final class ZkrPeer
       case "start": commandLatchStart (); break;
       case "await": commandLatchAwait (timeoutArgument (words)); break;
       case "close": commandLatchClose (); break;
+      case "leader":
+        if (latch == null)
+          throw new IllegalStateException ("latch not started");
+        say ("LEADER_ID " + latch.getLeader ().getId ());
+        break;
       default: throw new IllegalArgumentException ("unknown command " + command + " for latch");
       }
   }
@@ -530,6 +535,11 @@ public final class ZkrPeer
       case "await": commandSelectorAwait (timeoutArgument (words)); break;
       case "yield": commandSelectorYield (); break;
       case "close": commandSelectorClose (); break;
+      case "leader":
+        if (selector == null)
+          throw new IllegalStateException ("selector not started");
+        say ("LEADER_ID " + selector.getLeader ().getId ());
+        break;
       default: throw new IllegalArgumentException ("unknown command " + command + " for selector");
       }
   }

@@ -1,0 +1,111 @@
+/* zkr: leader election that runs a callback, Curator's LeaderSelector
+ * layout (its mutex: "PATH/_c_<uuid>-lock-<seq>", data = the participant
+ * id as UTF-8), so C and Java participants take turns. While this
+ * participant leads, the `lead` callback runs on a thread the selector
+ * owns; leadership ends when the callback returns.
+ *
+ * The guarantee, honestly: when the connection is lost (SUSPENDED) or the
+ * session is LOST, the term's interrupt is raised at once; the callback
+ * must poll it (or wait on it) and return promptly. Until it notices, it
+ * may believe it leads while, after the session expired, another
+ * participant already does. So every term carries a fencing token (the
+ * czxid of our node, strictly increasing from leader to leader): a resource
+ * the leader writes to should refuse tokens lower than the highest it saw.
+ *
+ * Threads: every function may be called from any thread, including from
+ * inside the lead callback. */
+#pragma once
+
+#include <gio/gio.h>
+#include <zkr/lock.h>
+#include <zkr/session.h>
+
+G_BEGIN_DECLS
+
+typedef struct _ZkrLeaderSelector ZkrLeaderSelector;
+
+/**
+ * ZkrLeadFunc:
+ * @selector: the selector, borrowed (kept alive while the callback runs)
+ * @fencing_token: this term's token (our node's czxid)
+ * @interrupt: this term's interrupt: cancelled on SUSPENDED, on LOST, by
+ *   zkr_leader_selector_interrupt() and by close. Poll it with
+ *   g_cancellable_is_cancelled() or wait on it (its fd, or a GCond signalled
+ *   from a handler). Handlers connected to it run on zkr's own threads:
+ *   they must only signal, never block.
+ * Runs on the selector's own thread while this participant leads; the term
+ * ends when it returns (our node is then deleted). It may call any
+ * function of the selector, including close and unref.
+ */
+typedef void (*ZkrLeadFunc) (ZkrLeaderSelector *selector, gint64 fencing_token,
+                             GCancellable *interrupt, gpointer user_data);
+
+/**
+ * zkr_leader_selector_new:
+ * @session: the session (a reference is taken)
+ * @path: the election's path
+ * @participant_id: non-empty UTF-8 (at most 4096 bytes), written into our
+ *   node
+ * @lead: the leadership callback; @destroy runs on @user_data when the
+ *   selector is finalized
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the bad path or id.
+ * Returns: (transfer full) (nullable): a selector that is not started yet.
+ */
+ZKR_API ZkrLeaderSelector *zkr_leader_selector_new (ZkrSession *session, const char *path,
+                                                    const char *participant_id,
+                                                    ZkrLeadFunc lead, gpointer user_data,
+                                                    GDestroyNotify destroy, GError **error);
+ZKR_API ZkrLeaderSelector *zkr_leader_selector_ref (ZkrLeaderSelector *selector);
+/* The last unref closes the selector if needed (see close). */
+ZKR_API void zkr_leader_selector_unref (ZkrLeaderSelector *selector);
+
+/* When TRUE, the selector queues again after each term (and after a term
+ * that could not start), so leadership rotates among the participants.
+ * Default FALSE: one term per start or requeue. Any time. */
+ZKR_API void zkr_leader_selector_set_auto_requeue (ZkrLeaderSelector *selector, gboolean auto_requeue);
+
+/**
+ * zkr_leader_selector_start:
+ * Starts the selector's thread and queues for leadership. Returns at once.
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT when already started or closed.
+ */
+ZKR_API gboolean zkr_leader_selector_start (ZkrLeaderSelector *selector, GError **error);
+
+/* Queues again after a term ended (without auto-requeue). Returns FALSE
+ * when the selector is not started, closed, or already queued or leading. */
+ZKR_API gboolean zkr_leader_selector_requeue (ZkrLeaderSelector *selector);
+
+/* Raises the current term's interrupt, as a connection loss would. */
+ZKR_API void zkr_leader_selector_interrupt (ZkrLeaderSelector *selector);
+
+/**
+ * zkr_leader_selector_close:
+ * Leaves the election: stops queueing, raises the interrupt, waits for the
+ * lead callback to return and for our node to be deleted (confirmed by the
+ * server). From inside the lead callback it does not wait (it cannot): the
+ * term ends and the node is deleted as soon as the callback returns.
+ * Closing twice, or a selector never started, does nothing.
+ * Errors: ZKR_ERROR_CONNECTION_LOSS when the connection is down: the
+ * delete of our node goes on in the background.
+ */
+ZKR_API gboolean zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error);
+
+/* TRUE while the lead callback runs and its interrupt is not raised. */
+ZKR_API gboolean zkr_leader_selector_has_leadership (ZkrLeaderSelector *selector);
+/* The current term's token, 0 when not leading. */
+ZKR_API gint64 zkr_leader_selector_get_fencing_token (ZkrLeaderSelector *selector);
+/* (transfer none) */
+ZKR_API const char *zkr_leader_selector_get_id (ZkrLeaderSelector *selector);
+
+/* The participants as the server lists them now, leader first: (transfer
+ * full) array of ZkrParticipant whose client_id is the participant id and
+ * is_holder marks the leader. */
+ZKR_API GPtrArray *zkr_leader_selector_list_participants (ZkrLeaderSelector *selector,
+                                                          GError **error);
+/* The current leader's id; NULL without an error when nobody takes part.
+ * (transfer full) (nullable) */
+ZKR_API char *zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrLeaderSelector, zkr_leader_selector_unref)
+
+G_END_DECLS

@@ -1,0 +1,963 @@
+/* zkr integration: the leader latch against the real ensemble: one leader
+ * at a time across processes (terms logged by the participants themselves,
+ * with their fencing tokens), take-over after a kill and after a close,
+ * expiry from outside, a paused server, and no node left behind. */
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "itest.h"
+#include "zkr-test.h"
+
+#define WAIT_MS 30000
+/* The session timeout of the participant processes: a killed leader's
+ * node goes when its session expires. */
+#define PROC_SESSION_MS 4000
+/* Liveness bounds are checked as deadlines with this much slack on top
+ * (sanitizer builds, a loaded 2-core machine). */
+#define SLACK_MS 4000
+
+static char *self_path;
+
+/* ---- leader events on a thread of their own ----------------------------- */
+
+typedef struct {
+  gboolean is_leader;
+  gint64 at;
+  gint64 token;     /* the latch's token when the event ran */
+} LeaderEvent;
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  GArray *events;   /* of LeaderEvent */
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+  ZkrLeaderLatch *latch;
+  guint listener;
+  gboolean close_on_leader;   /* close the latch from inside is_leader */
+  gboolean closed_inside;
+} LeaderRecorder;
+
+static void
+record_event (LeaderRecorder *recorder, ZkrLeaderLatch *latch, gboolean is_leader)
+{
+  LeaderEvent event = { is_leader, g_get_monotonic_time (), zkr_leader_latch_get_fencing_token (latch) };
+
+  g_mutex_lock (&recorder->lock);
+  g_array_append_val (recorder->events, event);
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+}
+
+static void
+on_is_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  LeaderRecorder *recorder = user_data;
+
+  record_event (recorder, latch, TRUE);
+  if (recorder->close_on_leader)
+    {
+      g_autoptr (GError) error = NULL;
+      gboolean closed = zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_NOTIFY, &error);
+
+      g_mutex_lock (&recorder->lock);
+      recorder->closed_inside = closed;
+      g_cond_broadcast (&recorder->cond);
+      g_mutex_unlock (&recorder->lock);
+    }
+}
+
+static void
+on_not_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  record_event (user_data, latch, FALSE);
+}
+
+static gpointer
+recorder_thread (gpointer data)
+{
+  LeaderRecorder *recorder = data;
+
+  g_main_context_push_thread_default (recorder->context);
+  g_main_loop_run (recorder->loop);
+  g_main_context_pop_thread_default (recorder->context);
+  return NULL;
+}
+
+static gboolean
+recorder_add (gpointer data)
+{
+  LeaderRecorder *recorder = data;
+
+  g_mutex_lock (&recorder->lock);
+  recorder->listener = zkr_leader_latch_add_listener (recorder->latch, on_is_leader, on_not_leader,
+                                                      recorder, NULL);
+  g_cond_broadcast (&recorder->cond);
+  g_mutex_unlock (&recorder->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static LeaderRecorder *
+recorder_new (ZkrLeaderLatch *latch, gboolean close_on_leader)
+{
+  LeaderRecorder *recorder = g_new0 (LeaderRecorder, 1);
+
+  g_mutex_init (&recorder->lock);
+  g_cond_init (&recorder->cond);
+  recorder->events = g_array_new (FALSE, FALSE, sizeof (LeaderEvent));
+  recorder->context = g_main_context_new ();
+  recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  recorder->latch = latch;
+  recorder->close_on_leader = close_on_leader;
+  recorder->thread = g_thread_new ("leader-recorder", recorder_thread, recorder);
+  g_main_context_invoke (recorder->context, recorder_add, recorder);
+  g_mutex_lock (&recorder->lock);
+  while (recorder->listener == 0)
+    g_cond_wait (&recorder->cond, &recorder->lock);
+  g_mutex_unlock (&recorder->lock);
+  return recorder;
+}
+
+/* Waits for the @nth (0-based) event; returns it (at = 0 on timeout). */
+static LeaderEvent
+recorder_wait (LeaderRecorder *recorder, guint nth, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  LeaderEvent event = { FALSE, 0, 0 };
+
+  g_mutex_lock (&recorder->lock);
+  while (recorder->events->len <= nth &&
+         g_cond_wait_until (&recorder->cond, &recorder->lock, deadline))
+    ;
+  if (recorder->events->len > nth)
+    event = g_array_index (recorder->events, LeaderEvent, nth);
+  g_mutex_unlock (&recorder->lock);
+  return event;
+}
+
+static guint
+recorder_count (LeaderRecorder *recorder)
+{
+  guint count;
+
+  g_mutex_lock (&recorder->lock);
+  count = recorder->events->len;
+  g_mutex_unlock (&recorder->lock);
+  return count;
+}
+
+static gboolean
+recorder_quit (gpointer data)
+{
+  LeaderRecorder *recorder = data;
+
+  zkr_leader_latch_remove_listener (recorder->latch, recorder->listener);
+  g_main_loop_quit (recorder->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+recorder_free (LeaderRecorder *recorder)
+{
+  g_main_context_invoke (recorder->context, recorder_quit, recorder);
+  g_thread_join (recorder->thread);
+  while (g_main_context_pending (recorder->context))
+    g_main_context_iteration (recorder->context, FALSE);
+  g_main_loop_unref (recorder->loop);
+  g_main_context_unref (recorder->context);
+  g_array_unref (recorder->events);
+  g_mutex_clear (&recorder->lock);
+  g_cond_clear (&recorder->cond);
+  g_free (recorder);
+}
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static ZkrLeaderLatch *
+latch_started (ZkrSession *session, const char *path, const char *id)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrLeaderLatch *latch = zkr_leader_latch_new (session, path, id, &error);
+
+  CU_ASSERT_PTR_NOT_NULL (latch);
+  if (latch != NULL)
+    CU_ASSERT_TRUE (zkr_leader_latch_start (latch, &error));
+  return latch;
+}
+
+static gboolean
+latch_close (ZkrLeaderLatch *latch)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean ok = zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, &error);
+
+  if (!ok)
+    g_printerr ("close: %s\n", error->message);
+  return ok;
+}
+
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  guint count;
+  const char *last_id;    /* (nullable) the participant expected last */
+} QueueShape;
+
+static gboolean
+queue_has_shape (gpointer data)
+{
+  QueueShape *shape = data;
+  g_autoptr (GPtrArray) participants = NULL;
+  ZkrLeaderLatch *probe;
+  ZkrParticipant *last;
+
+  probe = zkr_leader_latch_new (shape->session, shape->path, "probe", NULL);
+  participants = zkr_leader_latch_list_participants (probe, NULL);
+  zkr_leader_latch_unref (probe);
+  if (participants == NULL || participants->len != shape->count)
+    return FALSE;
+  if (shape->last_id == NULL)
+    return TRUE;
+  last = g_ptr_array_index (participants, participants->len - 1);
+  return strcmp (last->client_id, shape->last_id) == 0;
+}
+
+/* The connect string of the servers that follow (not the quorum leader):
+ * pausing one of them leaves a quorum with its leader. (transfer full) */
+static char *
+followers_hosts (void)
+{
+  g_autoptr (GPtrArray) hosts = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint n = 1; n <= 3; n++)
+    {
+      g_autofree char *srvr = itest_fourlw (n, "srvr");
+
+      if (srvr != NULL && strstr (srvr, "Mode: follower") != NULL)
+        g_ptr_array_add (hosts, itest_server_host (n));
+    }
+  g_ptr_array_add (hosts, NULL);
+  return g_strjoinv (",", (char **) hosts->pdata);
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void
+test_leader_latch__bad_input_gets_clear_errors (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autoptr (GError) error = NULL;
+  ZkrLeaderLatch *latch;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, "/zkr-it/latch", "", &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "empty") : NULL);
+  g_clear_error (&error);
+  CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, "/zkr-it/latch", "a\nb", &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, "/zkr-it/latch", "\xff\xfe", &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, "no-slash", "id", &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "no-slash") : NULL);
+  g_clear_error (&error);
+  CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, "/a//b", "id", &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, "/", "id", &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, "/x", NULL, NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (NULL)));
+
+  latch = zkr_leader_latch_new (session, "/zkr-it/latch-unused", "id", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
+  /* Not started: await says so; closing is harmless; start after close fails. */
+  CU_ASSERT_FALSE (zkr_leader_latch_await (latch, 100, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (latch_close (latch));
+  CU_ASSERT_FALSE (zkr_leader_latch_start (latch, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  zkr_leader_latch_unref (latch);
+  CU_ASSERT_TRUE (itest_node_absent (session, "/zkr-it/latch-unused"));
+  zkr_session_unref (session);
+}
+
+static void
+test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-basic");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) participants = NULL;
+  g_autofree char *leader = NULL;
+  g_autofree char *node = NULL;
+  LeaderRecorder *recorder;
+  ZkrLeaderLatch *latch;
+  LeaderEvent event;
+  GCancellable *cancellable;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  latch = zkr_leader_latch_new (session, path, "solo-\xc3\xa9", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
+  recorder = recorder_new (latch, FALSE);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (latch, &error));
+  CU_ASSERT_FALSE (zkr_leader_latch_start (latch, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latch, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (latch));
+  CU_ASSERT_TRUE (zkr_leader_latch_get_fencing_token (latch) > 0);
+  /* A cancelled await of a leader still says leader. */
+  cancellable = g_cancellable_new ();
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latch, 0, cancellable, &error));
+  g_object_unref (cancellable);
+  event = recorder_wait (recorder, 0, WAIT_MS);
+  CU_ASSERT_TRUE (event.is_leader);
+  CU_ASSERT_EQUAL (event.token, zkr_leader_latch_get_fencing_token (latch));
+  node = zkr_leader_latch_dup_node_path (latch);
+  CU_ASSERT_PTR_NOT_NULL (node != NULL ? strstr (node, "-latch-") : NULL);
+  CU_ASSERT_PTR_NOT_NULL (node != NULL ? strstr (node, "/_c_") : NULL);
+
+  participants = zkr_leader_latch_list_participants (latch, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
+  CU_ASSERT_EQUAL_FATAL (participants->len, 1);
+  {
+    ZkrParticipant *p = g_ptr_array_index (participants, 0);
+    CU_ASSERT_TRUE (p->is_holder);
+    CU_ASSERT_STRING_EQUAL (p->client_id, "solo-\xc3\xa9");
+    CU_ASSERT_EQUAL (p->session_id, zkr_session_get_id (session));
+    CU_ASSERT_EQUAL (p->token, zkr_leader_latch_get_fencing_token (latch));
+  }
+  leader = zkr_leader_latch_dup_leader_id (latch, &error);
+  CU_ASSERT_STRING_EQUAL (leader != NULL ? leader : "", "solo-\xc3\xa9");
+
+  /* NOTIFY: the listener hears not_leader. */
+  CU_ASSERT_TRUE (zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_NOTIFY, &error));
+  CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (latch));
+  CU_ASSERT_EQUAL (zkr_leader_latch_get_fencing_token (latch), 0);
+  event = recorder_wait (recorder, 1, WAIT_MS);
+  CU_ASSERT_TRUE (event.at != 0 && !event.is_leader);
+  CU_ASSERT_TRUE (itest_node_absent (session, node));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  CU_ASSERT_FALSE (zkr_leader_latch_await (latch, 0, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (latch_close (latch));
+  recorder_free (recorder);
+  zkr_leader_latch_unref (latch);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+/* Two latches; the waiting one times out, follows on close (SILENT: no
+ * event for the closed one), and its token is higher. A latch closed from
+ * inside its own is_leader listener leaves no node. */
+static void
+test_leader_latch__follower_takes_over_on_close_and_close_works_from_a_listener (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-close");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *leader = NULL;
+  ZkrLeaderLatch *first, *second;
+  LeaderRecorder *first_events, *second_events;
+  gint64 first_token;
+  guint first_heard;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  first = latch_started (a, path, "first");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (first);
+  first_events = recorder_new (first, FALSE);
+  CU_ASSERT_TRUE (zkr_leader_latch_await (first, WAIT_MS, NULL, &error));
+  first_token = zkr_leader_latch_get_fencing_token (first);
+  second = zkr_leader_latch_new (b, path, "second", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (second);
+  second_events = recorder_new (second, TRUE);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (second, &error));
+  CU_ASSERT_FALSE (zkr_leader_latch_await (second, 300, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+  g_clear_error (&error);
+  {
+    QueueShape shape = { a, path, 2, "second" };
+    CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+  }
+  leader = zkr_leader_latch_dup_leader_id (second, &error);
+  CU_ASSERT_STRING_EQUAL (leader != NULL ? leader : "", "first");
+
+  CU_ASSERT_TRUE (recorder_wait (first_events, 0, WAIT_MS).is_leader);
+  first_heard = recorder_count (first_events);
+  CU_ASSERT_TRUE (latch_close (first));
+  /* second's listener closes it from inside is_leader (NOTIFY). */
+  {
+    LeaderEvent became = recorder_wait (second_events, 0, WAIT_MS);
+    LeaderEvent ended = recorder_wait (second_events, 1, WAIT_MS);
+
+    CU_ASSERT_TRUE (became.is_leader);
+    CU_ASSERT_TRUE (became.token > first_token);
+    CU_ASSERT_TRUE (ended.at != 0 && !ended.is_leader);
+  }
+  CU_ASSERT_TRUE (second_events->closed_inside);
+  CU_ASSERT_EQUAL (itest_count_children (a, path), 0);
+  /* SILENT: first heard is_leader only. */
+  /* SILENT: first heard nothing more after its close. */
+  CU_ASSERT_EQUAL (recorder_count (first_events), first_heard);
+  if (recorder_count (first_events) != first_heard)
+    g_printerr ("first heard %u events, %u before its close\n", recorder_count (first_events),
+                first_heard);
+  recorder_free (first_events);
+  recorder_free (second_events);
+  zkr_leader_latch_unref (first);
+  zkr_leader_latch_unref (second);
+  CU_ASSERT_TRUE (itest_delete_tree (a, path));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
+/* The leader's session is expired from outside: it hears not_leader, the
+ * next in line leads with a higher token, and the old leader queues again
+ * at the back by itself. */
+static void
+test_leader_latch__expired_leader_hears_not_leader_and_rejoins_at_the_back (void)
+{
+  ZkrSession *sessions[3];
+  ZkrLeaderLatch *latches[3];
+  const char *ids[3] = { "old-leader", "next", "third" };
+  g_autofree char *path = itest_scratch_path ("latch-expire");
+  g_autoptr (GError) error = NULL;
+  LeaderRecorder *old_events;
+  LeaderEvent lost;
+  gint64 old_token;
+
+  for (int i = 0; i < 3; i++)
+    {
+      sessions[i] = itest_connect (itest_hosts (), 10000);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (sessions[i]);
+    }
+  latches[0] = zkr_leader_latch_new (sessions[0], path, ids[0], &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latches[0]);
+  old_events = recorder_new (latches[0], FALSE);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (latches[0], &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latches[0], WAIT_MS, NULL, &error));
+  old_token = zkr_leader_latch_get_fencing_token (latches[0]);
+  for (int i = 1; i < 3; i++)
+    {
+      QueueShape shape = { sessions[0], path, (guint) i + 1, ids[i] };
+      latches[i] = latch_started (sessions[i], path, ids[i]);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (latches[i]);
+      CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+    }
+
+  CU_ASSERT_TRUE_FATAL (itest_expire_session (sessions[0]));
+  lost = recorder_wait (old_events, 1, WAIT_MS);
+  CU_ASSERT_TRUE (lost.at != 0 && !lost.is_leader);
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latches[1], WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_get_fencing_token (latches[1]) > old_token);
+  CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (latches[0]));
+  CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (latches[2]));
+  {
+    /* Back in the queue, last, on the fresh session. */
+    QueueShape shape = { sessions[1], path, 3, ids[0] };
+    g_autoptr (GPtrArray) participants = NULL;
+
+    CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+    participants = zkr_leader_latch_list_participants (latches[1], &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
+    CU_ASSERT_EQUAL_FATAL (participants->len, 3);
+    CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 0))->client_id, "next");
+    CU_ASSERT_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 2))->session_id,
+                     zkr_session_get_id (sessions[0]));
+  }
+  /* The old leader leads again once the others leave. */
+  CU_ASSERT_TRUE (latch_close (latches[1]));
+  CU_ASSERT_TRUE (latch_close (latches[2]));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latches[0], WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (recorder_wait (old_events, 2, WAIT_MS).is_leader);
+  CU_ASSERT_TRUE (latch_close (latches[0]));
+  CU_ASSERT_EQUAL (itest_count_children (sessions[1], path), 0);
+  recorder_free (old_events);
+  for (int i = 0; i < 3; i++)
+    zkr_leader_latch_unref (latches[i]);
+  CU_ASSERT_TRUE (itest_delete_tree (sessions[1], path));
+  for (int i = 0; i < 3; i++)
+    zkr_session_unref (sessions[i]);
+}
+
+/* SIGSTOP the follower the leader is connected to. Default policy: the
+ * leader gives up at SUSPENDED, before anyone else can lead; afterwards
+ * exactly one participant leads (the old one again if its session and
+ * node survived, else the next one) and the listing agrees. */
+static void
+test_leader_latch__paused_server_makes_the_leader_yield_on_suspended (void)
+{
+  g_autofree char *followers = followers_hosts ();
+  g_autofree char *path = itest_scratch_path ("latch-pause");
+  g_autofree char *host = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *leader_id = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrSession *leader_session, *other_session;
+  ZkrLeaderLatch *leader, *other;
+  LeaderRecorder *leader_events, *other_events;
+  LeaderEvent yielded, other_became;
+  gint64 deadline;
+  guint server;
+
+  CU_ASSERT_FATAL (strchr (followers, ',') != NULL);
+  leader_session = itest_connect (followers, 6000);
+  other_session = itest_connect (itest_hosts (), 20000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader_session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other_session);
+  leader = zkr_leader_latch_new (leader_session, path, "paused", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader);
+  leader_events = recorder_new (leader, FALSE);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (leader, &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
+  other = zkr_leader_latch_new (other_session, path, "other", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  other_events = recorder_new (other, FALSE);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (other, &error));
+  {
+    QueueShape shape = { other_session, path, 2, "other" };
+    CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+  }
+
+  host = zkr_session_dup_connected_host (leader_session);
+  server = itest_server_index (host);
+  CU_ASSERT_FATAL (server > 0);
+  command = g_strdup_printf ("pause %u", server);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  yielded = recorder_wait (leader_events, 1, WAIT_MS);
+  g_free (command);
+  command = g_strdup_printf ("resume %u", server);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  CU_ASSERT_TRUE (yielded.at != 0 && !yielded.is_leader);
+
+  /* Settle: one of the two leads. */
+  deadline = g_get_monotonic_time () + WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  while (!zkr_leader_latch_has_leadership (leader) && !zkr_leader_latch_has_leadership (other) &&
+         g_get_monotonic_time () < deadline)
+    zkr_leader_latch_await (other, 50, NULL, NULL);
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (leader) != zkr_leader_latch_has_leadership (other));
+  other_became = recorder_wait (other_events, 0, 0);
+  if (other_became.at != 0)
+    {
+      /* The other took over only after the old leader had stepped down. */
+      g_printerr ("[the other took over] ");
+      CU_ASSERT_TRUE (other_became.at > yielded.at);
+      CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (other));
+    }
+  else
+    {
+      /* The old leader's node survived: it leads again, same token. */
+      LeaderEvent again = recorder_wait (leader_events, 2, WAIT_MS);
+
+      g_printerr ("[the old leader leads again] ");
+      CU_ASSERT_TRUE (again.is_leader);
+      CU_ASSERT_EQUAL (zkr_session_get_lost_count (leader_session), 0);
+    }
+  leader_id = zkr_leader_latch_dup_leader_id (other, &error);
+  CU_ASSERT_STRING_EQUAL (leader_id != NULL ? leader_id : "",
+                          zkr_leader_latch_has_leadership (leader) ? "paused" : "other");
+  CU_ASSERT_TRUE (latch_close (leader));
+  CU_ASSERT_TRUE (latch_close (other));
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path), 0);
+  recorder_free (leader_events);
+  recorder_free (other_events);
+  zkr_leader_latch_unref (leader);
+  zkr_leader_latch_unref (other);
+  CU_ASSERT_TRUE (itest_delete_tree (other_session, path));
+  zkr_session_unref (leader_session);
+  zkr_session_unref (other_session);
+}
+
+/* The other policy: a leader keeps leadership through a short SUSPENDED
+ * (its node survives) and never hears not_leader. */
+static void
+test_leader_latch__yield_on_lost_keeps_leadership_through_a_short_suspension (void)
+{
+  g_autofree char *followers = followers_hosts ();
+  g_autofree char *path = itest_scratch_path ("latch-keep");
+  g_autofree char *host = NULL;
+  g_autofree char *command = NULL;
+  g_autoptr (GError) error = NULL;
+  ItestRecorder *states;
+  ZkrSession *session;
+  ZkrLeaderLatch *latch;
+  LeaderRecorder *events;
+  guint server;
+
+  CU_ASSERT_FATAL (strchr (followers, ',') != NULL);
+  session = itest_connect_recorded (followers, 20000, &states);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  latch = zkr_leader_latch_new (session, path, "keeper", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
+  zkr_leader_latch_set_yield_policy (latch, ZKR_LEADER_YIELD_ON_LOST);
+  events = recorder_new (latch, FALSE);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (latch, &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latch, WAIT_MS, NULL, &error));
+  host = zkr_session_dup_connected_host (session);
+  server = itest_server_index (host);
+  CU_ASSERT_FATAL (server > 0);
+  command = g_strdup_printf ("pause %u", server);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  CU_ASSERT_TRUE (itest_recorder_wait_state (states, ZKR_SESSION_STATE_SUSPENDED, 0, WAIT_MS, NULL) > 0);
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (latch));
+  CU_ASSERT_TRUE (itest_recorder_wait_state (states, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) > 0);
+  g_free (command);
+  command = g_strdup_printf ("resume %u", server);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (latch));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latch, 0, NULL, &error));
+  CU_ASSERT_EQUAL (recorder_count (events), 1);
+  CU_ASSERT_TRUE (latch_close (latch));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  recorder_free (events);
+  itest_recorder_free (states);
+  zkr_leader_latch_unref (latch);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+/* ---- one leader at a time across processes ------------------------------- */
+
+#define PROCS 5
+
+/* A participant process: logs "START <monotonic µs> <token>" when it
+ * becomes leader and "END <monotonic µs> <token>" when it stops (before it
+ * deletes its node), reads "close" on stdin. CLOCK_MONOTONIC is one clock
+ * for every process of the machine. */
+typedef struct {
+  FILE *log;
+  ZkrLeaderLatch *latch;
+  GMainLoop *loop;
+  gboolean leading;
+  gint64 token;
+} Participant;
+
+static void
+participant_log (Participant *p, const char *what, gint64 token)
+{
+  fprintf (p->log, "%s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n", what, g_get_monotonic_time (), token);
+  fflush (p->log);
+}
+
+static void
+participant_is_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  Participant *p = user_data;
+  gint64 token = zkr_leader_latch_get_fencing_token (latch);
+
+  if (p->leading || token == 0)
+    return;
+  p->leading = TRUE;
+  p->token = token;
+  participant_log (p, "START", token);
+}
+
+static void
+participant_not_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  Participant *p = user_data;
+
+  (void) latch;
+  if (!p->leading)
+    return;
+  p->leading = FALSE;
+  participant_log (p, "END", p->token);
+}
+
+static gboolean
+participant_on_stdin (GIOChannel *channel, GIOCondition condition, gpointer user_data)
+{
+  Participant *p = user_data;
+  g_autofree char *line = NULL;
+
+  (void) condition;
+  if (g_io_channel_read_line (channel, &line, NULL, NULL, NULL) == G_IO_STATUS_NORMAL &&
+      !g_str_has_prefix (line, "close"))
+    return G_SOURCE_CONTINUE;
+  /* The term ends here, before our node is deleted. */
+  participant_not_leader (p->latch, p);
+  participant_log (p, "CLOSING", 0);
+  if (!zkr_leader_latch_close (p->latch, ZKR_LEADER_CLOSE_SILENT, NULL))
+    participant_log (p, "CLOSE-FAILED", 0);
+  g_main_loop_quit (p->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static int
+participant_main (const char *hosts, const char *path, const char *id, const char *log_path)
+{
+  g_autoptr (ZkrSessionOptions) options = itest_options (hosts, PROC_SESSION_MS);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrSession) session = zkr_session_connect (options, &error);
+  Participant p = { 0 };
+  GIOChannel *channel;
+  guint listener;
+
+  if (session == NULL)
+    return 2;
+  p.log = fopen (log_path, "a");
+  p.latch = zkr_leader_latch_new (session, path, id, &error);
+  if (p.log == NULL || p.latch == NULL)
+    return 3;
+  p.loop = g_main_loop_new (NULL, FALSE);
+  listener = zkr_leader_latch_add_listener (p.latch, participant_is_leader, participant_not_leader,
+                                            &p, NULL);
+  channel = g_io_channel_unix_new (STDIN_FILENO);
+  g_io_add_watch (channel, G_IO_IN | G_IO_HUP | G_IO_ERR, participant_on_stdin, &p);
+  if (!zkr_leader_latch_start (p.latch, &error))
+    return 4;
+  participant_log (&p, "STARTED", 0);
+  g_main_loop_run (p.loop);
+  zkr_leader_latch_remove_listener (p.latch, listener);
+  zkr_leader_latch_unref (p.latch);
+  g_io_channel_unref (channel);
+  g_main_loop_unref (p.loop);
+  fclose (p.log);
+  return 0;
+}
+
+typedef struct {
+  GPid pid;
+  int stdin_fd;
+  char *log_path;
+  gboolean gone;
+  gint64 died_at;      /* when killed: the end of an open term */
+} Child;
+
+typedef struct {
+  int child;
+  gint64 start, end, token;
+} Term;
+
+/* Reads every child's terms; an open term ends at the child's death (or
+ * is still running: end = G_MAXINT64). */
+static GArray *
+read_terms (Child *children, int n)
+{
+  GArray *terms = g_array_new (FALSE, FALSE, sizeof (Term));
+
+  for (int i = 0; i < n; i++)
+    {
+      g_autofree char *text = NULL;
+      g_auto (GStrv) lines = NULL;
+      Term open = { -1, 0, 0, 0 };
+
+      if (!g_file_get_contents (children[i].log_path, &text, NULL, NULL))
+        continue;
+      lines = g_strsplit (text, "\n", -1);
+      for (char **line = lines; *line != NULL; line++)
+        {
+          char what[16];
+          gint64 at, token;
+
+          if (sscanf (*line, "%15s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, what, &at, &token) != 3)
+            continue;
+          if (strcmp (what, "START") == 0)
+            open = (Term) { i, at, 0, token };
+          else if (strcmp (what, "END") == 0 && open.child == i)
+            {
+              open.end = at;
+              g_array_append_val (terms, open);
+              open.child = -1;
+            }
+        }
+      if (open.child == i)
+        {
+          open.end = children[i].died_at != 0 ? children[i].died_at : G_MAXINT64;
+          g_array_append_val (terms, open);
+        }
+    }
+  return terms;
+}
+
+static gint
+term_compare (gconstpointer a, gconstpointer b)
+{
+  const Term *x = a, *y = b;
+
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The child leading now (an open term, not killed), or -1. */
+static int
+current_leader (Child *children, int n, gint64 after, gint64 *started)
+{
+  g_autoptr (GArray) terms = read_terms (children, n);
+
+  for (guint i = 0; i < terms->len; i++)
+    {
+      Term *t = &g_array_index (terms, Term, i);
+      if (t->end == G_MAXINT64 && t->start > after && !children[t->child].gone)
+        {
+          if (started != NULL)
+            *started = t->start;
+          return t->child;
+        }
+    }
+  return -1;
+}
+
+static int
+wait_leader (Child *children, int n, gint64 after, int timeout_ms, gint64 *started)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  int leader;
+
+  /* The terms live in other processes' files: no event to wait on. */
+  while ((leader = current_leader (children, n, after, started)) < 0 &&
+         g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  return leader;
+}
+
+static gboolean
+child_close (Child *child)
+{
+  int status = 0;
+
+  if (write (child->stdin_fd, "close\n", 6) != 6)
+    return FALSE;
+  close (child->stdin_fd);
+  waitpid (child->pid, &status, 0);
+  g_spawn_close_pid (child->pid);
+  child->gone = TRUE;
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+/* The last END of @child, or 0. */
+static gint64
+child_last_end (Child *children, int n, int child)
+{
+  g_autoptr (GArray) terms = read_terms (children, n);
+  gint64 end = 0;
+
+  for (guint i = 0; i < terms->len; i++)
+    if (g_array_index (terms, Term, i).child == child)
+      end = MAX (end, g_array_index (terms, Term, i).end);
+  return end;
+}
+
+static void
+test_leader_latch__processes_have_one_leader_at_a_time_with_increasing_tokens (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-procs");
+  g_autofree char *dir = g_dir_make_tmp ("zkr-latch-XXXXXX", NULL);
+  g_autoptr (GArray) terms = NULL;
+  Child children[PROCS] = { 0 };
+  int first, second, third, status = 0;
+  gint64 killed_at, closed_at, started = 0;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (dir);
+  for (int i = 0; i < PROCS; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("p%d", i);
+      char *argv[] = { self_path, (char *) "--participant", (char *) itest_hosts (), path, id, NULL, NULL };
+      g_autoptr (GError) error = NULL;
+
+      children[i].log_path = g_strdup_printf ("%s/%s.log", dir, id);
+      argv[5] = children[i].log_path;
+      CU_ASSERT_FATAL (g_spawn_async_with_pipes (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                                 &children[i].pid, &children[i].stdin_fd, NULL, NULL,
+                                                 &error));
+    }
+  first = wait_leader (children, PROCS, 0, WAIT_MS, NULL);
+  CU_ASSERT_FATAL (first >= 0);
+
+  /* Kill the leader: its node goes with its session. */
+  kill (children[first].pid, SIGKILL);
+  waitpid (children[first].pid, &status, 0);
+  g_spawn_close_pid (children[first].pid);
+  close (children[first].stdin_fd);
+  children[first].gone = TRUE;
+  children[first].died_at = killed_at = g_get_monotonic_time ();
+  second = wait_leader (children, PROCS, killed_at, PROC_SESSION_MS + 2000 + SLACK_MS, &started);
+  CU_ASSERT_FATAL (second >= 0);
+  g_printerr ("[leader killed -> new leader after %" G_GINT64_FORMAT " ms (bound %d ms)] ",
+              (started - killed_at) / 1000, PROC_SESSION_MS + 2000);
+
+  /* Close the leader: the next one leads at once. */
+  CU_ASSERT_TRUE (child_close (&children[second]));
+  closed_at = child_last_end (children, PROCS, second);
+  CU_ASSERT_FATAL (closed_at > 0);
+  third = wait_leader (children, PROCS, closed_at, 1000 + SLACK_MS, &started);
+  CU_ASSERT_FATAL (third >= 0);
+  g_printerr ("[leader closed -> new leader after %" G_GINT64_FORMAT " ms (bound 1000 ms)] ",
+              (started - closed_at) / 1000);
+
+  /* Everyone leaves, the leader first each time. */
+  for (int left = PROCS - 2; left > 0; left--)
+    {
+      int leader = wait_leader (children, PROCS, 0, WAIT_MS, NULL);
+      CU_ASSERT_FATAL (leader >= 0);
+      CU_ASSERT_TRUE (child_close (&children[leader]));
+    }
+
+  terms = read_terms (children, PROCS);
+  g_array_sort (terms, term_compare);
+  CU_ASSERT_EQUAL (terms->len, PROCS);
+  for (guint i = 1; i < terms->len; i++)
+    {
+      Term *before = &g_array_index (terms, Term, i - 1);
+      Term *after = &g_array_index (terms, Term, i);
+
+      /* No overlap, and each term's token is above the one before. */
+      CU_ASSERT_TRUE (after->start > before->end);
+      CU_ASSERT_TRUE (after->token > before->token);
+      if (!(after->start > before->end) || !(after->token > before->token))
+        g_printerr ("term p%d [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] token %" G_GINT64_FORMAT
+                    " then p%d [%" G_GINT64_FORMAT ", ...] token %" G_GINT64_FORMAT "\n",
+                    before->child, before->start, before->end, before->token,
+                    after->child, after->start, after->token);
+    }
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  for (int i = 0; i < PROCS; i++)
+    {
+      g_unlink (children[i].log_path);
+      g_free (children[i].log_path);
+    }
+  g_rmdir (dir);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
+static const ZkrTestCase tests[] = {
+  ZKR_TEST_CASE (test_leader_latch__bad_input_gets_clear_errors),
+  ZKR_TEST_CASE (test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node),
+  ZKR_TEST_CASE (test_leader_latch__follower_takes_over_on_close_and_close_works_from_a_listener),
+  ZKR_TEST_CASE (test_leader_latch__expired_leader_hears_not_leader_and_rejoins_at_the_back),
+  ZKR_TEST_CASE (test_leader_latch__paused_server_makes_the_leader_yield_on_suspended),
+  ZKR_TEST_CASE (test_leader_latch__yield_on_lost_keeps_leadership_through_a_short_suspension),
+  ZKR_TEST_CASE (test_leader_latch__processes_have_one_leader_at_a_time_with_increasing_tokens),
+  { NULL, NULL },
+};
+
+int
+main (int argc, char **argv)
+{
+  self_path = g_file_read_link ("/proc/self/exe", NULL);
+  if (argc == 6 && strcmp (argv[1], "--participant") == 0)
+    return participant_main (argv[2], argv[3], argv[4], argv[5]);
+  return zkr_test_main (argc, argv, "leader-latch", NULL, NULL, tests);
+}

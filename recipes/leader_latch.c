@@ -1,0 +1,604 @@
+/* zkr: the leader latch, Curator's LeaderLatch layout: one entry of the
+ * queue engine under the lock name "latch-" with the "first in line"
+ * predicate, the participant id as node data. The engine's loss events
+ * become not_leader / is_leader by the yield policy; after a loss the
+ * latch queues a new node at the back.
+ *
+ * Threads: the election logic runs on the session's worker, where the
+ * engine returns its acquires and calls its loss hook; the public calls
+ * may come from any thread; listeners run in their own contexts. */
+
+#include <string.h>
+
+#include "error.h"
+#include "leader-private.h"
+#include "lock-queue.h"
+#include "nodename.h"
+#include "notifier.h"
+#include "session-private.h"
+
+#include <zkr/leader_latch.h>
+
+/* A failed enqueue that is not about the session (auth, a server error)
+ * is tried again after this pause rather than in a tight loop. */
+#define LATCH_RETRY_MS 1000
+
+typedef enum {
+  LATCH_LATENT,
+  LATCH_STARTED,
+  LATCH_CLOSED,
+} LatchState;
+
+/* Where our engine entry is, as the worker sees it. */
+typedef enum {
+  ENTRY_IDLE,
+  ENTRY_WAITING,     /* an acquire is in flight */
+  ENTRY_HOLDING,     /* the engine granted it: we are first in line */
+} EntryPhase;
+
+enum {
+  EVENT_NOT_LEADER,
+  EVENT_IS_LEADER,
+};
+
+struct _ZkrLeaderLatch {
+  gatomicrefcount ref;
+  ZkrSession *session;          /* (owned) */
+  char *path;                   /* as given, for messages */
+  char *id;
+  ZkrQueueLock *queue;          /* (owned) */
+  ZkrNotifier *listeners;
+  GCancellable *cancellable;    /* (owned) cancelled by close */
+
+  GMutex mutex;
+  GCond cond;
+  LatchState state;             /* protected by mutex */
+  ZkrLeaderYieldPolicy policy;  /* protected by mutex */
+  gboolean leader;              /* protected by mutex */
+  gint64 token;                 /* protected by mutex */
+  gboolean stopped;             /* the session was closed; mutex */
+  guint busy;                   /* worker items in flight; mutex */
+  EntryPhase phase;             /* worker; read and written under mutex */
+  gboolean in_doubt;            /* worker; the engine said IN_DOUBT */
+};
+
+static const ZkrQueueRecipe latch_recipe = {
+  .lock_name = "latch-",        /* Curator's LeaderLatch.LOCK_NAME */
+  .sort = zkr_node_sort,        /* its sorter is fixForSorting("latch-") */
+  .predicate = zkr_queue_predicate_first,
+  .kind = "leader latch",
+};
+
+/* ==== shared with the selector ======================================== */
+
+gboolean
+zkr_leader_validate_id (const char *id, const char *kind, GError **error)
+{
+  const char *bad = NULL;
+
+  if (*id == '\0')
+    bad = "it is empty";
+  else if (strlen (id) > ZKR_LEADER_ID_MAX_BYTES)
+    bad = "it is longer than 4096 bytes";
+  else if (!g_utf8_validate (id, -1, NULL))
+    bad = "it is not UTF-8";
+  else
+    for (const char *p = id; *p != '\0' && bad == NULL; p++)
+      if ((guchar) *p < 0x20 || *p == 0x7f)
+        bad = "it contains a control character";
+  if (bad == NULL)
+    return TRUE;
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+               "invalid %s participant id \"%s\": %s", kind,
+               g_utf8_validate (id, -1, NULL) ? id : "(not UTF-8)", bad);
+  return FALSE;
+}
+
+char *
+zkr_leader_id_from_participants (GPtrArray *participants)
+{
+  ZkrParticipant *first;
+
+  if (participants == NULL || participants->len == 0)
+    return NULL;
+  first = g_ptr_array_index (participants, 0);
+  return g_strdup (first->client_id);
+}
+
+/* ==== listeners ======================================================= */
+
+typedef struct {
+  ZkrLeaderLatchFunc is_leader;
+  ZkrLeaderLatchFunc not_leader;
+  gpointer user_data;
+  GDestroyNotify destroy;
+} LatchListener;
+
+static void
+latch_marshal (GCallback func, gpointer source, int event, gpointer user_data)
+{
+  LatchListener *listener = user_data;
+  ZkrLeaderLatchFunc call = event == EVENT_IS_LEADER ? listener->is_leader : listener->not_leader;
+
+  (void) func;
+  if (call != NULL)
+    call (source, listener->user_data);
+}
+
+static void
+latch_listener_free (gpointer data)
+{
+  LatchListener *listener = data;
+
+  if (listener->destroy != NULL)
+    listener->destroy (listener->user_data);
+  g_free (listener);
+}
+
+/* A listener never sees a latch that is being finalized. */
+static gpointer
+latch_try_ref (gpointer data)
+{
+  ZkrLeaderLatch *latch = data;
+
+  return zkr_ref_try (&latch->ref) ? latch : NULL;
+}
+
+/* With latch->mutex held: the change and its event are one step, so that
+ * listeners hear the changes in the order they happened. */
+static void
+latch_set_leader_locked (ZkrLeaderLatch *latch, gboolean leader, gboolean notify)
+{
+  if (latch->leader == leader)
+    return;
+  latch->leader = leader;
+  latch->token = leader ? zkr_queue_lock_get_token (latch->queue) : 0;
+  g_debug ("leader latch %s (%s): %s, token %" G_GINT64_FORMAT, latch->path, latch->id,
+           leader ? "leader" : "not leader", latch->token);
+  g_cond_broadcast (&latch->cond);
+  if (notify)
+    zkr_notifier_emit (latch->listeners, leader ? EVENT_IS_LEADER : EVENT_NOT_LEADER);
+}
+
+/* ==== the election (worker thread) ===================================== */
+
+/* The last thing a worker item does with the latch: close waits for it. */
+static void
+latch_busy_done (gpointer data)
+{
+  ZkrLeaderLatch *latch = data;
+
+  g_mutex_lock (&latch->mutex);
+  latch->busy--;
+  g_cond_broadcast (&latch->cond);
+  g_mutex_unlock (&latch->mutex);
+}
+
+static void latch_acquired (GObject *source, GAsyncResult *result, gpointer user_data);
+
+/* Queues a node at the back, unless the latch was closed meanwhile. */
+static void
+latch_enqueue (ZkrLeaderLatch *latch)
+{
+  GTask *task;
+
+  g_mutex_lock (&latch->mutex);
+  if (latch->state != LATCH_STARTED)
+    {
+      g_mutex_unlock (&latch->mutex);
+      return;
+    }
+  latch->busy++;
+  latch->phase = ENTRY_WAITING;
+  latch->in_doubt = FALSE;
+  g_mutex_unlock (&latch->mutex);
+  /* Created on the worker, so the engine returns it on the worker. */
+  task = g_task_new (NULL, latch->cancellable, latch_acquired, latch);
+  g_task_set_name (task, "zkr_leader_latch_enqueue");
+  g_task_set_check_cancellable (task, FALSE);
+  zkr_queue_lock_acquire (latch->queue, -1, latch->cancellable, task);
+}
+
+static gboolean
+latch_enqueue_run (gpointer data)
+{
+  latch_enqueue (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Any thread. */
+static void
+latch_post_enqueue (ZkrLeaderLatch *latch)
+{
+  g_mutex_lock (&latch->mutex);
+  latch->busy++;
+  g_mutex_unlock (&latch->mutex);
+  zkr_session_post (latch->session, latch_enqueue_run, latch, latch_busy_done);
+}
+
+static void
+latch_enqueue_later (ZkrLeaderLatch *latch)
+{
+  GSource *source = g_timeout_source_new (LATCH_RETRY_MS);
+
+  g_mutex_lock (&latch->mutex);
+  latch->busy++;
+  g_mutex_unlock (&latch->mutex);
+  g_source_set_callback (source, latch_enqueue_run, latch, latch_busy_done);
+  g_source_set_static_name (source, "zkr-leader-latch-retry");
+  g_source_attach (source, zkr_session_get_worker_context (latch->session));
+  g_source_unref (source);
+}
+
+typedef enum {
+  NEXT_NOTHING,
+  NEXT_ENQUEUE,
+  NEXT_ENQUEUE_LATER,
+} NextStep;
+
+/* With latch->mutex held: what to do after an acquire that did not make
+ * us leader. */
+static NextStep
+latch_next_after_failure (ZkrLeaderLatch *latch, const GError *error)
+{
+  if (error == NULL)
+    return NEXT_ENQUEUE;          /* granted, then lost before we heard */
+  if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED))
+    {
+      latch->stopped = TRUE;
+      g_cond_broadcast (&latch->cond);
+      return NEXT_NOTHING;
+    }
+  /* A lost session, our node gone, or (CURATOR-696) a node that belongs to
+   * an old session: queue again; the engine waits for the connection. */
+  if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED) ||
+      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_LOCK_LOST) ||
+      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS))
+    return NEXT_ENQUEUE;
+  g_debug ("leader latch %s (%s): queueing failed, trying again: %s", latch->path, latch->id,
+           error->message);
+  return NEXT_ENQUEUE_LATER;
+}
+
+static void
+latch_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ZkrLeaderLatch *latch = user_data;
+  g_autoptr (GError) error = NULL;
+  gboolean granted = g_task_propagate_boolean (G_TASK (result), &error);
+  gboolean holding = granted && zkr_queue_lock_is_held (latch->queue);
+  NextStep next = NEXT_NOTHING;
+
+  (void) source;
+  g_mutex_lock (&latch->mutex);
+  latch->phase = holding ? ENTRY_HOLDING : ENTRY_IDLE;
+  if (latch->state == LATCH_STARTED)
+    {
+      /* The engine checked our node's ephemeralOwner before granting. If
+       * the connection dropped since, RESTORED will make us leader. */
+      if (holding && !(latch->in_doubt && latch->policy == ZKR_LEADER_YIELD_ON_SUSPENDED))
+        latch_set_leader_locked (latch, TRUE, TRUE);
+      else if (!holding)
+        next = latch_next_after_failure (latch, error);
+    }
+  g_mutex_unlock (&latch->mutex);
+  if (next == NEXT_ENQUEUE)
+    latch_post_enqueue (latch);
+  else if (next == NEXT_ENQUEUE_LATER)
+    latch_enqueue_later (latch);
+  latch_busy_done (latch);
+}
+
+/* The engine's loss hook, on the worker: IN_DOUBT on SUSPENDED, RESTORED
+ * when the node is still ours after RECONNECTED, LOST at the safe
+ * deadline, on LOST, or when our node is gone. */
+static void
+latch_on_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
+{
+  ZkrLeaderLatch *latch = user_data;
+  gboolean started, requeue = FALSE;
+
+  (void) queue;
+  g_mutex_lock (&latch->mutex);
+  started = latch->state == LATCH_STARTED;
+  switch (event)
+    {
+    case ZKR_LOCK_IN_DOUBT:
+      latch->in_doubt = TRUE;
+      if (started && latch->phase == ENTRY_HOLDING &&
+          latch->policy == ZKR_LEADER_YIELD_ON_SUSPENDED)
+        latch_set_leader_locked (latch, FALSE, TRUE);
+      break;
+    case ZKR_LOCK_RESTORED:
+      /* Our node survived and nobody can have queued before it: still
+       * first in line (Curator re-checks on RECONNECTED the same way). */
+      latch->in_doubt = FALSE;
+      if (started && latch->phase == ENTRY_HOLDING)
+        latch_set_leader_locked (latch, TRUE, TRUE);
+      break;
+    case ZKR_LOCK_LOST:
+    default:
+      latch->in_doubt = FALSE;
+      if (latch->phase == ENTRY_HOLDING)
+        {
+          latch->phase = ENTRY_IDLE;
+          if (started)
+            {
+              latch_set_leader_locked (latch, FALSE, TRUE);
+              requeue = TRUE;
+            }
+        }
+      break;
+    }
+  g_mutex_unlock (&latch->mutex);
+  if (requeue)
+    latch_post_enqueue (latch);
+}
+
+/* ==== the API ========================================================== */
+
+ZkrLeaderLatch *
+zkr_leader_latch_new (ZkrSession *session, const char *path, const char *participant_id,
+                      GError **error)
+{
+  ZkrLeaderLatch *latch;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (participant_id != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!zkr_leader_validate_id (participant_id, "leader latch", error))
+    return NULL;
+  latch = g_new0 (ZkrLeaderLatch, 1);
+  g_atomic_ref_count_init (&latch->ref);
+  latch->queue = zkr_queue_lock_new (session, path, &latch_recipe, NULL, latch, latch_try_ref,
+                                     (void (*) (gpointer)) zkr_leader_latch_unref, error);
+  if (latch->queue == NULL)
+    {
+      g_free (latch);
+      return NULL;
+    }
+  latch->session = zkr_session_ref (session);
+  latch->path = g_strdup (path);
+  latch->id = g_strdup (participant_id);
+  latch->listeners = zkr_notifier_new (latch, latch_try_ref,
+                                       (void (*) (gpointer)) zkr_leader_latch_unref, latch_marshal);
+  latch->cancellable = g_cancellable_new ();
+  g_mutex_init (&latch->mutex);
+  g_cond_init (&latch->cond);
+  zkr_queue_lock_set_node_data (latch->queue, participant_id);
+  zkr_queue_lock_set_loss_hook (latch->queue, latch_on_loss, latch);
+  return latch;
+}
+
+ZkrLeaderLatch *
+zkr_leader_latch_ref (ZkrLeaderLatch *latch)
+{
+  g_return_val_if_fail (latch != NULL, NULL);
+  g_atomic_ref_count_inc (&latch->ref);
+  return latch;
+}
+
+void
+zkr_leader_latch_unref (ZkrLeaderLatch *latch)
+{
+  g_return_if_fail (latch != NULL);
+  if (!g_atomic_ref_count_dec (&latch->ref))
+    return;
+  zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, NULL);
+  /* No hook call runs or starts once this returns. */
+  zkr_queue_lock_free (latch->queue);
+  zkr_notifier_free (latch->listeners);
+  g_object_unref (latch->cancellable);
+  zkr_session_unref (latch->session);
+  g_free (latch->path);
+  g_free (latch->id);
+  g_mutex_clear (&latch->mutex);
+  g_cond_clear (&latch->cond);
+  g_free (latch);
+}
+
+void
+zkr_leader_latch_set_yield_policy (ZkrLeaderLatch *latch, ZkrLeaderYieldPolicy policy)
+{
+  g_return_if_fail (latch != NULL);
+  g_return_if_fail (policy == ZKR_LEADER_YIELD_ON_SUSPENDED || policy == ZKR_LEADER_YIELD_ON_LOST);
+  g_mutex_lock (&latch->mutex);
+  latch->policy = policy;
+  g_mutex_unlock (&latch->mutex);
+}
+
+gboolean
+zkr_leader_latch_start (ZkrLeaderLatch *latch, GError **error)
+{
+  g_return_val_if_fail (latch != NULL, FALSE);
+  g_mutex_lock (&latch->mutex);
+  if (latch->state != LATCH_LATENT)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "leader latch %s (%s) was already %s", latch->path, latch->id,
+                   latch->state == LATCH_STARTED ? "started" : "closed");
+      g_mutex_unlock (&latch->mutex);
+      return FALSE;
+    }
+  latch->state = LATCH_STARTED;
+  g_mutex_unlock (&latch->mutex);
+  latch_post_enqueue (latch);
+  return TRUE;
+}
+
+gboolean
+zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode, GError **error)
+{
+  g_autoptr (GError) local_error = NULL;
+
+  g_return_val_if_fail (latch != NULL, FALSE);
+  g_return_val_if_fail (!zkr_session_in_worker (latch->session), FALSE);
+  g_mutex_lock (&latch->mutex);
+  if (latch->state != LATCH_STARTED)
+    {
+      latch->state = LATCH_CLOSED;
+      g_mutex_unlock (&latch->mutex);
+      return TRUE;
+    }
+  latch->state = LATCH_CLOSED;
+  latch_set_leader_locked (latch, FALSE, mode == ZKR_LEADER_CLOSE_NOTIFY);
+  g_mutex_unlock (&latch->mutex);
+
+  /* An acquire in flight gives up and deletes its node; then wait for
+   * every worker item, so that nothing queues a node after this. */
+  g_cancellable_cancel (latch->cancellable);
+  g_mutex_lock (&latch->mutex);
+  while (latch->busy > 0)
+    g_cond_wait (&latch->cond, &latch->mutex);
+  g_mutex_unlock (&latch->mutex);
+
+  if (zkr_queue_lock_release (latch->queue, &local_error))
+    return TRUE;
+  if (g_error_matches (local_error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
+gboolean
+zkr_leader_latch_has_leadership (ZkrLeaderLatch *latch)
+{
+  gboolean leader;
+
+  g_return_val_if_fail (latch != NULL, FALSE);
+  g_mutex_lock (&latch->mutex);
+  leader = latch->leader;
+  g_mutex_unlock (&latch->mutex);
+  return leader;
+}
+
+static void
+latch_await_wake (GCancellable *cancellable, gpointer user_data)
+{
+  ZkrLeaderLatch *latch = user_data;
+
+  (void) cancellable;
+  g_mutex_lock (&latch->mutex);
+  g_cond_broadcast (&latch->cond);
+  g_mutex_unlock (&latch->mutex);
+}
+
+/* With latch->mutex held: FALSE (and @error set) when waiting is over. */
+static gboolean
+latch_may_wait (ZkrLeaderLatch *latch, GCancellable *cancellable, gint64 deadline, GError **error)
+{
+  if (latch->state == LATCH_LATENT)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                 "leader latch %s (%s) is not started", latch->path, latch->id);
+  else if (latch->state == LATCH_CLOSED || latch->stopped)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
+                 "leader latch %s (%s) was closed", latch->path, latch->id);
+  else if (g_cancellable_is_cancelled (cancellable))
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_CANCELLED,
+                 "waiting for leadership of %s (%s) was cancelled", latch->path, latch->id);
+  else if (g_get_monotonic_time () >= deadline)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
+                 "timed out waiting for leadership of %s (%s)", latch->path, latch->id);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+gboolean
+zkr_leader_latch_await (ZkrLeaderLatch *latch, int timeout_ms, GCancellable *cancellable,
+                        GError **error)
+{
+  gint64 deadline = timeout_ms < 0 ? G_MAXINT64
+                                   : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gulong cancel_id = 0;
+  gboolean leader;
+
+  g_return_val_if_fail (latch != NULL, FALSE);
+  /* Connected before taking the mutex: the handler runs at once if the
+   * cancellable is already cancelled, and it takes the mutex. */
+  if (cancellable != NULL)
+    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (latch_await_wake), latch, NULL);
+  g_mutex_lock (&latch->mutex);
+  while (!latch->leader && latch_may_wait (latch, cancellable, deadline, error))
+    {
+      if (deadline == G_MAXINT64)
+        g_cond_wait (&latch->cond, &latch->mutex);
+      else
+        g_cond_wait_until (&latch->cond, &latch->mutex, deadline);
+    }
+  leader = latch->leader;
+  g_mutex_unlock (&latch->mutex);
+  if (cancel_id != 0)
+    g_cancellable_disconnect (cancellable, cancel_id);
+  return leader;
+}
+
+gint64
+zkr_leader_latch_get_fencing_token (ZkrLeaderLatch *latch)
+{
+  gint64 token;
+
+  g_return_val_if_fail (latch != NULL, 0);
+  g_mutex_lock (&latch->mutex);
+  token = latch->token;
+  g_mutex_unlock (&latch->mutex);
+  return token;
+}
+
+char *
+zkr_leader_latch_dup_node_path (ZkrLeaderLatch *latch)
+{
+  g_return_val_if_fail (latch != NULL, NULL);
+  return zkr_queue_lock_dup_node_path (latch->queue);
+}
+
+const char *
+zkr_leader_latch_get_id (ZkrLeaderLatch *latch)
+{
+  g_return_val_if_fail (latch != NULL, NULL);
+  return latch->id;
+}
+
+guint
+zkr_leader_latch_add_listener (ZkrLeaderLatch *latch, ZkrLeaderLatchFunc is_leader,
+                               ZkrLeaderLatchFunc not_leader, gpointer user_data,
+                               GDestroyNotify destroy)
+{
+  LatchListener *listener;
+
+  g_return_val_if_fail (latch != NULL, 0);
+  g_return_val_if_fail (is_leader != NULL || not_leader != NULL, 0);
+  listener = g_new0 (LatchListener, 1);
+  listener->is_leader = is_leader;
+  listener->not_leader = not_leader;
+  listener->user_data = user_data;
+  listener->destroy = destroy;
+  return zkr_notifier_add (latch->listeners,
+                           (GCallback) (void (*) (void)) (is_leader != NULL ? is_leader : not_leader),
+                           listener, latch_listener_free);
+}
+
+void
+zkr_leader_latch_remove_listener (ZkrLeaderLatch *latch, guint listener_id)
+{
+  g_return_if_fail (latch != NULL);
+  zkr_notifier_remove (latch->listeners, listener_id);
+}
+
+GPtrArray *
+zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GError **error)
+{
+  g_return_val_if_fail (latch != NULL, NULL);
+  return zkr_queue_lock_list_participants (latch->queue, error);
+}
+
+char *
+zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GError **error)
+{
+  g_autoptr (GPtrArray) participants = NULL;
+
+  g_return_val_if_fail (latch != NULL, NULL);
+  participants = zkr_queue_lock_list_participants (latch->queue, error);
+  return zkr_leader_id_from_participants (participants);
+}

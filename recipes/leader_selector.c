@@ -1,0 +1,463 @@
+/* zkr: the leader selector, Curator's LeaderSelector layout: the mutex's
+ * "lock-" queue with the participant id as node data. A thread of the
+ * selector's own queues (blocking acquire), runs the lead callback while it
+ * holds, deletes the node when the callback returns, and queues again when
+ * asked to. The engine's loss hook raises the term's interrupt.
+ *
+ * Threads: the selector's thread runs the terms; the loss hook runs on the
+ * session's worker; the public calls may come from any thread. State
+ * shared between them is behind selector->mutex. */
+
+#include "error.h"
+#include "leader-private.h"
+#include "lock-queue.h"
+#include "nodename.h"
+#include "notifier.h"
+#include "session-private.h"
+
+#include <zkr/leader_selector.h>
+
+/* A failed queueing that is not about the session is tried again after
+ * this pause rather than in a tight loop. */
+#define SELECTOR_RETRY_MS 1000
+
+typedef enum {
+  SELECTOR_LATENT,
+  SELECTOR_STARTED,
+  SELECTOR_CLOSED,
+} SelectorState;
+
+struct _ZkrLeaderSelector {
+  gatomicrefcount ref;
+  ZkrSession *session;          /* (owned) */
+  char *path;                   /* as given, for messages */
+  char *id;
+  ZkrQueueLock *queue;          /* (owned) */
+  ZkrLeadFunc lead;
+  gpointer user_data;
+  GDestroyNotify destroy;
+  GCancellable *closing;        /* (owned) cancelled by close: ends a queued acquire */
+
+  GMutex mutex;
+  GCond cond;
+  GThread *thread;              /* (nullable) until joined; mutex */
+  SelectorState state;          /* mutex */
+  gboolean auto_requeue;        /* mutex */
+  gboolean queued;              /* wants a term, or is in one; mutex */
+  gboolean leading;             /* the lead callback runs; mutex */
+  GCancellable *interrupt;      /* (nullable) the term's; mutex */
+  gint64 token;                 /* mutex */
+  gboolean in_doubt;            /* IN_DOUBT or LOST since our acquire; mutex */
+  gboolean release_pending;     /* our last delete goes on in the background; mutex */
+};
+
+static const ZkrQueueRecipe selector_recipe = {
+  .lock_name = ZKR_NODE_LOCK_NAME,      /* LeaderSelector is an InterProcessMutex */
+  .sort = zkr_node_sort,
+  .predicate = zkr_queue_predicate_first,
+  .kind = "leader selector",
+};
+
+static gpointer
+selector_try_ref (gpointer data)
+{
+  ZkrLeaderSelector *selector = data;
+
+  return zkr_ref_try (&selector->ref) ? selector : NULL;
+}
+
+/* ==== the loss hook (worker thread) ==================================== */
+
+static void
+selector_on_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
+{
+  ZkrLeaderSelector *selector = user_data;
+  GCancellable *interrupt = NULL;
+
+  (void) queue;
+  if (event == ZKR_LOCK_RESTORED)
+    return; /* a term once interrupted stays interrupted, as in Curator */
+  g_mutex_lock (&selector->mutex);
+  selector->in_doubt = TRUE;
+  if (selector->leading && selector->interrupt != NULL)
+    interrupt = g_object_ref (selector->interrupt);
+  g_mutex_unlock (&selector->mutex);
+  /* Outside the mutex: handlers connected to it run right here. */
+  if (interrupt != NULL)
+    {
+      g_debug ("leader selector %s (%s): %s, interrupting the term", selector->path,
+               selector->id, zkr_lock_event_name (event));
+      g_cancellable_cancel (interrupt);
+      g_object_unref (interrupt);
+    }
+}
+
+/* ==== the selector's thread ============================================ */
+
+static void
+selector_free (ZkrLeaderSelector *selector)
+{
+  /* No hook call runs or starts once this returns. */
+  zkr_queue_lock_free (selector->queue);
+  if (selector->destroy != NULL)
+    selector->destroy (selector->user_data);
+  g_object_unref (selector->closing);
+  zkr_session_unref (selector->session);
+  g_free (selector->path);
+  g_free (selector->id);
+  g_mutex_clear (&selector->mutex);
+  g_cond_clear (&selector->cond);
+  g_free (selector);
+}
+
+/* Waits until a term is wanted; FALSE once closed. */
+static gboolean
+selector_wait_queued (ZkrLeaderSelector *selector)
+{
+  gboolean started;
+
+  g_mutex_lock (&selector->mutex);
+  while (selector->state == SELECTOR_STARTED && !selector->queued)
+    g_cond_wait (&selector->cond, &selector->mutex);
+  started = selector->state == SELECTOR_STARTED;
+  selector->in_doubt = FALSE;
+  g_mutex_unlock (&selector->mutex);
+  return started;
+}
+
+static void
+selector_acquire_start (gpointer object, int timeout_ms, GCancellable *cancellable,
+                        GAsyncReadyCallback callback, gpointer user_data)
+{
+  ZkrLeaderSelector *selector = object;
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_name (task, "zkr_leader_selector_acquire");
+  g_task_set_check_cancellable (task, FALSE);
+  zkr_queue_lock_acquire (selector->queue, timeout_ms, cancellable, task);
+}
+
+/* After a failed queueing: FALSE when the thread should end. */
+static gboolean
+selector_after_failure (ZkrLeaderSelector *selector, const GError *error)
+{
+  gboolean go_on;
+
+  g_mutex_lock (&selector->mutex);
+  if (selector->state == SELECTOR_STARTED)
+    {
+      if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED))
+        selector->queued = FALSE;       /* nothing to queue on: wait for close */
+      else if (!g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED) &&
+               !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_LOCK_LOST) &&
+               !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS))
+        {
+          gint64 until = g_get_monotonic_time () + SELECTOR_RETRY_MS * G_TIME_SPAN_MILLISECOND;
+
+          g_debug ("leader selector %s (%s): queueing failed, trying again: %s", selector->path,
+                   selector->id, error->message);
+          while (selector->state == SELECTOR_STARTED &&
+                 g_cond_wait_until (&selector->cond, &selector->mutex, until))
+            ;
+        }
+    }
+  go_on = selector->state == SELECTOR_STARTED;
+  g_mutex_unlock (&selector->mutex);
+  return go_on;
+}
+
+static void
+selector_release (ZkrLeaderSelector *selector)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean pending;
+
+  if (zkr_queue_lock_release (selector->queue, &error))
+    pending = FALSE;
+  else
+    pending = g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS);
+  g_mutex_lock (&selector->mutex);
+  selector->release_pending = pending;
+  g_mutex_unlock (&selector->mutex);
+}
+
+/* Runs one term on a granted acquire. Returns FALSE when the selector was
+ * freed (the callback dropped the last reference): the thread must end
+ * without touching it. */
+static gboolean
+selector_run_term (ZkrLeaderSelector *selector)
+{
+  GCancellable *interrupt;
+  gint64 token;
+
+  g_mutex_lock (&selector->mutex);
+  /* Closed, or the connection dropped between the grant and now: no term;
+   * give the node back and queue again (if still wanted). */
+  if (selector->state != SELECTOR_STARTED || selector->in_doubt ||
+      !zkr_queue_lock_is_held (selector->queue))
+    {
+      g_mutex_unlock (&selector->mutex);
+      selector_release (selector);
+      return TRUE;
+    }
+  selector->leading = TRUE;
+  selector->token = token = zkr_queue_lock_get_token (selector->queue);
+  selector->interrupt = g_cancellable_new ();
+  interrupt = g_object_ref (selector->interrupt);
+  g_mutex_unlock (&selector->mutex);
+
+  zkr_leader_selector_ref (selector);
+  g_debug ("leader selector %s (%s): term with token %" G_GINT64_FORMAT " starts",
+           selector->path, selector->id, token);
+  selector->lead (selector, token, interrupt, selector->user_data);
+
+  g_mutex_lock (&selector->mutex);
+  selector->leading = FALSE;
+  selector->token = 0;
+  g_clear_object (&selector->interrupt);
+  if (!selector->auto_requeue)
+    selector->queued = FALSE;
+  g_mutex_unlock (&selector->mutex);
+  g_object_unref (interrupt);
+  selector_release (selector);
+
+  if (!g_atomic_ref_count_dec (&selector->ref))
+    return TRUE;
+  /* The callback dropped the last reference: finalize here. Nobody can
+   * join this thread any more; detach it. */
+  g_mutex_lock (&selector->mutex);
+  selector->state = SELECTOR_CLOSED;
+  g_thread_unref (g_steal_pointer (&selector->thread));
+  g_mutex_unlock (&selector->mutex);
+  selector_free (selector);
+  return FALSE;
+}
+
+/* The selector is borrowed: whoever finalizes it joins this thread first,
+ * except the term itself (see selector_run_term). */
+static gpointer
+selector_thread_main (gpointer data)
+{
+  ZkrLeaderSelector *selector = data;
+
+  while (selector_wait_queued (selector))
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (!zkr_queue_run_sync (selector, selector_acquire_start, -1, selector->closing, &error))
+        {
+          if (!selector_after_failure (selector, error))
+            break;
+          continue;
+        }
+      if (!selector_run_term (selector))
+        return NULL;
+    }
+  return NULL;
+}
+
+/* ==== the API ========================================================== */
+
+ZkrLeaderSelector *
+zkr_leader_selector_new (ZkrSession *session, const char *path, const char *participant_id,
+                         ZkrLeadFunc lead, gpointer user_data, GDestroyNotify destroy,
+                         GError **error)
+{
+  ZkrLeaderSelector *selector;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (participant_id != NULL, NULL);
+  g_return_val_if_fail (lead != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!zkr_leader_validate_id (participant_id, "leader selector", error))
+    return NULL;
+  selector = g_new0 (ZkrLeaderSelector, 1);
+  g_atomic_ref_count_init (&selector->ref);
+  selector->queue = zkr_queue_lock_new (session, path, &selector_recipe, NULL, selector,
+                                        selector_try_ref,
+                                        (void (*) (gpointer)) zkr_leader_selector_unref, error);
+  if (selector->queue == NULL)
+    {
+      g_free (selector);
+      return NULL;
+    }
+  selector->session = zkr_session_ref (session);
+  selector->path = g_strdup (path);
+  selector->id = g_strdup (participant_id);
+  selector->lead = lead;
+  selector->user_data = user_data;
+  selector->destroy = destroy;
+  selector->closing = g_cancellable_new ();
+  g_mutex_init (&selector->mutex);
+  g_cond_init (&selector->cond);
+  zkr_queue_lock_set_node_data (selector->queue, participant_id);
+  zkr_queue_lock_set_loss_hook (selector->queue, selector_on_loss, selector);
+  return selector;
+}
+
+ZkrLeaderSelector *
+zkr_leader_selector_ref (ZkrLeaderSelector *selector)
+{
+  g_return_val_if_fail (selector != NULL, NULL);
+  g_atomic_ref_count_inc (&selector->ref);
+  return selector;
+}
+
+void
+zkr_leader_selector_unref (ZkrLeaderSelector *selector)
+{
+  g_return_if_fail (selector != NULL);
+  if (!g_atomic_ref_count_dec (&selector->ref))
+    return;
+  /* Not on the selector's thread: a term holds a reference while its
+   * callback runs, and that thread runs no other user code. */
+  zkr_leader_selector_close (selector, NULL);
+  selector_free (selector);
+}
+
+void
+zkr_leader_selector_set_auto_requeue (ZkrLeaderSelector *selector, gboolean auto_requeue)
+{
+  g_return_if_fail (selector != NULL);
+  g_mutex_lock (&selector->mutex);
+  selector->auto_requeue = auto_requeue;
+  if (auto_requeue && selector->state == SELECTOR_STARTED)
+    selector->queued = TRUE;
+  g_cond_broadcast (&selector->cond);
+  g_mutex_unlock (&selector->mutex);
+}
+
+gboolean
+zkr_leader_selector_start (ZkrLeaderSelector *selector, GError **error)
+{
+  g_return_val_if_fail (selector != NULL, FALSE);
+  g_mutex_lock (&selector->mutex);
+  if (selector->state != SELECTOR_LATENT)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "leader selector %s (%s) was already %s", selector->path, selector->id,
+                   selector->state == SELECTOR_STARTED ? "started" : "closed");
+      g_mutex_unlock (&selector->mutex);
+      return FALSE;
+    }
+  selector->state = SELECTOR_STARTED;
+  selector->queued = TRUE;
+  selector->thread = g_thread_new ("zkr-leader", selector_thread_main, selector);
+  g_mutex_unlock (&selector->mutex);
+  return TRUE;
+}
+
+gboolean
+zkr_leader_selector_requeue (ZkrLeaderSelector *selector)
+{
+  gboolean queued = FALSE;
+
+  g_return_val_if_fail (selector != NULL, FALSE);
+  g_mutex_lock (&selector->mutex);
+  if (selector->state == SELECTOR_STARTED && !selector->queued)
+    {
+      selector->queued = queued = TRUE;
+      g_cond_broadcast (&selector->cond);
+    }
+  g_mutex_unlock (&selector->mutex);
+  return queued;
+}
+
+void
+zkr_leader_selector_interrupt (ZkrLeaderSelector *selector)
+{
+  GCancellable *interrupt = NULL;
+
+  g_return_if_fail (selector != NULL);
+  g_mutex_lock (&selector->mutex);
+  if (selector->interrupt != NULL)
+    interrupt = g_object_ref (selector->interrupt);
+  g_mutex_unlock (&selector->mutex);
+  if (interrupt != NULL)
+    {
+      g_cancellable_cancel (interrupt);
+      g_object_unref (interrupt);
+    }
+}
+
+gboolean
+zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error)
+{
+  GThread *thread = NULL;
+  gboolean pending;
+
+  g_return_val_if_fail (selector != NULL, FALSE);
+  g_mutex_lock (&selector->mutex);
+  selector->state = SELECTOR_CLOSED;
+  g_cond_broadcast (&selector->cond);
+  /* From inside the callback the thread cannot wait for itself: it ends
+   * the term when the callback returns. */
+  if (g_thread_self () != selector->thread)
+    thread = g_steal_pointer (&selector->thread);
+  g_mutex_unlock (&selector->mutex);
+
+  g_cancellable_cancel (selector->closing);
+  zkr_leader_selector_interrupt (selector);
+  if (thread == NULL)
+    return TRUE;
+  g_thread_join (thread);
+  g_mutex_lock (&selector->mutex);
+  pending = selector->release_pending;
+  g_mutex_unlock (&selector->mutex);
+  if (!pending)
+    return TRUE;
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+               "closing leader selector %s (%s): the connection is down; our node is "
+               "deleted in the background", selector->path, selector->id);
+  return FALSE;
+}
+
+gboolean
+zkr_leader_selector_has_leadership (ZkrLeaderSelector *selector)
+{
+  gboolean leading;
+
+  g_return_val_if_fail (selector != NULL, FALSE);
+  g_mutex_lock (&selector->mutex);
+  leading = selector->leading && selector->interrupt != NULL &&
+            !g_cancellable_is_cancelled (selector->interrupt);
+  g_mutex_unlock (&selector->mutex);
+  return leading;
+}
+
+gint64
+zkr_leader_selector_get_fencing_token (ZkrLeaderSelector *selector)
+{
+  gint64 token;
+
+  g_return_val_if_fail (selector != NULL, 0);
+  g_mutex_lock (&selector->mutex);
+  token = selector->token;
+  g_mutex_unlock (&selector->mutex);
+  return token;
+}
+
+const char *
+zkr_leader_selector_get_id (ZkrLeaderSelector *selector)
+{
+  g_return_val_if_fail (selector != NULL, NULL);
+  return selector->id;
+}
+
+GPtrArray *
+zkr_leader_selector_list_participants (ZkrLeaderSelector *selector, GError **error)
+{
+  g_return_val_if_fail (selector != NULL, NULL);
+  return zkr_queue_lock_list_participants (selector->queue, error);
+}
+
+char *
+zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GError **error)
+{
+  g_autoptr (GPtrArray) participants = NULL;
+
+  g_return_val_if_fail (selector != NULL, NULL);
+  participants = zkr_queue_lock_list_participants (selector->queue, error);
+  return zkr_leader_id_from_participants (participants);
+}
