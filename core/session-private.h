@@ -78,6 +78,11 @@ void zkr_session_pending_deletes_add (ZkrSession *session, int delta);
 
 /* Test hooks. */
 gboolean zkr_session_test_copy_client_id (ZkrSession *session, clientid_t *out);
+/* Expires @session the standard way, from outside: a second handle opened
+ * with its id and password on @hosts, then closed. TRUE when that handle
+ * connected (the expiry then reaches @session shortly). For tests and the
+ * demo; any thread but the worker. */
+gboolean zkr_session_test_expire_once (ZkrSession *session, const char *hosts);
 void zkr_session_test_drop_next_create_reply (ZkrSession *session);
 gboolean zkr_session_test_take_drop_create_reply (ZkrSession *session);
 

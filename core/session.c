@@ -1257,3 +1257,54 @@ zkr_session_test_copy_client_id (ZkrSession *session, clientid_t *out)
   g_mutex_unlock (&session->lock);
   return ok;
 }
+
+/* ---- expiry from outside (tests and the demo) ------------------------ */
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean connected;
+} Expirer;
+
+static void
+expirer_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+  Expirer *expirer = ctx;
+
+  (void) zh;
+  (void) path;
+  if (type == ZOO_SESSION_EVENT && state == ZOO_CONNECTED_STATE)
+    {
+      g_mutex_lock (&expirer->lock);
+      expirer->connected = TRUE;
+      g_cond_broadcast (&expirer->cond);
+      g_mutex_unlock (&expirer->lock);
+    }
+}
+
+gboolean
+zkr_session_test_expire_once (ZkrSession *session, const char *hosts)
+{
+  Expirer expirer = { 0 };
+  clientid_t client;
+  zhandle_t *zh;
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  gboolean connected;
+
+  if (!zkr_session_test_copy_client_id (session, &client))
+    return FALSE;
+  g_mutex_init (&expirer.lock);
+  g_cond_init (&expirer.cond);
+  zh = zookeeper_init2 (hosts, expirer_watcher, 10000, &client, &expirer, 0,
+                        zkr_log_zookeeper_message);
+  g_mutex_lock (&expirer.lock);
+  while (!expirer.connected && g_cond_wait_until (&expirer.cond, &expirer.lock, deadline))
+    ;
+  connected = expirer.connected;
+  g_mutex_unlock (&expirer.lock);
+  if (zh != NULL)
+    zookeeper_close (zh);
+  g_mutex_clear (&expirer.lock);
+  g_cond_clear (&expirer.cond);
+  return connected;
+}

@@ -232,31 +232,7 @@ itest_wait_for (gboolean (*predicate) (gpointer data), gpointer data, int timeou
   return TRUE;
 }
 
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  gboolean connected;
-} ExpirerState;
 
-static void
-expirer_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
-{
-  ExpirerState *expirer = ctx;
-
-  (void) zh;
-  (void) path;
-  if (type == ZOO_SESSION_EVENT && state == ZOO_CONNECTED_STATE)
-    {
-      g_mutex_lock (&expirer->lock);
-      expirer->connected = TRUE;
-      g_cond_broadcast (&expirer->cond);
-      g_mutex_unlock (&expirer->lock);
-    }
-}
-
-/* The standard way to expire a session from outside: open a second handle
- * with its id and password, then close that handle. */
-static gboolean expire_once (ZkrSession *session);
 
 static gboolean
 lost_count_grew (gpointer data)
@@ -278,39 +254,12 @@ itest_expire_session (ZkrSession *session)
     {
       if (!zkr_session_wait_connected (session, 20000, NULL))
         return FALSE;
-      if (expire_once (session) && itest_wait_for (lost_count_grew, args, 20000))
+      if (zkr_session_test_expire_once (session, itest_hosts ()) && itest_wait_for (lost_count_grew, args, 20000))
         return TRUE;
       if (lost_count_grew (args))
         return TRUE;
     }
   return FALSE;
-}
-
-static gboolean
-expire_once (ZkrSession *session)
-{
-  ExpirerState expirer = { 0 };
-  clientid_t client;
-  zhandle_t *zh;
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-  gboolean connected;
-
-  if (!zkr_session_test_copy_client_id (session, &client))
-    return FALSE;
-  g_mutex_init (&expirer.lock);
-  g_cond_init (&expirer.cond);
-  zh = zookeeper_init2 (itest_hosts (), expirer_watcher, 10000, &client, &expirer, 0,
-                        zkr_log_zookeeper_message);
-  g_mutex_lock (&expirer.lock);
-  while (!expirer.connected && g_cond_wait_until (&expirer.cond, &expirer.lock, deadline))
-    ;
-  connected = expirer.connected;
-  g_mutex_unlock (&expirer.lock);
-  if (zh != NULL)
-    zookeeper_close (zh);
-  g_mutex_clear (&expirer.lock);
-  g_cond_clear (&expirer.cond);
-  return connected;
 }
 
 /* ---- the recorder -------------------------------------------------- */

@@ -1,12 +1,17 @@
-/* zkr-demo: what `./run demo` shows. A session connects to the local
- * 3-node ensemble, the member it uses is killed and restarted, and the
- * session's states are printed as its listener receives them. Uses only the
- * public API (<zkr/zkr.h>). */
+/* zkr-demo: what `./run demo` shows. Act one: a session connects to the
+ * local 3-node ensemble, the member it uses is killed and restarted, and
+ * the session's states are printed as its listener receives them. Act two
+ * (zkr-demo-workers.c): six processes, a mutex, a leader latch, a killed
+ * leader and an expired session, and a summary. The recipes are used
+ * through the public API (<zkr/zkr.h>); the counter's reads and writes and
+ * the expiry from outside use internal helpers. */
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <zkr/zkr.h>
+
+#include "zkr-demo.h"
 
 typedef struct {
   ZkrSession *session;
@@ -134,9 +139,10 @@ fail:
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
   const char *hosts = g_getenv ("ZKR_DEMO_HOSTS");
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
   g_autoptr (ZkrSessionOptions) options = zkr_session_options_new ();
   g_autoptr (GError) error = NULL;
   Demo demo = { 0 };
@@ -147,12 +153,19 @@ main (void)
       fprintf (stderr, "zkr-demo: set ZKR_DEMO_HOSTS (./run demo does)\n");
       return 64;
     }
+  if (argc == 4 && g_str_equal (argv[1], "--worker"))
+    return zkr_demo_worker_main (hosts, argv[3], atoi (argv[2]));
+  if (argc != 1)
+    {
+      fprintf (stderr, "usage: zkr-demo (with ZKR_DEMO_HOSTS set; ./run demo does it)\n");
+      return 64;
+    }
   g_mutex_init (&demo.lock);
   g_cond_init (&demo.cond);
   demo.start = g_get_monotonic_time ();
   demo.last = ZKR_SESSION_STATE_CONNECTING;
   demo.loop = g_main_loop_new (NULL, FALSE);
-  printf ("zkr %s demo: a session to the 3-node ensemble %s\n", ZKR_VERSION_STRING, hosts);
+  printf ("zkr %s demo\n\nact one: a session to the 3-node ensemble %s\n", ZKR_VERSION_STRING, hosts);
   zkr_session_options_set_hosts (options, hosts);
   zkr_session_options_set_session_timeout_ms (options, 10000);
   demo.session = zkr_session_new (options, &error);
@@ -169,5 +182,7 @@ main (void)
           elapsed_s (&demo), demo.count);
   zkr_session_unref (demo.session);
   g_main_loop_unref (demo.loop);
-  return demo.status;
+  if (demo.status != 0)
+    return demo.status;
+  return zkr_demo_workers_run (self != NULL ? self : argv[0], hosts);
 }
