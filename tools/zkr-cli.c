@@ -47,8 +47,8 @@ zkr_cli_usage_error (ZkrCli *cli, const char *format, ...)
   va_start (args, format);
   cli_vprint (cli, format, args);
   va_end (args);
-  fprintf (stderr, "Usage: zkr %s [OPTION…] %s\nTry 'zkr %s --help' for more information.\n",
-           cli->command, cli->parameters, cli->command);
+  fprintf (stderr, "Usage: zkr %s [OPTION…]%s%s\nTry 'zkr %s --help' for more information.\n",
+           cli->command, *cli->parameters != '\0' ? " " : "", cli->parameters, cli->command);
   return ZKR_EXIT_USAGE;
 }
 
