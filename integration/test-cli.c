@@ -674,6 +674,28 @@ test_cli__holders_tells_read_locks_and_semaphores (void)
   zkr_session_unref (session);
 }
 
+/* Node data is the client id: whatever a client wrote comes out as valid
+ * JSON (quotes, backslashes and control characters escaped). */
+static void
+test_cli__holders_json_escapes_client_ids (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-holders-escape");
+  g_autofree char *node = g_strconcat (path, "/_c_0-lock-0000000000", NULL);
+  const char data[] = "a\"b\\c\nd\001\xc3\xa9";
+  g_autofree char *json = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (session, path, 10000), ZOK);
+  CU_ASSERT_EQUAL (zkr_op_create_sync (session, node, data, (int) strlen (data), ZOO_EPHEMERAL,
+                                       NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
+  CU_ASSERT_TRUE (text_index (json, "\"client_id\":\"a\\\"b\\\\c\\nd\\u0001\xc3\xa9\",") > 0);
+  CU_ASSERT_TRUE (text_index (json, "\"role\":\"holder\"") > 0);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 static void
 test_cli__bench_prints_one_json_line (void)
 {
@@ -712,6 +734,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__interrupt_while_waiting_leaves_the_queue),
   ZKR_TEST_CASE (test_cli__holders_lists_the_queue_in_order),
   ZKR_TEST_CASE (test_cli__holders_tells_read_locks_and_semaphores),
+  ZKR_TEST_CASE (test_cli__holders_json_escapes_client_ids),
   ZKR_TEST_CASE (test_cli__bench_prints_one_json_line),
   { NULL, NULL },
 };

@@ -31,7 +31,8 @@ static const char holders_description[] =
   "session, fencing token (the node's czxid) and age. The kind of recipe is\n"
   "told from the node names: a mutex or reentrant mutex, a read-write lock\n"
   "(read and write nodes), a semaphore (PATH/leases and PATH/locks) or a\n"
-  "leader latch, in Curator's layouts.\n"
+  "leader latch, in Curator's layouts; other children are left out, and a\n"
+  "PATH with none of these is of kind \"none\".\n"
   "\n"
   "A semaphore's limit is not stored in ZooKeeper: give it with --semaphore\n"
   "N, or zkr infers the holders from who holds PATH/locks (the one client\n"
@@ -146,6 +147,19 @@ list_latch (Holders *holders, GPtrArray *participants)
   rows_take (holders, participants, "latch", "");
 }
 
+/* Only "lock-" nodes take part (Curator's getParticipantNodes): the
+ * first of them in queue order holds. */
+static void
+list_mutex_nodes (Holders *holders, GPtrArray *participants)
+{
+  for (guint i = participants->len; i-- > 0;)
+    if (strstr (((ZkrParticipant *) participants->pdata[i])->node, "lock-") == NULL)
+      g_ptr_array_remove_index (participants, i);
+  for (guint i = 0; i < participants->len; i++)
+    ((ZkrParticipant *) participants->pdata[i])->is_holder = i == 0;
+  rows_take (holders, participants, "lock", "");
+}
+
 /* Without the limit: every lease node is held, except the newest one of
  * the client that holds PATH/locks, which is being admitted (SemaphoreV2
  * keeps the locks mutex until its lease is through). */
@@ -205,16 +219,18 @@ holders_list (Holders *holders, GError **error)
     holders->kind = "rwlock";
   else if (name_has (children, "latch-"))
     holders->kind = "latch";
-  else
+  else if (name_has (children, "lock-"))
     holders->kind = "mutex";
+  else
+    holders->kind = "none";
   if (g_str_equal (holders->kind, "semaphore"))
     return list_semaphore (holders, error);
   if (g_str_equal (holders->kind, "rwlock"))
     return list_rwlock (holders, error);
   if (g_str_equal (holders->kind, "latch"))
     list_latch (holders, children);
-  else
-    rows_take (holders, children, "lock", "");
+  else if (g_str_equal (holders->kind, "mutex"))
+    list_mutex_nodes (holders, children);
   return TRUE;
 }
 
