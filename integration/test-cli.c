@@ -56,6 +56,18 @@ cmd_hold (const char *dir)
   return stamp_write (dir, "stop", signo == SIGTERM ? "TERM\n" : "INT\n") ? 0 : 4;
 }
 
+/* Writes DIR/start, then ignores SIGTERM and waits forever: only SIGKILL
+ * stops it. */
+static int
+cmd_stubborn (const char *dir)
+{
+  signal (SIGTERM, SIG_IGN);
+  if (!stamp_write (dir, "start", "\n\n\n"))
+    return 3;
+  for (;;)
+    pause ();
+}
+
 /* ---- running zkr ------------------------------------------------------- */
 
 static const char *
@@ -438,6 +450,34 @@ test_cli__deleted_lock_node_stops_the_command_and_exits_70 (void)
   zkr_session_unref (session);
 }
 
+/* A CMD that ignores SIGTERM gets SIGKILL after the grace period. */
+static void
+test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-stubborn");
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *err = NULL;
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GPtrArray) children = NULL;
+  g_autofree char *node = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  proc = zkr_spawn ("lock", path, "--", self_path, "--cmd-stubborn", dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", NULL) > 0);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_get_children_sync (session, path, &children), ZOK);
+  CU_ASSERT_EQUAL_FATAL (children->len, 1);
+  node = g_strconcat (path, "/", (char *) children->pdata[0], NULL);
+  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, node, -1), ZOK);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "sending SIGKILL") : NULL);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
 /* The session expires on the server while zkr is stopped (SIGSTOP: it
  * cannot even notice); once resumed it hears the expiry or its own safe
  * deadline, stops CMD and exits 70. The session id in CMD's environment is
@@ -729,6 +769,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__timeout_exits_75_with_one_line),
   ZKR_TEST_CASE (test_cli__processes_exclude_each_other_and_tokens_increase),
   ZKR_TEST_CASE (test_cli__deleted_lock_node_stops_the_command_and_exits_70),
+  ZKR_TEST_CASE (test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost),
   ZKR_TEST_CASE (test_cli__expired_session_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__partitioned_holder_stops_before_the_next_command_starts),
   ZKR_TEST_CASE (test_cli__interrupt_while_waiting_leaves_the_queue),
@@ -744,6 +785,8 @@ main (int argc, char **argv)
 {
   if (argc == 3 && strcmp (argv[1], "--cmd-hold") == 0)
     return cmd_hold (argv[2]);
+  if (argc == 3 && strcmp (argv[1], "--cmd-stubborn") == 0)
+    return cmd_stubborn (argv[2]);
   self_path = g_file_read_link ("/proc/self/exe", NULL);
   return zkr_test_main (argc, argv, "cli", NULL, NULL, tests);
 }
