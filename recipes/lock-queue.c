@@ -1371,6 +1371,7 @@ zkr_queue_list_participants (ZkrSession *session, const char *path,
       participant->client_id = participant_client_id (data);
       participant->session_id = stat.ephemeralOwner;
       participant->token = stat.czxid;
+      participant->created_ms = stat.ctime;
       participant->is_holder = recipe->predicate (children, i, &wait_on, predicate_data);
       g_ptr_array_add (participants, participant);
     }

@@ -43,6 +43,8 @@ typedef struct {
   gint64 session_id;   /* the node's ephemeralOwner */
   gint64 token;        /* the node's czxid: the fencing token of its holder */
   gboolean is_holder;  /* holds the lock now (or a lease, or leadership) */
+  gint64 created_ms;   /* the node's ctime: the server's wall clock when it
+                        * was created, ms since the Unix epoch (its age) */
 } ZkrParticipant;
 
 ZKR_API void zkr_participant_free (ZkrParticipant *participant);

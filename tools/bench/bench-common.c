@@ -1,4 +1,4 @@
-/* zkr benchmarks: the driver shared by bench_raw and bench_mutex. K client
+/* zkr benchmarks: the driver shared by `zkr bench`, bench_raw and bench_mutex. K client
  * threads connect and warm up, wait at one start barrier, run their timed
  * acquire/hold/release cycles, and wait again before closing so that no
  * session teardown lands inside another client's measurement. */
@@ -239,6 +239,7 @@ struct _BenchRun {
   gint64 end_us;         /* when the last client finished; lock */
   gint aborted;          /* atomic: a client failed, the others stop */
   gint holders;          /* atomic: clients holding the lock right now */
+  gint cycles_done;      /* atomic: timed cycles completed so far */
   gint violations;       /* atomic: acquisitions that found another holder */
 };
 
@@ -278,7 +279,8 @@ client_cycle (BenchClient *client, gint64 *acquire_us)
   if (!run->impl->acquire (client->handle, &client->error))
     return FALSE;
   *acquire_us = g_get_monotonic_time () - called;
-  if (g_atomic_int_add (&run->holders, 1) != 0)
+  if (g_atomic_int_add (&run->holders, 1) >= (gint) run->impl->max_holders
+      && run->impl->max_holders > 0)
     g_atomic_int_inc (&run->violations);
   if (run->options->hold_us > 0)
     g_usleep (run->options->hold_us);
@@ -322,6 +324,7 @@ client_timed (BenchClient *client)
           return;
         }
       g_array_append_val (client->acquire_us, acquire_us);
+      g_atomic_int_inc (&client->run->cycles_done);
     }
 }
 
@@ -344,6 +347,26 @@ client_main (gpointer data)
     run->impl->client_free (client->handle);
   client->handle = NULL;
   return NULL;
+}
+
+/* Waits for a change of the run (under run->lock); with --progress, also
+ * redraws the progress line every 250 ms. */
+static void
+run_wait_showing_progress (BenchRun *run)
+{
+  gint64 now = g_get_monotonic_time ();
+  double elapsed = (now - run->start_us) / (double) G_USEC_PER_SEC;
+  gint done = g_atomic_int_get (&run->cycles_done);
+
+  if (!run->options->progress)
+    {
+      g_cond_wait (&run->cond, &run->lock);
+      return;
+    }
+  g_printerr ("\r\033[K%s: %d cycles in %.1f s (%.0f/s), %u of %u clients done",
+              run->impl->name, done, elapsed, elapsed > 0 ? done / elapsed : 0.0,
+              run->finished, run->options->clients);
+  g_cond_wait_until (&run->cond, &run->lock, now + 250 * G_TIME_SPAN_MILLISECOND);
 }
 
 /* Starts the clients, opens the barrier once all are warm, waits for all
@@ -370,7 +393,9 @@ run_clients (BenchRun *run, BenchClient *clients)
   run->started = TRUE;
   g_cond_broadcast (&run->cond);
   while (run->finished < k)
-    g_cond_wait (&run->cond, &run->lock);
+    run_wait_showing_progress (run);
+  if (run->options->progress)
+    g_printerr ("\r\033[K");
   run->may_close = TRUE;
   g_cond_broadcast (&run->cond);
   g_mutex_unlock (&run->lock);
@@ -421,14 +446,14 @@ print_result (BenchRun *run, BenchClient *clients)
 
 /* Prints every client's failure; TRUE when no client failed. */
 static gboolean
-report_failures (BenchRun *run, BenchClient *clients)
+report_failures (const char *program, BenchRun *run, BenchClient *clients)
 {
   gboolean ok = !g_atomic_int_get (&run->aborted);
 
   for (guint i = 0; i < run->options->clients; i++)
     if (clients[i].error != NULL)
       {
-        g_printerr ("bench_%s: client %u: %s\n", run->impl->name, i, clients[i].error->message);
+        g_printerr ("%s: client %u: %s\n", program, i, clients[i].error->message);
         ok = FALSE;
       }
   return ok;
@@ -436,46 +461,82 @@ report_failures (BenchRun *run, BenchClient *clients)
 
 /* ---- command line ----------------------------------------------------- */
 
-static gboolean
-options_parse (BenchOptions *options, const char *impl_name, int *argc, char ***argv,
-               GError **error)
-{
-  int clients = 1, cycles = 1000, hold_us = 0, warmup = 20;
-  GOptionEntry entries[] = {
-    { "hosts", 0, 0, G_OPTION_ARG_STRING, &options->hosts,
-      "ZooKeeper connect string (default: $ZKR_BENCH_HOSTS, else 127.0.0.1:2181)", "H" },
-    { "path", 0, 0, G_OPTION_ARG_STRING, &options->path,
-      "the lock's path (default: /zkr-bench/IMPL-PID)", "P" },
-    { "clients", 0, 0, G_OPTION_ARG_INT, &clients, "concurrent clients, each its own session (1)", "K" },
-    { "cycles", 0, 0, G_OPTION_ARG_INT, &cycles, "timed cycles per client (1000)", "M" },
-    { "hold-us", 0, 0, G_OPTION_ARG_INT, &hold_us, "how long each acquisition is held, in us (0)", "U" },
-    { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "untimed cycles per client first (20)", "W" },
-    { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &options->seconds,
-      "run the timed phase for S seconds instead of --cycles", "S" },
-    { NULL, 0, 0, 0, NULL, NULL, NULL },
-  };
-  g_autoptr (GOptionContext) context = g_option_context_new ("- one contended lock, timed");
+struct _BenchArgs {
+  char *hosts;
+  char *path;
+  int clients, cycles, hold_us, warmup;
+  double seconds;
+};
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  if (!g_option_context_parse (context, argc, argv, error))
-    return FALSE;
-  if (*argc > 1 || clients < 1 || cycles < 1 || hold_us < 0 || warmup < 0
-      || !(options->seconds >= 0 && options->seconds < 1e6))
+BenchArgs *
+bench_args_new (void)
+{
+  BenchArgs *args = g_new0 (BenchArgs, 1);
+
+  args->clients = 1;
+  args->cycles = 1000;
+  args->warmup = 20;
+  return args;
+}
+
+void
+bench_args_free (BenchArgs *args)
+{
+  if (args == NULL)
+    return;
+  g_free (args->hosts);
+  g_free (args->path);
+  g_free (args);
+}
+
+void
+bench_args_add (BenchArgs *args, GOptionGroup *group, gboolean with_hosts)
+{
+  GOptionEntry entries[] = {
+    { "path", 0, 0, G_OPTION_ARG_STRING, &args->path,
+      "The lock's path (default: /zkr-bench/IMPL-PID)", "P" },
+    { "clients", 0, 0, G_OPTION_ARG_INT, &args->clients,
+      "Concurrent clients, each its own session (1)", "K" },
+    { "cycles", 0, 0, G_OPTION_ARG_INT, &args->cycles, "Timed cycles per client (1000)", "M" },
+    { "hold-us", 0, 0, G_OPTION_ARG_INT, &args->hold_us,
+      "How long each acquisition is held, in microseconds (0)", "U" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &args->warmup, "Untimed cycles per client first (20)", "W" },
+    { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &args->seconds,
+      "Run the timed phase for S seconds instead of --cycles", "S" },
+    G_OPTION_ENTRY_NULL,
+  };
+  GOptionEntry hosts_entries[] = {
+    { "hosts", 0, 0, G_OPTION_ARG_STRING, &args->hosts,
+      "ZooKeeper connect string (default: $ZKR_BENCH_HOSTS, else 127.0.0.1:2181)", "H" },
+    G_OPTION_ENTRY_NULL,
+  };
+
+  if (with_hosts)
+    g_option_group_add_entries (group, hosts_entries);
+  g_option_group_add_entries (group, entries);
+}
+
+gboolean
+bench_args_finish (BenchArgs *args, const char *impl_name, const char *default_hosts,
+                   BenchOptions *options, GError **error)
+{
+  if (args->clients < 1 || args->cycles < 1 || args->hold_us < 0 || args->warmup < 0
+      || !(args->seconds >= 0 && args->seconds < 1e6))
     {
       g_set_error (error, BENCH_ERROR, ZBADARGUMENTS,
-                   "need --clients >= 1, --cycles >= 1, --hold-us >= 0, --warmup >= 0, "
-                   "--seconds >= 0 and no other arguments");
+                   "need --clients >= 1, --cycles >= 1, --hold-us >= 0, --warmup >= 0 "
+                   "and --seconds >= 0");
       return FALSE;
     }
-  options->clients = clients;
-  options->cycles = cycles;
-  options->hold_us = hold_us;
-  options->warmup = warmup;
-  if (options->hosts == NULL)
-    options->hosts = g_strdup (g_getenv ("ZKR_BENCH_HOSTS") && *g_getenv ("ZKR_BENCH_HOSTS")
-                               ? g_getenv ("ZKR_BENCH_HOSTS") : "127.0.0.1:2181");
-  if (options->path == NULL)
-    options->path = g_strdup_printf ("/zkr-bench/%s-%d", impl_name, (int) getpid ());
+  options->clients = args->clients;
+  options->cycles = args->cycles;
+  options->hold_us = args->hold_us;
+  options->warmup = args->warmup;
+  options->seconds = args->seconds;
+  options->hosts = g_strdup (args->hosts != NULL ? args->hosts : default_hosts);
+  options->path = args->path != NULL ? g_strdup (args->path)
+                                     : g_strdup_printf ("/zkr-bench/%s-%d", impl_name,
+                                                        (int) getpid ());
   if (options->path[0] != '/' || options->path[1] == '\0' || g_str_has_suffix (options->path, "/")
       || strstr (options->path, "//") != NULL)
     {
@@ -485,16 +546,17 @@ options_parse (BenchOptions *options, const char *impl_name, int *argc, char ***
   return TRUE;
 }
 
-static void
-options_clear (BenchOptions *options)
+void
+bench_options_clear (BenchOptions *options)
 {
-  g_free (options->hosts);
-  g_free (options->path);
+  g_clear_pointer (&options->hosts, g_free);
+  g_clear_pointer (&options->path, g_free);
 }
 
 /* Prepares the path, runs the clients, prints, cleans up. */
 static int
-bench_run (const BenchImpl *impl, const BenchOptions *options, BenchZk *admin)
+bench_run_on (const char *program, const BenchImpl *impl, const BenchOptions *options,
+              BenchZk *admin)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) missing = NULL;
@@ -505,14 +567,14 @@ bench_run (const BenchImpl *impl, const BenchOptions *options, BenchZk *admin)
   missing = path_prepare (bench_zk_handle (admin), options->path, impl->creates_path, &error);
   if (missing == NULL)
     {
-      g_printerr ("bench_%s: %s\n", impl->name, error->message);
+      g_printerr ("%s: %s\n", program, error->message);
       return 2;
     }
   g_mutex_init (&run.lock);
   g_cond_init (&run.cond);
   clients = g_new0 (BenchClient, options->clients);
   run_clients (&run, clients);
-  if (report_failures (&run, clients))
+  if (report_failures (program, &run, clients))
     {
       print_result (&run, clients);
       status = g_atomic_int_get (&run.violations) == 0 ? 0 : 1;
@@ -532,28 +594,46 @@ bench_run (const BenchImpl *impl, const BenchOptions *options, BenchZk *admin)
 }
 
 int
+bench_run (const char *program, const BenchImpl *impl, const BenchOptions *options)
+{
+  g_autoptr (GError) error = NULL;
+  BenchZk *admin = bench_zk_connect (options->hosts, &error);
+  int status;
+
+  if (admin == NULL)
+    {
+      g_printerr ("%s: %s\n", program, error->message);
+      return 2;
+    }
+  status = bench_run_on (program, impl, options, admin);
+  bench_zk_close (admin);
+  return status;
+}
+
+int
 bench_main (const BenchImpl *impl, int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
+  g_autofree char *program = g_strdup_printf ("bench_%s", impl->name);
+  g_autoptr (GOptionContext) context = g_option_context_new ("- one contended lock, timed");
+  GOptionGroup *group = g_option_group_new (NULL, NULL, NULL, NULL, NULL);
+  const char *env_hosts = g_getenv ("ZKR_BENCH_HOSTS");
+  BenchArgs *args = bench_args_new ();
   BenchOptions options = { 0 };
-  BenchZk *admin;
-  int status;
+  int status = 2;
 
-  if (!options_parse (&options, impl->name, &argc, &argv, &error))
-    {
-      g_printerr ("bench_%s: %s (see --help)\n", impl->name, error->message);
-      options_clear (&options);
-      return 2;
-    }
-  admin = bench_zk_connect (options.hosts, &error);
-  if (admin == NULL)
-    {
-      g_printerr ("bench_%s: %s\n", impl->name, error->message);
-      options_clear (&options);
-      return 2;
-    }
-  status = bench_run (impl, &options, admin);
-  bench_zk_close (admin);
-  options_clear (&options);
+  bench_args_add (args, group, TRUE);
+  g_option_context_set_main_group (context, group);
+  if (!g_option_context_parse (context, &argc, &argv, &error)
+      || (argc > 1 && (g_set_error (&error, BENCH_ERROR, ZBADARGUMENTS, "unexpected argument '%s'",
+                                    argv[1]), TRUE))
+      || !bench_args_finish (args, impl->name,
+                             env_hosts != NULL && *env_hosts ? env_hosts : "127.0.0.1:2181",
+                             &options, &error))
+    g_printerr ("%s: %s (see --help)\n", program, error->message);
+  else
+    status = bench_run (program, impl, &options);
+  bench_args_free (args);
+  bench_options_clear (&options);
   return status;
 }

@@ -1,0 +1,858 @@
+/* zkr integration: the zkr command-line tool against the real ensemble,
+ * run as a user runs it (a subprocess): exclusion between processes, exit
+ * codes, fencing tokens in CMD's environment, CMD stopped when the lock is
+ * lost (node deleted, session expired, client partitioned), signals, and
+ * the holders listing. This program doubles as the CMD the tests lock
+ * (--cmd-hold), which records monotonic timestamps. */
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "itest.h"
+#include "proxy.h"
+#include "zkr-test.h"
+
+#define WAIT_MS 60000
+
+static char *self_path;
+
+/* ---- CMD: the helper the tests run under the lock ------------------------ */
+
+static gboolean
+stamp_write (const char *dir, const char *name, const char *extra)
+{
+  g_autofree char *file = g_build_filename (dir, name, NULL);
+  g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT "\n%s", g_get_monotonic_time (),
+                                           extra != NULL ? extra : "");
+
+  return g_file_set_contents (file, text, -1, NULL);
+}
+
+/* Writes DIR/start (monotonic µs, then the ZKR_ variables), waits for
+ * SIGTERM or SIGINT, writes DIR/stop and exits 0. */
+static int
+cmd_hold (const char *dir)
+{
+  g_autofree char *env = NULL;
+  sigset_t set;
+  int signo = 0;
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGINT);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+  /* If zkr dies (a failed test), end too rather than linger. */
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  env = g_strdup_printf ("%s\n%s\n%s\n", g_getenv ("ZKR_FENCING_TOKEN"),
+                         g_getenv ("ZKR_LOCK_NODE"), g_getenv ("ZKR_SESSION_ID"));
+  if (!stamp_write (dir, "start", env))
+    return 3;
+  sigwait (&set, &signo);
+  return stamp_write (dir, "stop", signo == SIGTERM ? "TERM\n" : "INT\n") ? 0 : 4;
+}
+
+/* Writes DIR/start, then ignores SIGTERM and waits forever: only SIGKILL
+ * stops it. */
+static int
+cmd_stubborn (const char *dir)
+{
+  signal (SIGTERM, SIG_IGN);
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (!stamp_write (dir, "start", "\n\n\n"))
+    return 3;
+  for (;;)
+    pause ();
+}
+
+/* ---- running zkr ------------------------------------------------------- */
+
+static const char *
+zkr_path (void)
+{
+  const char *path = g_getenv ("ZKR_CLI");
+
+  CU_ASSERT_PTR_NOT_NULL (path);
+  return path != NULL ? path : "zkr";
+}
+
+/* A child process whose stdout and stderr go to temporary files. Plain
+ * g_spawn and waitpid from the test's thread: nothing runs behind the
+ * test's back (GSubprocess's pipe threads trip ThreadSanitizer inside
+ * GIO). */
+typedef struct {
+  GPid pid;
+  char *out_path;
+  char *err_path;
+  int wait_status;
+  gboolean exited;
+} Proc;
+
+static void
+proc_free (Proc *proc)
+{
+  if (proc == NULL)
+    return;
+  if (!proc->exited)
+    {
+      kill (proc->pid, SIGKILL);
+      waitpid (proc->pid, NULL, 0);
+    }
+  g_unlink (proc->out_path);
+  g_unlink (proc->err_path);
+  g_free (proc->out_path);
+  g_free (proc->err_path);
+  g_free (proc);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Proc, proc_free)
+
+/* Starts @argv with zkr's environment plus @env ("NAME=VALUE", nullable). */
+static Proc *
+proc_spawn (const char *const *argv, const char *const *env)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) envp = g_get_environ ();
+  Proc *proc = g_new0 (Proc, 1);
+  int out_fd = g_file_open_tmp ("zkr-cli-out-XXXXXX", &proc->out_path, NULL);
+  int err_fd = g_file_open_tmp ("zkr-cli-err-XXXXXX", &proc->err_path, NULL);
+  gboolean ok;
+
+  envp = g_environ_setenv (envp, "ZKR_HOSTS", itest_hosts (), TRUE);
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strndup (env[i], strcspn (env[i], "="));
+
+      envp = g_environ_setenv (envp, name, env[i] + strlen (name) + 1, TRUE);
+    }
+  ok = out_fd >= 0 && err_fd >= 0
+       && g_spawn_async_with_fds (NULL, (char **) argv, envp,
+                                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                  &proc->pid, -1, out_fd, err_fd, &error);
+  close (out_fd);
+  close (err_fd);
+  CU_ASSERT_TRUE (ok);
+  if (!ok)
+    {
+      proc->exited = TRUE;
+      proc_free (proc);
+      return NULL;
+    }
+  return proc;
+}
+
+static void
+proc_signal (Proc *proc, int signo)
+{
+  if (proc != NULL && !proc->exited)
+    kill (proc->pid, signo);
+}
+
+static gboolean
+proc_poll_exited (gpointer data)
+{
+  Proc *proc = data;
+
+  if (!proc->exited && waitpid (proc->pid, &proc->wait_status, WNOHANG) == proc->pid)
+    proc->exited = TRUE;
+  return proc->exited;
+}
+
+/* Waits for @proc to exit and returns its exit status (128 + N if it
+ * died of signal N), -1 on timeout. @out and @err get what it printed. */
+static int
+proc_finish (Proc *proc, int timeout_ms, char **out, char **err)
+{
+  if (!itest_wait_for (proc_poll_exited, proc, timeout_ms))
+    return -1;
+  if (out != NULL)
+    g_file_get_contents (proc->out_path, out, NULL, NULL);
+  if (err != NULL)
+    g_file_get_contents (proc->err_path, err, NULL, NULL);
+  if (WIFSIGNALED (proc->wait_status))
+    return 128 + WTERMSIG (proc->wait_status);
+  return WEXITSTATUS (proc->wait_status);
+}
+
+/* Starts zkr with @args (NULL-terminated). */
+static Proc *
+zkr_spawn_v (const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (gpointer) zkr_path ());
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  return proc_spawn ((const char *const *) argv->pdata, NULL);
+}
+
+#define zkr_spawn(...) zkr_spawn_v ((const char *const[]) { __VA_ARGS__, NULL })
+
+/* Runs zkr to completion. */
+static int
+zkr_run_v (const char *const *args, char **out, char **err)
+{
+  g_autoptr (Proc) proc = zkr_spawn_v (args);
+
+  return proc != NULL ? proc_finish (proc, WAIT_MS, out, err) : -1;
+}
+
+#define zkr_run(out, err, ...) zkr_run_v ((const char *const[]) { __VA_ARGS__, NULL }, out, err)
+
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_test (data, G_FILE_TEST_EXISTS);
+}
+
+/* The first line of DIR/NAME as an integer (a timestamp), 0 if absent. */
+static gint64
+stamp_read (const char *dir, const char *name, char ***lines)
+{
+  g_autofree char *file = g_build_filename (dir, name, NULL);
+  g_autofree char *text = NULL;
+  g_auto (GStrv) split = NULL;
+
+  if (!g_file_get_contents (file, &text, NULL, NULL))
+    return 0;
+  split = g_strsplit (text, "\n", -1);
+  if (lines != NULL)
+    *lines = g_strdupv (split);
+  return g_ascii_strtoll (split[0], NULL, 10);
+}
+
+/* Waits for DIR/NAME to be written; its stamp, 0 on timeout. */
+static gint64
+stamp_wait (const char *dir, const char *name, char ***lines)
+{
+  g_autofree char *file = g_build_filename (dir, name, NULL);
+
+  if (!itest_wait_for (file_exists, file, WAIT_MS))
+    return 0;
+  return stamp_read (dir, name, lines);
+}
+
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  guint count;
+} ChildCount;
+
+static gboolean
+has_children (gpointer data)
+{
+  ChildCount *count = data;
+
+  return itest_count_children (count->session, count->path) == count->count;
+}
+
+static gboolean
+wait_children (ZkrSession *session, const char *path, guint count)
+{
+  ChildCount args = { session, path, count };
+
+  return itest_wait_for (has_children, &args, WAIT_MS);
+}
+
+static char *
+scratch_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("zkr-cli-XXXXXX", &error);
+
+  CU_ASSERT_PTR_NOT_NULL (dir);
+  return dir;
+}
+
+static void
+scratch_dir_remove (const char *dir)
+{
+  g_autoptr (GDir) handle = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
+    {
+      g_autofree char *file = g_build_filename (dir, name, NULL);
+      g_remove (file);
+    }
+  g_rmdir (dir);
+}
+
+/* Every test ends here: nothing left under the lock's path. */
+static void
+assert_path_clean (ZkrSession *session, const char *path)
+{
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  CU_ASSERT_TRUE (itest_node_absent (session, path));
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void
+test_cli__bad_arguments_print_usage_and_exit_64 (void)
+{
+  const char *const cases[][6] = {
+    { NULL },
+    { "frobnicate", NULL },
+    { "lock", NULL },
+    { "lock", "/zkr-it/x", NULL },
+    { "lock", "/zkr-it/x", "--", NULL },
+    { "lock", "--bogus", "/zkr-it/x", "--", "true", NULL },
+    { "lock", "--on-loss=later", "/zkr-it/x", "--", "true", NULL },
+    { "lock", "--shared", "--semaphore=2", "/zkr-it/x", "--", "true" },
+    { "lock", "--timeout=-3", "/zkr-it/x", "--", "true", NULL },
+    { "lock", "/zkr-it/x", "extra", "--", "true", NULL },
+    { "lock", "--auth=nocolon", "/zkr-it/x", "--", "true", NULL },
+    { "lock", "relative/path", "--", "true", NULL },
+    { "holders", NULL },
+    { "holders", "/a", "/b", NULL },
+    { "bench", "--impl=nope", NULL },
+    { "bench", "--clients=0", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      const char *args[7] = { 0 };
+
+      for (int j = 0; j < 6 && cases[i][j] != NULL; j++)
+        args[j] = cases[i][j];
+      CU_ASSERT_EQUAL (zkr_run_v (args, &out, &err), 64);
+      CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "Usage") : NULL);
+      CU_ASSERT_STRING_EQUAL (out != NULL ? out : "", "");
+    }
+}
+
+static void
+test_cli__every_command_has_help (void)
+{
+  const char *commands[] = { "lock", "holders", "bench" };
+  g_autofree char *top = NULL;
+
+  CU_ASSERT_EQUAL (zkr_run (&top, NULL, "--help"), 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *out = NULL;
+
+      CU_ASSERT_PTR_NOT_NULL (top != NULL ? strstr (top, commands[i]) : NULL);
+      CU_ASSERT_EQUAL (zkr_run (&out, NULL, commands[i], "--help"), 0);
+      CU_ASSERT_PTR_NOT_NULL (out != NULL ? strstr (out, "--hosts") : NULL);
+      CU_ASSERT_PTR_NOT_NULL (out != NULL ? strstr (out, "Exit status") : NULL);
+    }
+}
+
+static void
+test_cli__lock_passes_the_commands_exit_status (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-status");
+  g_autofree char *sem_path = itest_scratch_path ("cli-status-sem");
+  g_autofree char *leases = g_strconcat (sem_path, "/leases", NULL);
+  g_autofree char *locks = g_strconcat (sem_path, "/locks", NULL);
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", path, "--", "true"), 0);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", path, "--", "sh", "-c", "exit 7"), 7);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", "--shared", path, "--", "sh", "-c", "exit 5"), 5);
+  /* Died of SIGTERM: 128 + 15, as a shell reports it. */
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", path, "--", "sh", "-c", "kill -TERM $$"), 143);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", path, "--", "/nonexistent/command"), 127);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", "--semaphore=2", sem_path, "--", "sh", "-c",
+                            "exit 6"), 6);
+  CU_ASSERT_EQUAL (itest_count_children (session, leases), 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, locks), 0);
+  assert_path_clean (session, path);
+  assert_path_clean (session, sem_path);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__timeout_exits_75_with_one_line (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-timeout");
+  g_autofree char *err = NULL, *quiet_err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrMutex) holder = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  holder = zkr_mutex_new (session, path, &error);
+  CU_ASSERT_TRUE_FATAL (holder != NULL && zkr_mutex_acquire (holder, 10000, NULL, &error));
+  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "lock", "--timeout=0.5", path, "--", "true"), 75);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "timed out") : NULL);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strchr (err, '\n') : NULL);
+  CU_ASSERT_TRUE (err != NULL && strchr (err, '\n') == err + strlen (err) - 1);
+  CU_ASSERT_EQUAL (zkr_run (NULL, &quiet_err, "lock", "-q", "--timeout=0", path, "--", "true"), 75);
+  CU_ASSERT_STRING_EQUAL (quiet_err != NULL ? quiet_err : "?", "");
+  /* The waiters left the queue: only the holder's node remains. */
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+#define PROCESSES 6
+#define ROUNDS 10
+
+/* Each round: an unprotected read-modify-write of a counter file, and a
+ * fenced log: the token must exceed the last one logged. */
+static const char rmw_script[] =
+  "n=$(cat \"$DIR/counter\"); last=$(tail -n 1 \"$DIR/tokens\"); "
+  "[ \"$ZKR_FENCING_TOKEN\" -gt \"$last\" ] || echo \"$ZKR_FENCING_TOKEN <= $last\" >> \"$DIR/bad\"; "
+  "sleep 0.01; echo $((n + 1)) > \"$DIR/counter\"; echo \"$ZKR_FENCING_TOKEN\" >> \"$DIR/tokens\"";
+
+static const char loop_script[] =
+  "i=0; while [ $i -lt $ROUNDS ]; do "
+  "\"$ZKR\" lock \"$LOCK\" -- sh -c \"$RMW\" || exit 1; i=$((i + 1)); done";
+
+static void
+test_cli__processes_exclude_each_other_and_tokens_increase (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-exclusion");
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *counter_file = g_build_filename (dir, "counter", NULL);
+  g_autofree char *tokens_file = g_build_filename (dir, "tokens", NULL);
+  g_autofree char *bad_file = g_build_filename (dir, "bad", NULL);
+  g_autofree char *counter = NULL, *tokens = NULL;
+  g_autofree char *zkr_env = g_strconcat ("ZKR=", zkr_path (), NULL);
+  g_autofree char *lock_env = g_strconcat ("LOCK=", path, NULL);
+  g_autofree char *dir_env = g_strconcat ("DIR=", dir, NULL);
+  g_autofree char *rmw_env = g_strconcat ("RMW=", rmw_script, NULL);
+  g_autofree char *rounds_env = g_strdup_printf ("ROUNDS=%d", ROUNDS);
+  const char *env[] = { zkr_env, lock_env, dir_env, rmw_env, rounds_env, NULL };
+  const char *argv[] = { "sh", "-c", loop_script, NULL };
+  Proc *procs[PROCESSES];
+  g_auto (GStrv) lines = NULL;
+  gint64 last = 0;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_TRUE_FATAL (g_file_set_contents (counter_file, "0\n", -1, NULL));
+  CU_ASSERT_TRUE_FATAL (g_file_set_contents (tokens_file, "0\n", -1, NULL));
+  for (int i = 0; i < PROCESSES; i++)
+    procs[i] = proc_spawn (argv, env);
+  for (int i = 0; i < PROCESSES; i++)
+    {
+      CU_ASSERT_PTR_NOT_NULL_FATAL (procs[i]);
+      CU_ASSERT_EQUAL (proc_finish (procs[i], 300000, NULL, NULL), 0);
+      proc_free (procs[i]);
+    }
+  /* No lost update, and every holder's token above the previous one's. */
+  CU_ASSERT_TRUE (g_file_get_contents (counter_file, &counter, NULL, NULL));
+  CU_ASSERT_EQUAL (g_ascii_strtoll (counter, NULL, 10), PROCESSES * ROUNDS);
+  CU_ASSERT_FALSE (g_file_test (bad_file, G_FILE_TEST_EXISTS));
+  CU_ASSERT_TRUE (g_file_get_contents (tokens_file, &tokens, NULL, NULL));
+  lines = g_strsplit (tokens, "\n", -1);
+  CU_ASSERT_EQUAL (g_strv_length (lines), PROCESSES * ROUNDS + 2);
+  for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++)
+    {
+      gint64 token = g_ascii_strtoll (lines[i], NULL, 10);
+
+      CU_ASSERT_TRUE (token > last);
+      last = token;
+    }
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
+/* Starts `zkr lock [@extra] PATH -- self --cmd-hold DIR` and waits for
+ * CMD to be running. */
+static Proc *
+start_holder (const char *path, const char *dir, const char *hosts, const char *extra)
+{
+  const char *args[12] = { "lock", "--hosts", hosts };
+  guint n = 3;
+  Proc *proc;
+
+  if (extra != NULL)
+    args[n++] = extra;
+  args[n++] = path;
+  args[n++] = "--";
+  args[n++] = self_path;
+  args[n++] = "--cmd-hold";
+  args[n++] = dir;
+  proc = zkr_spawn_v (args);
+  return proc;
+}
+
+static void
+test_cli__deleted_lock_node_stops_the_command_and_exits_70 (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-node-lost");
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *err = NULL;
+  g_autoptr (Proc) proc = NULL;
+  g_auto (GStrv) env = NULL;
+  g_auto (GStrv) stop = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  proc = start_holder (path, dir, itest_hosts (), NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", &env) > 0);
+  CU_ASSERT_TRUE_FATAL (g_strv_length (env) >= 4);
+  CU_ASSERT_TRUE (g_ascii_strtoll (env[1], NULL, 10) > 0);
+  /* From outside: the lock node goes; the lock is lost. */
+  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, env[2], -1), ZOK);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
+  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
+  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
+/* A CMD that ignores SIGTERM gets SIGKILL after the grace period. */
+static void
+test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-stubborn");
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *err = NULL;
+  g_autoptr (Proc) proc = NULL;
+  g_autoptr (GPtrArray) children = NULL;
+  g_autofree char *node = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  proc = zkr_spawn ("lock", path, "--", self_path, "--cmd-stubborn", dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", NULL) > 0);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_get_children_sync (session, path, &children), ZOK);
+  CU_ASSERT_EQUAL_FATAL (children->len, 1);
+  node = g_strconcat (path, "/", (char *) children->pdata[0], NULL);
+  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, node, -1), ZOK);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "sending SIGKILL") : NULL);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
+/* The session expires on the server while zkr is stopped (SIGSTOP: it
+ * cannot even notice); once resumed it hears the expiry or its own safe
+ * deadline, stops CMD and exits 70. The session id in CMD's environment is
+ * the one the holders listing shows. */
+static void
+test_cli__expired_session_stops_the_command_and_exits_70 (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-expired");
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *json = NULL, *err = NULL;
+  g_autoptr (Proc) proc = NULL;
+  g_auto (GStrv) env = NULL;
+  g_auto (GStrv) stop = NULL;
+  pid_t pid;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  proc = start_holder (path, dir, itest_hosts (), "--session-timeout=2");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", &env) > 0);
+  CU_ASSERT_TRUE_FATAL (g_strv_length (env) >= 4);
+  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
+  CU_ASSERT_PTR_NOT_NULL (json != NULL ? strstr (json, env[3]) : NULL);
+  pid = proc->pid;
+  CU_ASSERT_EQUAL (kill (pid, SIGSTOP), 0);
+  /* The ephemeral node goes when the server expires the session. */
+  CU_ASSERT_TRUE (wait_children (session, path, 0));
+  CU_ASSERT_EQUAL (kill (pid, SIGCONT), 0);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
+  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
+  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
+/* The holder is cut off behind the proxy; the second zkr waits on the
+ * ensemble directly. The holder's CMD must have stopped before the second
+ * CMD starts (monotonic stamps, one clock for both processes). */
+static void
+test_cli__partitioned_holder_stops_before_the_next_command_starts (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-partition");
+  g_autofree char *dir1 = scratch_dir ();
+  g_autofree char *dir2 = scratch_dir ();
+  g_autofree char *address = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Proc) holder = NULL;
+  g_autoptr (Proc) next = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  gint64 holder_stopped, next_started;
+  g_auto (GStrv) stop = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  address = zkr_test_proxy_dup_address (proxy);
+  holder = start_holder (path, dir1, address, "--session-timeout=3");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (holder);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dir1, "start", NULL) > 0);
+  next = start_holder (path, dir2, itest_hosts (), NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (next);
+  CU_ASSERT_TRUE (wait_children (session, path, 2));
+
+  zkr_test_proxy_blackhole (proxy);
+  CU_ASSERT_EQUAL (proc_finish (holder, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
+  holder_stopped = stamp_read (dir1, "stop", &stop);
+  CU_ASSERT_TRUE (holder_stopped > 0);
+  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  next_started = stamp_wait (dir2, "start", NULL);
+  CU_ASSERT_TRUE (next_started > 0);
+  CU_ASSERT_TRUE (holder_stopped < next_started);
+
+  /* SIGTERM to zkr reaches CMD; CMD's status (0) is zkr's; released. */
+  proc_signal (next, SIGTERM);
+  CU_ASSERT_EQUAL (proc_finish (next, WAIT_MS, NULL, NULL), 0);
+  CU_ASSERT_TRUE (stamp_wait (dir2, "stop", NULL) > 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_test_proxy_heal (proxy);
+  zkr_test_proxy_free (proxy);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir1);
+  scratch_dir_remove (dir2);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__interrupt_while_waiting_leaves_the_queue (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-interrupt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrMutex) holder = NULL;
+  g_autoptr (Proc) waiter = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  holder = zkr_mutex_new (session, path, &error);
+  CU_ASSERT_TRUE_FATAL (holder != NULL && zkr_mutex_acquire (holder, 10000, NULL, &error));
+  waiter = zkr_spawn ("lock", path, "--", "true");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
+  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  proc_signal (waiter, SIGINT);
+  CU_ASSERT_EQUAL (proc_finish (waiter, WAIT_MS, NULL, NULL), 128 + SIGINT);
+  CU_ASSERT_TRUE (wait_children (session, path, 1));
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+/* The index of @needle in @haystack, or -1. */
+static gssize
+text_index (const char *haystack, const char *needle)
+{
+  const char *at = haystack != NULL && needle != NULL ? strstr (haystack, needle) : NULL;
+
+  return at != NULL ? at - haystack : -1;
+}
+
+static guint
+text_count (const char *haystack, const char *needle)
+{
+  guint count = 0;
+
+  for (const char *at = haystack; at != NULL && (at = strstr (at, needle)) != NULL; at++)
+    count++;
+  return count;
+}
+
+static void
+test_cli__holders_lists_the_queue_in_order (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-holders");
+  char *dirs[3] = { scratch_dir (), scratch_dir (), scratch_dir () };
+  g_autofree char *json = NULL, *table = NULL, *empty = NULL;
+  Proc *procs[3];
+  g_auto (GStrv) env = NULL;
+  g_autoptr (GPtrArray) children = NULL;
+  g_autofree char *full = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  for (int i = 0; i < 3; i++)
+    {
+      procs[i] = start_holder (path, dirs[i], itest_hosts (), NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (procs[i]);
+      CU_ASSERT_TRUE (wait_children (session, path, i + 1));
+    }
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dirs[0], "start", &env) > 0);
+  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
+  CU_ASSERT_EQUAL (zkr_run (&table, NULL, "holders", path), 0);
+  CU_ASSERT_PTR_NOT_NULL (table != NULL ? strstr (table, "mutex, 1 holding, 2 waiting") : NULL);
+  CU_ASSERT_EQUAL (text_index (json, "{\"path\":"), 0);
+  CU_ASSERT_TRUE (text_index (json, "\"kind\":\"mutex\"") > 0);
+  CU_ASSERT_EQUAL (text_count (json, "\"role\":\"holder\""), 1);
+  CU_ASSERT_EQUAL (text_count (json, "\"role\":\"waiter\""), 2);
+  /* The holder is listed first, with CMD's session and token. */
+  CU_ASSERT_TRUE (text_index (json, "\"role\":\"holder\"") < text_index (json, "\"role\":\"waiter\""));
+  CU_ASSERT_TRUE (text_index (json, env[3]) > 0
+                  && text_index (json, env[3]) < text_index (json, "\"role\":\"waiter\""));
+  full = g_strdup_printf ("\"token\":%s,", env[1]);
+  CU_ASSERT_TRUE (text_index (json, full) > 0);
+  /* Waiters in queue (sequence) order. */
+  CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, path, &children), ZOK);
+  for (guint i = 0; children != NULL && i < children->len; i++)
+    CU_ASSERT_TRUE (text_index (json, children->pdata[i]) > 0);
+  CU_ASSERT_TRUE (text_index (json, "lock-0000000000") < text_index (json, "lock-0000000001"));
+  CU_ASSERT_TRUE (text_index (json, "lock-0000000001") < text_index (json, "lock-0000000002"));
+
+  for (int i = 0; i < 3; i++)
+    {
+      CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
+      proc_signal (procs[i], SIGTERM);
+      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
+      proc_free (procs[i]);
+      scratch_dir_remove (dirs[i]);
+      g_free (dirs[i]);
+    }
+  CU_ASSERT_EQUAL (zkr_run (&empty, NULL, "holders", "--json", path), 0);
+  CU_ASSERT_TRUE (text_index (empty, "\"participants\":[]") > 0);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+/* Readers share the read lock; a semaphore of 2 admits two of three. */
+static void
+test_cli__holders_tells_read_locks_and_semaphores (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *rw_path = itest_scratch_path ("cli-holders-rw");
+  g_autofree char *sem_path = itest_scratch_path ("cli-holders-sem");
+  g_autofree char *leases = g_strconcat (sem_path, "/leases", NULL);
+  char *dirs[5] = { scratch_dir (), scratch_dir (), scratch_dir (), scratch_dir (),
+                    scratch_dir () };
+  g_autofree char *rw_json = NULL, *sem_json = NULL, *sem_json_n = NULL;
+  Proc *procs[5];
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  for (int i = 0; i < 2; i++)
+    procs[i] = start_holder (rw_path, dirs[i], itest_hosts (), "--shared");
+  for (int i = 2; i < 5; i++)
+    {
+      procs[i] = start_holder (sem_path, dirs[i], itest_hosts (), "--semaphore=2");
+      if (i < 4)
+        CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
+    }
+  for (int i = 0; i < 2; i++)
+    CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
+  /* The third semaphore client waits with its lease node created. */
+  CU_ASSERT_TRUE (wait_children (session, leases, 3));
+  CU_ASSERT_EQUAL (zkr_run (&rw_json, NULL, "holders", "--json", rw_path), 0);
+  CU_ASSERT_TRUE (text_index (rw_json, "\"kind\":\"rwlock\"") > 0);
+  CU_ASSERT_EQUAL (text_count (rw_json, "\"role\":\"holder\",\"type\":\"read\""), 2);
+  CU_ASSERT_EQUAL (zkr_run (&sem_json, NULL, "holders", "--json", sem_path), 0);
+  CU_ASSERT_EQUAL (zkr_run (&sem_json_n, NULL, "holders", "--json", "--semaphore=2", sem_path), 0);
+  CU_ASSERT_TRUE (text_index (sem_json, "\"kind\":\"semaphore\"") > 0);
+  CU_ASSERT_EQUAL (text_count (sem_json, "\"role\":\"holder\",\"type\":\"lease\""), 2);
+  CU_ASSERT_EQUAL (text_count (sem_json, "\"role\":\"waiter\",\"type\":\"lease\""), 1);
+  CU_ASSERT_EQUAL (text_count (sem_json_n, "\"role\":\"holder\",\"type\":\"lease\""), 2);
+  CU_ASSERT_EQUAL (text_count (sem_json_n, "\"role\":\"waiter\",\"type\":\"lease\""), 1);
+
+  for (int i = 0; i < 5; i++)
+    {
+      CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
+      proc_signal (procs[i], SIGTERM);
+      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
+      proc_free (procs[i]);
+      scratch_dir_remove (dirs[i]);
+      g_free (dirs[i]);
+    }
+  assert_path_clean (session, rw_path);
+  assert_path_clean (session, sem_path);
+  zkr_session_unref (session);
+}
+
+/* Node data is the client id: whatever a client wrote comes out as valid
+ * JSON (quotes, backslashes and control characters escaped). */
+static void
+test_cli__holders_json_escapes_client_ids (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-holders-escape");
+  g_autofree char *node = g_strconcat (path, "/_c_0-lock-0000000000", NULL);
+  const char data[] = "a\"b\\c\nd\001\xc3\xa9";
+  g_autofree char *json = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (session, path, 10000), ZOK);
+  CU_ASSERT_EQUAL (zkr_op_create_sync (session, node, data, (int) strlen (data), ZOO_EPHEMERAL,
+                                       NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
+  CU_ASSERT_TRUE (text_index (json, "\"client_id\":\"a\\\"b\\\\c\\nd\\u0001\xc3\xa9\",") > 0);
+  CU_ASSERT_TRUE (text_index (json, "\"role\":\"holder\"") > 0);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__bench_prints_one_json_line (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-bench");
+  const char *impls[] = { "raw", "mutex", "rwlock-read", "rwlock-write", "semaphore" };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  for (gsize i = 0; i < G_N_ELEMENTS (impls); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_autofree char *impl = g_strdup_printf ("{\"impl\":\"%s\",\"clients\":2,", impls[i]);
+
+      CU_ASSERT_EQUAL (zkr_run (&out, &err, "bench", "--impl", impls[i], "--path", path,
+                                "--clients=2", "--cycles=20", "--warmup=2"), 0);
+      CU_ASSERT_EQUAL (text_index (out, impl), 0);
+      CU_ASSERT_TRUE (text_index (out, "\"cycles_total\":40,") > 0);
+      CU_ASSERT_TRUE (text_index (out, "\"violations\":0}\n") > 0);
+      /* stderr is a pipe here: no progress line. */
+      CU_ASSERT_STRING_EQUAL (err != NULL ? err : "?", "");
+      CU_ASSERT_TRUE (itest_node_absent (session, path));
+    }
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+static const ZkrTestCase tests[] = {
+  ZKR_TEST_CASE (test_cli__bad_arguments_print_usage_and_exit_64),
+  ZKR_TEST_CASE (test_cli__every_command_has_help),
+  ZKR_TEST_CASE (test_cli__lock_passes_the_commands_exit_status),
+  ZKR_TEST_CASE (test_cli__timeout_exits_75_with_one_line),
+  ZKR_TEST_CASE (test_cli__processes_exclude_each_other_and_tokens_increase),
+  ZKR_TEST_CASE (test_cli__deleted_lock_node_stops_the_command_and_exits_70),
+  ZKR_TEST_CASE (test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost),
+  ZKR_TEST_CASE (test_cli__expired_session_stops_the_command_and_exits_70),
+  ZKR_TEST_CASE (test_cli__partitioned_holder_stops_before_the_next_command_starts),
+  ZKR_TEST_CASE (test_cli__interrupt_while_waiting_leaves_the_queue),
+  ZKR_TEST_CASE (test_cli__holders_lists_the_queue_in_order),
+  ZKR_TEST_CASE (test_cli__holders_tells_read_locks_and_semaphores),
+  ZKR_TEST_CASE (test_cli__holders_json_escapes_client_ids),
+  ZKR_TEST_CASE (test_cli__bench_prints_one_json_line),
+  { NULL, NULL },
+};
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 3 && strcmp (argv[1], "--cmd-hold") == 0)
+    return cmd_hold (argv[2]);
+  if (argc == 3 && strcmp (argv[1], "--cmd-stubborn") == 0)
+    return cmd_stubborn (argv[2]);
+  self_path = g_file_read_link ("/proc/self/exe", NULL);
+  return zkr_test_main (argc, argv, "cli", NULL, NULL, tests);
+}

@@ -1,0 +1,65 @@
+/* zkr CLI: what every subcommand shares: the exit codes, the connection
+ * options (--hosts, --session-timeout, --auth, --quiet), the parsing of a
+ * subcommand's command line with usage errors that exit 64, and connecting
+ * a session from those options. */
+#pragma once
+
+#include <glib.h>
+#include <zkr/zkr.h>
+
+G_BEGIN_DECLS
+
+/* sysexits.h values, so that scripts can tell the cases apart. */
+#define ZKR_EXIT_USAGE 64        /* EX_USAGE: bad command line */
+#define ZKR_EXIT_UNAVAILABLE 69  /* EX_UNAVAILABLE: could not connect, or the server failed */
+#define ZKR_EXIT_LOCK_LOST 70    /* the lock (or leadership) was lost while CMD ran */
+#define ZKR_EXIT_TIMEOUT 75      /* EX_TEMPFAIL: not acquired within --timeout */
+#define ZKR_EXIT_NOPERM 77       /* EX_NOPERM: authentication or ACL refused */
+
+typedef struct {
+  const char *command;     /* "lock", "holders", ... */
+  const char *parameters;  /* the usage line's words after the options */
+  gboolean hosts_only;     /* only --hosts and --quiet (no session is opened) */
+  char *hosts;             /* --hosts, else $ZKR_HOSTS, else 127.0.0.1:2181 */
+  double session_timeout_s;
+  char *auth;              /* --auth user:password */
+  gboolean quiet;
+} ZkrCli;
+
+/* A GOptionContext for "zkr COMMAND" with @summary and @description, the
+ * options of the command (@entries) followed by the connection options,
+ * all in the main group so that --help shows them. (transfer full) */
+GOptionContext *zkr_cli_context_new (ZkrCli *cli, const char *summary, const char *description,
+                                     const GOptionEntry *entries);
+
+/* Parses @argv (argv[0] is the subcommand); on a bad command line prints
+ * "zkr COMMAND: MESSAGE" and the usage, and returns FALSE: exit with
+ * ZKR_EXIT_USAGE. --help prints the help and exits 0. */
+gboolean zkr_cli_parse (ZkrCli *cli, GOptionContext *context, int *argc, char ***argv);
+
+/* Prints "zkr COMMAND: MESSAGE", the usage line and a pointer to --help on
+ * stderr. Returns ZKR_EXIT_USAGE. */
+int zkr_cli_usage_error (ZkrCli *cli, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* Prints "zkr COMMAND: MESSAGE" on stderr (always, even with --quiet). */
+void zkr_cli_error (ZkrCli *cli, const char *format, ...) G_GNUC_PRINTF (2, 3);
+/* The same, unless --quiet. */
+void zkr_cli_note (ZkrCli *cli, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* Connects a session with the connection options (blocking, up to the
+ * connection timeout). On failure prints why and returns NULL with
+ * *@exit_status set (ZKR_EXIT_USAGE for bad values, ZKR_EXIT_NOPERM for
+ * refused credentials, ZKR_EXIT_UNAVAILABLE otherwise). (transfer full) */
+ZkrSession *zkr_cli_connect (ZkrCli *cli, int *exit_status);
+
+/* The exit status for a ZKR_ERROR met after connecting. */
+int zkr_cli_exit_status_for (const GError *error);
+
+void zkr_cli_clear (ZkrCli *cli);
+
+/* The subcommands: each gets argv with argv[0] = its name. */
+int zkr_cmd_lock (int argc, char **argv);
+int zkr_cmd_holders (int argc, char **argv);
+int zkr_cmd_bench (int argc, char **argv);
+
+G_END_DECLS

@@ -1,0 +1,363 @@
+/* zkr lock: flock(1) for a cluster. Takes a mutex, a read lock or a
+ * semaphore lease on PATH (Curator's layouts), runs CMD with the fencing
+ * token in its environment, and releases when CMD exits. If the lock is
+ * lost while CMD runs, CMD is stopped before anyone else can hold the lock
+ * (zkr-guard.c) and zkr exits 70. */
+
+#include <signal.h>
+#include <string.h>
+
+#include "zkr-cli.h"
+#include "zkr-guard.h"
+
+typedef enum {
+  MODE_MUTEX,
+  MODE_READ,
+  MODE_SEMAPHORE,
+} LockMode;
+
+typedef struct {
+  ZkrCli cli;
+  const char *path;
+  LockMode mode;
+  double timeout_s;
+  int max_leases;
+  gboolean shared;
+  char *on_loss_text;
+  ZkrOnLoss on_loss;
+  ZkrSession *session;      /* (owned) */
+  ZkrMutex *mutex;          /* (owned) MODE_MUTEX */
+  ZkrRwlock *rwlock;        /* (owned) MODE_READ */
+  ZkrSemaphore *semaphore;  /* (owned) MODE_SEMAPHORE */
+  ZkrLease *lease;          /* (owned) the lease held, MODE_SEMAPHORE */
+  guint loss_listener;
+  ZkrGuard *guard;          /* (owned) */
+  GMainLoop *loop;          /* (owned) runs while acquiring */
+  gboolean acquired;
+  GError *acquire_error;
+} LockRun;
+
+static const char lock_description[] =
+  "Takes the lock at PATH, runs CMD while holding it, and releases it when CMD\n"
+  "exits. The lock is a mutex by default (Curator's InterProcessMutex layout),\n"
+  "the read side of a read-write lock with --shared (InterProcessReadWriteLock),\n"
+  "or one of N leases with --semaphore N (InterProcessSemaphoreV2), so zkr and\n"
+  "Java clients using Curator exclude each other on the same PATH.\n"
+  "\n"
+  "CMD's environment gets:\n"
+  "  ZKR_FENCING_TOKEN  the hold's fencing token, a decimal integer that\n"
+  "                     increases from holder to holder (the node's czxid)\n"
+  "  ZKR_LOCK_NODE      the lock node's full path\n"
+  "  ZKR_LOCK_PATH      PATH\n"
+  "  ZKR_SESSION_ID     the ZooKeeper session id, 0x + 16 hex digits\n"
+  "\n"
+  "If the lock is lost while CMD runs (the session expired, the lock node\n"
+  "vanished, or the connection stayed down until the session's safe deadline,\n"
+  "which comes before the server can expire the session and hand the lock\n"
+  "on), CMD gets SIGTERM and, if still running after a grace period within\n"
+  "the session's safety margin, SIGKILL (see --on-loss). SIGINT, SIGTERM and\n"
+  "SIGHUP sent to zkr are forwarded to CMD; the lock is released when it exits.\n"
+  "\n"
+  "Exit status: CMD's status (128+N if CMD died of signal N); 64 bad\n"
+  "arguments; 69 ZooKeeper unreachable; 70 lock lost while CMD ran; 75 not\n"
+  "acquired within --timeout; 77 authentication refused; 126/127 CMD could\n"
+  "not be run / not found.\n"
+  "\n"
+  "Example:\n"
+  "  zkr lock --timeout 30 /locks/nightly-report -- ./make-report.sh";
+
+/* ---- the lock, whichever kind -------------------------------------------- */
+
+static gboolean
+lock_object_new (LockRun *run, GError **error)
+{
+  switch (run->mode)
+    {
+    case MODE_MUTEX:
+      run->mutex = zkr_mutex_new (run->session, run->path, error);
+      return run->mutex != NULL;
+    case MODE_READ:
+      run->rwlock = zkr_rwlock_new (run->session, run->path, error);
+      return run->rwlock != NULL;
+    case MODE_SEMAPHORE:
+      run->semaphore = zkr_semaphore_new (run->session, run->path, run->max_leases, error);
+      return run->semaphore != NULL;
+    }
+  g_return_val_if_reached (FALSE);
+}
+
+static void
+lock_object_free (LockRun *run)
+{
+  if (run->loss_listener != 0)
+    {
+      if (run->mutex != NULL)
+        zkr_mutex_remove_loss_listener (run->mutex, run->loss_listener);
+      else if (run->rwlock != NULL)
+        zkr_rwlock_remove_loss_listener (run->rwlock, run->loss_listener);
+      else if (run->semaphore != NULL)
+        zkr_semaphore_remove_loss_listener (run->semaphore, run->loss_listener);
+      run->loss_listener = 0;
+    }
+  g_clear_pointer (&run->lease, zkr_lease_free);
+  g_clear_pointer (&run->mutex, zkr_mutex_unref);
+  g_clear_pointer (&run->rwlock, zkr_rwlock_unref);
+  g_clear_pointer (&run->semaphore, zkr_semaphore_unref);
+}
+
+/* Runs in the main context: the lock's loss events drive the guard. */
+static void
+on_lock_event (gpointer lock, ZkrLockEvent event, gpointer user_data)
+{
+  LockRun *run = user_data;
+
+  (void) lock;
+  if (event == ZKR_LOCK_IN_DOUBT)
+    zkr_guard_note (run->guard, "lock in doubt: the connection to ZooKeeper is down");
+  else if (event == ZKR_LOCK_RESTORED)
+    zkr_guard_note (run->guard, "lock restored: reconnected and the lock node is still ours");
+  else if (zkr_session_get_state (run->session) == ZKR_SESSION_STATE_SUSPENDED)
+    zkr_guard_lost (run->guard, "no contact with ZooKeeper until the session's safe deadline "
+                                "(it must be presumed expired)");
+  else
+    zkr_guard_lost (run->guard, "the session expired or the lock node vanished");
+}
+
+static void
+lock_add_loss_listener (LockRun *run)
+{
+  if (run->mutex != NULL)
+    run->loss_listener = zkr_mutex_add_loss_listener (run->mutex, on_lock_event, run, NULL);
+  else if (run->rwlock != NULL)
+    run->loss_listener = zkr_rwlock_add_loss_listener (run->rwlock, on_lock_event, run, NULL);
+  else
+    run->loss_listener = zkr_semaphore_add_loss_listener (run->semaphore, on_lock_event, run,
+                                                          NULL);
+}
+
+static void
+on_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LockRun *run = user_data;
+  g_autoptr (GPtrArray) leases = NULL;
+
+  (void) source;
+  if (run->mode == MODE_MUTEX)
+    run->acquired = zkr_mutex_acquire_finish (run->mutex, result, &run->acquire_error);
+  else if (run->mode == MODE_READ)
+    run->acquired = zkr_rwlock_acquire_read_finish (run->rwlock, result, &run->acquire_error);
+  else
+    {
+      leases = zkr_semaphore_acquire_finish (run->semaphore, result, &run->acquire_error);
+      if (leases != NULL)
+        run->lease = g_ptr_array_steal_index (leases, 0);
+      run->acquired = leases != NULL;
+    }
+  g_main_loop_quit (run->loop);
+}
+
+/* Waits in the main loop, so that a signal cancels the wait. */
+static gboolean
+lock_acquire (LockRun *run)
+{
+  GCancellable *cancellable = zkr_guard_get_cancellable (run->guard);
+  int timeout_ms = run->timeout_s < 0 ? -1 : (int) MIN (run->timeout_s * 1000, G_MAXINT);
+
+  if (run->mode == MODE_MUTEX)
+    zkr_mutex_acquire_async (run->mutex, timeout_ms, cancellable, on_acquired, run);
+  else if (run->mode == MODE_READ)
+    zkr_rwlock_acquire_read_async (run->rwlock, timeout_ms, cancellable, on_acquired, run);
+  else
+    zkr_semaphore_acquire_async (run->semaphore, 1, timeout_ms, cancellable, on_acquired, run);
+  g_main_loop_run (run->loop);
+  return run->acquired;
+}
+
+static gint64
+lock_token (LockRun *run)
+{
+  if (run->mode == MODE_MUTEX)
+    return zkr_mutex_get_fencing_token (run->mutex);
+  if (run->mode == MODE_READ)
+    return zkr_rwlock_get_read_token (run->rwlock);
+  return zkr_lease_get_fencing_token (run->lease);
+}
+
+static char *
+lock_node (LockRun *run)
+{
+  if (run->mode == MODE_MUTEX)
+    return zkr_mutex_dup_node_path (run->mutex);
+  if (run->mode == MODE_READ)
+    return zkr_rwlock_dup_read_node_path (run->rwlock);
+  return zkr_lease_dup_node_path (run->lease);
+}
+
+/* Releases if still held. A lost lock has nothing left to release; a
+ * release the server did not confirm stays pending in the library, and
+ * closing the session removes the node anyway. */
+static void
+lock_release (LockRun *run)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean ok = TRUE;
+
+  if (run->mode == MODE_MUTEX && zkr_mutex_is_held (run->mutex))
+    ok = zkr_mutex_release (run->mutex, &error);
+  else if (run->mode == MODE_READ && zkr_rwlock_is_read_held (run->rwlock))
+    ok = zkr_rwlock_release_read (run->rwlock, &error);
+  else if (run->mode == MODE_SEMAPHORE && run->lease != NULL && zkr_lease_is_held (run->lease))
+    ok = zkr_lease_release (run->lease, &error);
+  if (!ok && !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
+    zkr_cli_note (&run->cli, "release of %s not confirmed: %s", run->path, error->message);
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static char **
+lock_environment (LockRun *run)
+{
+  g_autofree char *node = lock_node (run);
+  char **env = g_new0 (char *, 5);
+
+  env[0] = g_strdup_printf ("ZKR_FENCING_TOKEN=%" G_GINT64_FORMAT, lock_token (run));
+  env[1] = g_strdup_printf ("ZKR_LOCK_NODE=%s", node != NULL ? node : "");
+  env[2] = g_strdup_printf ("ZKR_LOCK_PATH=%s", run->path);
+  env[3] = g_strdup_printf ("ZKR_SESSION_ID=0x%016" G_GINT64_MODIFIER "x",
+                            zkr_session_get_id (run->session));
+  return env;
+}
+
+static int
+lock_failed (LockRun *run)
+{
+  GError *error = run->acquire_error;
+  int signo = zkr_guard_get_signal (run->guard);
+
+  if (signo != 0)
+    return 128 + signo;
+  if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
+    {
+      zkr_cli_note (&run->cli, "timed out after %g s waiting for the lock %s", run->timeout_s,
+                    run->path);
+      return ZKR_EXIT_TIMEOUT;
+    }
+  zkr_cli_error (&run->cli, "could not take the lock %s: %s", run->path, error->message);
+  return zkr_cli_exit_status_for (error);
+}
+
+/* Connected: take the lock, run CMD, release. */
+static int
+lock_run_connected (LockRun *run, char **command)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = NULL;
+  int status;
+
+  if (!lock_object_new (run, &error))
+    return error->code == ZKR_ERROR_INVALID_ARGUMENT
+             ? zkr_cli_usage_error (&run->cli, "%s", error->message)
+             : (zkr_cli_error (&run->cli, "%s", error->message), ZKR_EXIT_UNAVAILABLE);
+  run->guard = zkr_guard_new ("zkr lock", run->on_loss, run->cli.quiet);
+  zkr_guard_set_grace_ms (run->guard,
+                          zkr_guard_grace_for_session_ms (zkr_session_get_timeout_ms (run->session)));
+  lock_add_loss_listener (run);
+  if (!lock_acquire (run))
+    return lock_failed (run);
+  if (zkr_guard_get_signal (run->guard) != 0)
+    status = 128 + zkr_guard_get_signal (run->guard);
+  else
+    {
+      env = lock_environment (run);
+      status = zkr_guard_run (run->guard, command, env);
+    }
+  lock_release (run);
+  return status;
+}
+
+static gboolean
+lock_check_arguments (LockRun *run, int argc, char **argv, char **command)
+{
+  if (argc < 2)
+    return zkr_cli_usage_error (&run->cli, "missing PATH"), FALSE;
+  if (argc > 2)
+    return zkr_cli_usage_error (&run->cli, "unexpected argument '%s' (put CMD after '--')",
+                                argv[2]), FALSE;
+  if (command == NULL || command[0] == NULL)
+    return zkr_cli_usage_error (&run->cli, "missing '--' and CMD"), FALSE;
+  if (run->shared && run->max_leases != 0)
+    return zkr_cli_usage_error (&run->cli, "--shared and --semaphore exclude each other"), FALSE;
+  if (run->max_leases < 0)
+    return zkr_cli_usage_error (&run->cli, "bad --semaphore %d: need N >= 1", run->max_leases),
+           FALSE;
+  if (run->timeout_s != -1 && !(run->timeout_s >= 0 && run->timeout_s < 1e9))
+    return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds >= 0", run->timeout_s),
+           FALSE;
+  if (run->on_loss_text != NULL && !zkr_on_loss_parse (run->on_loss_text, &run->on_loss))
+    return zkr_cli_usage_error (&run->cli, "bad --on-loss '%s': need term, kill or ignore",
+                                run->on_loss_text), FALSE;
+  run->path = argv[1];
+  run->mode = run->shared ? MODE_READ : run->max_leases > 0 ? MODE_SEMAPHORE : MODE_MUTEX;
+  return TRUE;
+}
+
+/* Splits "... -- CMD ARGS" at the first "--": GOption would keep or drop
+ * it depending on what follows. *@argc is cut before it. */
+static char **
+split_command (int *argc, char **argv)
+{
+  for (int i = 1; i < *argc; i++)
+    if (strcmp (argv[i], "--") == 0)
+      {
+        char **command = g_strdupv (argv + i + 1);
+
+        *argc = i;
+        return command;
+      }
+  return NULL;
+}
+
+int
+zkr_cmd_lock (int argc, char **argv)
+{
+  LockRun run = { .cli = { .command = "lock", .parameters = "PATH -- CMD [ARG…]" },
+                  .timeout_s = -1, .on_loss = ZKR_ON_LOSS_TERM };
+  GOptionEntry entries[] = {
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s,
+      "Give up after SECONDS waiting for the lock and exit 75 (0: try once; "
+      "default: wait forever)", "SECONDS" },
+    { "shared", 's', 0, G_OPTION_ARG_NONE, &run.shared,
+      "Take the read lock of a read-write lock (readers share it)", NULL },
+    { "semaphore", 0, 0, G_OPTION_ARG_INT, &run.max_leases,
+      "Take one of N leases of a semaphore", "N" },
+    { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text,
+      "What to do with CMD if the lock is lost: term (SIGTERM, then SIGKILL; "
+      "default), kill (SIGKILL at once) or ignore", "term|kill|ignore" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) context = NULL;
+  g_auto (GStrv) command = split_command (&argc, argv);
+  int status = ZKR_EXIT_USAGE;
+
+  context = zkr_cli_context_new (&run.cli, "Run CMD while holding a distributed lock.",
+                                 lock_description, entries);
+  if (zkr_cli_parse (&run.cli, context, &argc, &argv)
+      && lock_check_arguments (&run, argc, argv, command))
+    {
+      run.session = zkr_cli_connect (&run.cli, &status);
+      if (run.session != NULL)
+        {
+          run.loop = g_main_loop_new (NULL, FALSE);
+          status = lock_run_connected (&run, command);
+          lock_object_free (&run);
+          zkr_session_close (run.session);
+          g_clear_pointer (&run.session, zkr_session_unref);
+          g_clear_pointer (&run.loop, g_main_loop_unref);
+        }
+    }
+  g_clear_pointer (&run.guard, zkr_guard_free);
+  g_clear_error (&run.acquire_error);
+  g_free (run.on_loss_text);
+  zkr_cli_clear (&run.cli);
+  return status;
+}
