@@ -177,6 +177,22 @@ wait_count (Shared *shared, guint count, gboolean returned, int timeout_ms)
   return reached;
 }
 
+/* The lead data's destroy runs where the last reference goes: maybe on
+ * the selector's thread, right after its last term. */
+static gboolean
+wait_destroyed (Shared *shared, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gboolean destroyed;
+
+  g_mutex_lock (&shared->lock);
+  while (!shared->destroyed && g_cond_wait_until (&shared->cond, &shared->lock, deadline))
+    ;
+  destroyed = shared->destroyed;
+  g_mutex_unlock (&shared->lock);
+  return destroyed;
+}
+
 typedef struct {
   ZkrSession *session;
   const char *path;
@@ -397,18 +413,17 @@ test_leader_selector__close_and_unref_from_inside_the_callback (void)
   CU_ASSERT_FALSE (zkr_leader_selector_has_leadership (closer));
   CU_ASSERT_FALSE (zkr_leader_selector_requeue (closer));
   zkr_leader_selector_unref (closer);
-  CU_ASSERT_TRUE (closed.destroyed);
+  CU_ASSERT_TRUE (wait_destroyed (&closed, WAIT_MS));
 
   dropper = selector_new (session, path, "dropper", &dropped, 1, UNREF_INSIDE);
   CU_ASSERT_PTR_NOT_NULL_FATAL (dropper);
   zkr_leader_selector_set_auto_requeue (dropper, TRUE);
   CU_ASSERT_TRUE (zkr_leader_selector_start (dropper, &error));
   /* The callback owns the only reference now: it finalizes on return. */
+  CU_ASSERT_TRUE_FATAL (wait_destroyed (&dropped, WAIT_MS));
   g_mutex_lock (&dropped.lock);
-  while (!dropped.destroyed)
-    g_cond_wait (&dropped.cond, &dropped.lock);
-  g_mutex_unlock (&dropped.lock);
   CU_ASSERT_EQUAL (dropped.terms->len, 1);
+  g_mutex_unlock (&dropped.lock);
   CU_ASSERT_TRUE (itest_wait_for (has_children, &none, WAIT_MS));
   CU_ASSERT_TRUE (itest_delete_tree (session, path));
   shared_clear (&closed);
