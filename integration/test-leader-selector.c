@@ -177,9 +177,8 @@ wait_count (Shared *shared, guint count, gboolean returned, int timeout_ms)
   return reached;
 }
 
-/* The selector's user data is destroyed once its last reference is gone,
- * which may be a moment after the caller's (the lead thread and queued
- * events hold their own while they unwind). */
+/* The lead data's destroy runs where the last reference goes: maybe on
+ * the selector's thread, right after its last term. */
 static gboolean
 wait_destroyed (Shared *shared, int timeout_ms)
 {
@@ -422,7 +421,9 @@ test_leader_selector__close_and_unref_from_inside_the_callback (void)
   CU_ASSERT_TRUE (zkr_leader_selector_start (dropper, &error));
   /* The callback owns the only reference now: it finalizes on return. */
   CU_ASSERT_TRUE_FATAL (wait_destroyed (&dropped, WAIT_MS));
+  g_mutex_lock (&dropped.lock);
   CU_ASSERT_EQUAL (dropped.terms->len, 1);
+  g_mutex_unlock (&dropped.lock);
   CU_ASSERT_TRUE (itest_wait_for (has_children, &none, WAIT_MS));
   CU_ASSERT_TRUE (itest_delete_tree (session, path));
   shared_clear (&closed);

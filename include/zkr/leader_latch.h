@@ -123,7 +123,9 @@ ZKR_API gboolean zkr_leader_latch_await (ZkrLeaderLatch *latch, int timeout_ms,
 /* The fencing token of the current term (our node's czxid), 0 when not
  * leading. */
 ZKR_API gint64 zkr_leader_latch_get_fencing_token (ZkrLeaderLatch *latch);
-/* Our node's path while we have one, else NULL. (transfer full) (nullable) */
+/* Our node's path from the moment it is first in line until leadership is
+ * lost or the latch closed, else NULL (also while waiting in the queue).
+ * (transfer full) (nullable) */
 ZKR_API char *zkr_leader_latch_dup_node_path (ZkrLeaderLatch *latch);
 /* (transfer none) */
 ZKR_API const char *zkr_leader_latch_get_id (ZkrLeaderLatch *latch);
