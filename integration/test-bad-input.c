@@ -98,6 +98,17 @@ noop_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
   (void) user_data;
 }
 
+static gint never_called_count;
+
+static void
+never_called (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  (void) source;
+  (void) result;
+  (void) user_data;
+  g_atomic_int_inc (&never_called_count);
+}
+
 /* ---- session and options ---------------------------------------------- */
 
 static void
@@ -462,11 +473,71 @@ test_bad_input__recipe_methods (void)
   CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, long_path, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, long_path);
   g_clear_error (&error);
+  CU_ASSERT_EQUAL (zkr_multi_lock_get_fencing_token (multi, NULL), 0);
+  CU_ASSERT_PTR_NULL (zkr_multi_lock_dup_node_path (multi, NULL));
+  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, NULL, &error));
+  ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "(null)");
+  g_clear_error (&error);
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_EQUAL (zkr_multi_lock_add_loss_listener (multi, NULL, NULL, NULL), 0));
+
+  /* A max above G_MAXINT. */
+  {
+    g_autofree char *text = g_strdup_printf ("%u", (guint) G_MAXINT + 1);
+
+    CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, semaphore_path, (guint) G_MAXINT + 1,
+                                           &error));
+    ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, text);
+    g_clear_error (&error);
+  }
+
+  /* Async starts on NULL objects: a critical, and no callback ever. */
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_mutex_acquire_async (NULL, 0, NULL, never_called, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    zkr_reentrant_mutex_acquire_async (NULL, 0, NULL, never_called, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    zkr_rwlock_acquire_read_async (NULL, 0, NULL, never_called, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    zkr_rwlock_acquire_write_async (NULL, 0, NULL, never_called, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    zkr_semaphore_acquire_async (NULL, 1, 0, NULL, never_called, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    zkr_multi_lock_acquire_async (NULL, 0, NULL, never_called, NULL));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  CU_ASSERT_EQUAL (g_atomic_int_get (&never_called_count), 0);
 
   /* Nothing was sent that left a node. */
   CU_ASSERT_EQUAL (itest_count_children (session, base), 0);
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   zkr_session_unref (session);
+}
+
+typedef struct {
+  ZkrMutex *mutex;
+  gboolean done;
+  gboolean ok;
+  GError *error;
+} AsyncOutcome;
+
+static void
+async_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AsyncOutcome *outcome = user_data;
+
+  (void) source;
+  outcome->ok = zkr_mutex_acquire_finish (outcome->mutex, result, &outcome->error);
+  outcome->done = TRUE;
+}
+
+static gboolean
+async_deadline (gpointer user_data)
+{
+  AsyncOutcome *outcome = user_data;
+
+  CU_FAIL ("async acquire on a closed session never called back");
+  outcome->done = TRUE;
+  return G_SOURCE_REMOVE;
 }
 
 /* ---- use after close --------------------------------------------------- */
@@ -598,6 +669,21 @@ test_bad_input__locks_used_after_their_session_closed (void)
   CU_ASSERT_FALSE (zkr_multi_lock_acquire (multi, 5000, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
   g_clear_error (&error);
+
+  /* The async form says the same, through its callback. */
+  {
+    AsyncOutcome outcome = { idle, FALSE, FALSE, NULL };
+    guint deadline = g_timeout_add (30000, async_deadline, &outcome);
+
+    zkr_mutex_acquire_async (idle, 1000, NULL, async_done, &outcome);
+    while (!outcome.done)
+      g_main_context_iteration (NULL, TRUE);
+    if (outcome.error != NULL || outcome.ok) /* called back, not the deadline */
+      g_source_remove (deadline);
+    CU_ASSERT_FALSE (outcome.ok);
+    CU_ASSERT_TRUE (g_error_matches (outcome.error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
+    g_clear_error (&outcome.error);
+  }
 
   /* Reads and new objects on the closed session. */
   listed = zkr_mutex_list_participants (idle, &error);
