@@ -190,6 +190,8 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (alice);
   CU_ASSERT_PTR_NOT_NULL_FATAL (mallory);
   CU_ASSERT_PTR_NOT_NULL_FATAL (nobody);
+  /* The scratch base is A's too (the session's ACL applies to it). */
+  CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (alice, base, 10000), ZOK);
 
   /* A holds a mutex, a write lock and a lease. */
   mutex = zkr_mutex_new (alice, mutex_path, &error);

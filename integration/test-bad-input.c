@@ -567,6 +567,7 @@ test_bad_input__locks_used_after_their_session_closed (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_PTR_NOT_NULL_FATAL (observer);
+  CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (observer, base, 10000), ZOK);
   mutex = zkr_mutex_new (session, mutex_path, &error);
   idle = zkr_mutex_new (session, idle_path, &error);
   rmutex = zkr_reentrant_mutex_new (session, rmutex_path, &error);
