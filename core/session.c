@@ -843,8 +843,10 @@ options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts, GError **er
   if (options->client_id == NULL || !g_utf8_validate (options->client_id, -1, NULL) ||
       strlen (options->client_id) > 1024)
     {
+      g_autofree char *quoted = zkr_quote_value (options->client_id, -1);
+
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                   "invalid client id: must be UTF-8 text of at most 1024 bytes");
+                   "invalid client id %s: must be UTF-8 text of at most 1024 bytes", quoted);
       return FALSE;
     }
   if (!(options->drift >= 0.0 && options->drift < 0.5) || options->margin_ms < -1)

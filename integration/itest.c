@@ -190,6 +190,12 @@ itest_count_children (ZkrSession *session, const char *path)
   return children->len;
 }
 
+static gboolean
+parent_is_scratch_root (const char *path)
+{
+  return g_str_has_prefix (path, "/zkr-it/") && strchr (path + strlen ("/zkr-it/"), '/') == NULL;
+}
+
 int
 itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms)
 {
@@ -204,7 +210,12 @@ itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms
       rc = zkr_op_create_sync (session, path, "v", 1, 0, NULL, NULL);
       if (rc == ZNODEEXISTS && retried)
         return ZOK;
-      if (rc == ZOK || !(rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED) ||
+      /* ZNONODE right under /zkr-it: the server's container sweep deleted
+       * the emptied /zkr-it between our two creates (it happens when the
+       * suite before us emptied it); make it again. */
+      if (rc == ZOK ||
+          !(rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED ||
+            (rc == ZNONODE && parent_is_scratch_root (path))) ||
           g_get_monotonic_time () > deadline)
         return rc;
       retried = TRUE;

@@ -184,11 +184,15 @@ zkr_semaphore_new_shared_count (ZkrSession *session, const char *path, const cha
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   if (!zkr_path_validate (count_path, error))
     return NULL;
-  if (!count_read_sync (session, count_path, &count, error))
-    return NULL;
+  /* Both paths are checked before anything is sent. */
   semaphore = semaphore_new (session, path, error);
   if (semaphore == NULL)
     return NULL;
+  if (!count_read_sync (session, count_path, &count, error))
+    {
+      zkr_semaphore_unref (semaphore);
+      return NULL;
+    }
   semaphore->count_path = g_strdup (count_path);
   g_atomic_int_set (&semaphore->max_leases, count);
   return semaphore;
