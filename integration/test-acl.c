@@ -190,6 +190,10 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (alice);
   CU_ASSERT_PTR_NOT_NULL_FATAL (mallory);
   CU_ASSERT_PTR_NOT_NULL_FATAL (nobody);
+  /* The scratch root stays open to every suite: made by the client
+   * without credentials, before A could make it with A's ACL (it is a
+   * container, so the server may have removed it since the last suite). */
+  zkr_op_create_sync (nobody, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
   /* The scratch base is A's too (the session's ACL applies to it). */
   CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (alice, base, 10000), ZOK);
 
