@@ -91,6 +91,15 @@ assert_options_refused (ZkrSessionOptions *options, const char *value)
 }
 
 static void
+noop_lead (ZkrLeaderSelector *selector, gint64 token, GCancellable *interrupt, gpointer data)
+{
+  (void) selector;
+  (void) token;
+  (void) interrupt;
+  (void) data;
+}
+
+static void
 noop_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
 {
   (void) lock;
@@ -321,6 +330,12 @@ test_bad_input__recipe_constructors (void)
       CU_ASSERT_PTR_NULL (zkr_multi_lock_new (session, two, &error));
       ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
       g_clear_error (&error);
+      CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, bad, "id", &error));
+      ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
+      g_clear_error (&error);
+      CU_ASSERT_PTR_NULL (zkr_leader_selector_new (session, bad, "id", noop_lead, NULL, NULL, &error));
+      ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
+      g_clear_error (&error);
     }
 
   /* Counts: a max of 0; a count node that is missing or not 4 bytes. */
@@ -540,6 +555,70 @@ async_deadline (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* ---- leader recipes ---------------------------------------------------- */
+
+static void
+noop_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  (void) latch;
+  (void) user_data;
+}
+
+static void
+test_bad_input__leader_recipes (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("bad-input-leader");
+  g_autoptr (GError) error = NULL;
+  static const char *const bad_ids[] = { "", "a\nb", "\x01" };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  /* Bad participant ids, named in the error. */
+  for (guint i = 0; i < G_N_ELEMENTS (bad_ids); i++)
+    {
+      CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, base, bad_ids[i], &error));
+      CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+      g_clear_error (&error);
+      CU_ASSERT_PTR_NULL (zkr_leader_selector_new (session, base, bad_ids[i], noop_lead, NULL,
+                                                   NULL, &error));
+      CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+      g_clear_error (&error);
+    }
+  /* NULL arguments and objects: one critical each, the documented value. */
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_new (NULL, base, "id", &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, NULL, "id", &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_new (session, base, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_start (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_FALSE (zkr_leader_latch_close (NULL, ZKR_LEADER_CLOSE_SILENT, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_await (NULL, 0, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_leader_latch_get_fencing_token (NULL), 0));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_dup_node_path (NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_get_id (NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_EQUAL (zkr_leader_latch_add_listener (NULL, noop_leader, NULL, NULL, NULL), 0));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_list_participants (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_dup_leader_id (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_latch_unref (NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_PTR_NULL (zkr_leader_selector_new (session, base, "id", NULL, NULL, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_selector_start (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_selector_requeue (NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_selector_interrupt (NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_selector_close (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_selector_has_leadership (NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_leader_selector_get_fencing_token (NULL), 0));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_selector_get_id (NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_PTR_NULL (zkr_leader_selector_list_participants (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_selector_dup_leader_id (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_selector_unref (NULL));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_TRUE (itest_node_absent (session, base));
+  zkr_session_unref (session);
+}
+
 /* ---- use after close --------------------------------------------------- */
 
 static void
@@ -742,6 +821,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_bad_input__retry_policies),
   ZKR_TEST_CASE (test_bad_input__recipe_constructors),
   ZKR_TEST_CASE (test_bad_input__recipe_methods),
+  ZKR_TEST_CASE (test_bad_input__leader_recipes),
   ZKR_TEST_CASE (test_bad_input__locks_used_after_their_session_closed),
   { NULL, NULL },
 };
