@@ -232,6 +232,34 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
   intrude (mallory, mutex_path, rwlock_path, semaphore_path, (const char *const *) nodes);
   intrude (nobody, mutex_path, rwlock_path, semaphore_path, (const char *const *) nodes);
 
+  /* A leads a latch: its node is A's too, nobody else may delete or
+   * overwrite it, and A keeps leading with the same term token. */
+  {
+    g_autofree char *latch_path = g_strconcat (base, "/latch", NULL);
+    g_autofree char *latch_node = NULL;
+    ZkrLeaderLatch *latch = zkr_leader_latch_new (alice, latch_path, "alice-latch", &error);
+    gint64 term_token;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
+    CU_ASSERT_TRUE_FATAL (zkr_leader_latch_start (latch, &error));
+    CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (latch, 10000, NULL, &error));
+    latch_node = zkr_leader_latch_dup_node_path (latch);
+    CU_ASSERT_PTR_NOT_NULL_FATAL (latch_node);
+    term_token = zkr_leader_latch_get_fencing_token (latch);
+    CU_ASSERT_EQUAL (zkr_op_delete_sync (mallory, latch_node, -1), ZNOAUTH);
+    CU_ASSERT_EQUAL (zkr_op_delete_sync (nobody, latch_node, -1), ZNOAUTH);
+    CU_ASSERT_EQUAL (zkr_op_set_sync (mallory, latch_node, "x", 1), ZNOAUTH);
+    CU_ASSERT_EQUAL (zkr_op_delete_sync (mallory, latch_path, -1), ZNOAUTH);
+    CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (latch));
+    CU_ASSERT_EQUAL (zkr_leader_latch_get_fencing_token (latch), term_token);
+    CU_ASSERT_EQUAL (itest_count_children (alice, latch_path), 1);
+    CU_ASSERT_TRUE (zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, &error));
+    capture_error (error);
+    g_clear_error (&error);
+    CU_ASSERT_EQUAL (itest_count_children (alice, latch_path), 0);
+    zkr_leader_latch_unref (latch);
+  }
+
   /* A still holds all three, with the same tokens, and nothing of the
    * intruders is left in the queues. */
   CU_ASSERT_TRUE (zkr_mutex_verify (mutex, &error));
