@@ -245,6 +245,18 @@ zkr_session_remove_internal_listener (ZkrSession *session, guint id)
   g_mutex_unlock (&session->lock);
 }
 
+static gboolean
+internal_listener_registered (ZkrSession *session, guint id)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&session->lock);
+  for (guint i = 0; i < session->internal_listeners->len && !found; i++)
+    found = g_array_index (session->internal_listeners, InternalListener, i).id == id;
+  g_mutex_unlock (&session->lock);
+  return found;
+}
+
 /* ---- the state funnel --------------------------------------------- */
 
 /* Worker thread, no lock held. The only place the state changes. Internal
@@ -278,7 +290,11 @@ session_set_state (ZkrSession *session, ZkrSessionState state)
   for (guint i = 0; i < internal->len; i++)
     {
       InternalListener *entry = &g_array_index (internal, InternalListener, i);
-      entry->func (session, state, entry->user_data);
+      /* An earlier listener may have removed this one (and freed its
+       * data): a recipe failing its acquire on LOST abandons its protected
+       * create, whose connect-wait listener is later in the snapshot. */
+      if (internal_listener_registered (session, entry->id))
+        entry->func (session, state, entry->user_data);
     }
   zkr_notifier_emit (session->listeners, state);
   return TRUE;
