@@ -11,7 +11,6 @@ typedef struct {
   ZkrSession *session; /* (not owned): the session outlives its requests,
                         * because closing fails them all first */
   ZkrReplyFunc func;
-  ZkrDirectFunc direct;          /* (nullable) answer on the completion thread */
   gpointer user_data;
   gboolean is_create;
   ZkrReply reply;
@@ -75,12 +74,6 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
     }
   if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0)
     zkr_session_note_answer (call->session, call->reply.send_time);
-  if (call->direct != NULL)
-    {
-      call->direct (rc, call->user_data);
-      op_call_free (call);
-      return;
-    }
   zkr_session_post (call->session, op_dispatch, call, op_call_free);
 }
 
@@ -224,17 +217,6 @@ zkr_op_delete (ZkrSession *session, const char *path, int version,
 {
   OpCall *call = op_call_new (path, func, user_data);
 
-  call->version = version;
-  op_send (session, call, issue_delete);
-}
-
-void
-zkr_op_delete_direct (ZkrSession *session, const char *path, int version,
-                      ZkrDirectFunc func, gpointer user_data)
-{
-  OpCall *call = op_call_new (path, NULL, user_data);
-
-  call->direct = func;
   call->version = version;
   op_send (session, call, issue_delete);
 }

@@ -33,15 +33,6 @@ void zkr_op_create (ZkrSession *session, const char *path, const char *data, int
                     int flags, ZkrReplyFunc func, gpointer user_data);
 void zkr_op_delete (ZkrSession *session, const char *path, int version,
                     ZkrReplyFunc func, gpointer user_data);
-/* A delete whose answer skips the worker: @func runs on ZooKeeper's
- * completion thread, or on this thread when the request never left. It
- * gets the rc only; it must not block, must not call into the session and
- * must not drop the last reference to anything the worker uses. For the
- * one hot path that needs nothing of the worker: a release's delete. Any
- * thread. */
-typedef void (*ZkrDirectFunc) (int rc, gpointer user_data);
-void zkr_op_delete_direct (ZkrSession *session, const char *path, int version,
-                           ZkrDirectFunc func, gpointer user_data);
 void zkr_op_exists (ZkrSession *session, const char *path, gboolean watch,
                     ZkrReplyFunc func, gpointer user_data);
 void zkr_op_get (ZkrSession *session, const char *path, gboolean watch,

@@ -52,6 +52,7 @@ struct _ZkrQueueLock {
   guint node_watch;
   GSource *node_watch_source;     /* (nullable) the deferred watch below */
   GSource *deadline_source;
+  guint release_listener;
 };
 
 static ZkrQueueLock *
@@ -1054,72 +1055,81 @@ zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
 
 /* ==== release ========================================================= */
 
-/* Worker: the background retry of a release's delete is over. */
+static void
+release_answer (ZkrQueueLock *lock, int rc)
+{
+  g_mutex_lock (&lock->mutex);
+  if (lock->release_answer == RELEASE_WAITING)
+    lock->release_answer = rc;
+  g_cond_broadcast (&lock->cond);
+  g_mutex_unlock (&lock->mutex);
+}
+
+static void
+release_stop_listening (ZkrQueueLock *lock)
+{
+  if (lock->release_listener != 0)
+    zkr_session_remove_internal_listener (lock->session, lock->release_listener);
+  lock->release_listener = 0;
+}
+
 static void
 release_deleted (ZkrSession *session, int rc, gpointer user_data)
 {
   ZkrQueueLock *lock = user_data;
 
   (void) session;
-  (void) rc;
+  release_stop_listening (lock);
   g_mutex_lock (&lock->mutex);
   lock->release_pending = FALSE;
   g_mutex_unlock (&lock->mutex);
+  release_answer (lock, rc == ZOK ? ZOK : ZCONNECTIONLOSS);
   lock_unref (lock);
 }
 
-/* A release's delete. It is sent by the releasing thread and answered on
- * ZooKeeper's completion thread, which wakes the releasing thread itself:
- * the worker is not on the path, so a release costs what a raw delete
- * costs. The worker only stops the hold's listeners (posted, not waited
- * for) and, when the delete fails, takes the retry over. */
-typedef struct {
-  ZkrQueueLock *lock;    /* (owned) */
-  char *node;            /* (owned) */
-  gboolean to_worker;    /* the retry owns this; protected by lock->mutex */
-} ReleaseCall;
-
-/* Worker: the delete did not get through (connection trouble, session
- * closing): keep trying in the background while the session lives. */
-static gboolean
-release_retry (gpointer data)
+/* While a release waits for its delete: a connection that drops answers
+ * the waiter (the delete goes on in the background). */
+static void
+release_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 {
-  ReleaseCall *call = data;
+  ZkrQueueLock *lock = user_data;
 
-  zkr_guaranteed_delete (call->lock->session, call->node, release_deleted,
-                         g_steal_pointer (&call->lock));
-  g_free (call->node);
-  g_free (call);
-  return G_SOURCE_REMOVE;
+  (void) session;
+  if (state == ZKR_SESSION_STATE_SUSPENDED || state == ZKR_SESSION_STATE_LOST ||
+      state == ZKR_SESSION_STATE_CLOSED)
+    {
+      release_stop_listening (lock);
+      release_answer (lock, ZCONNECTIONLOSS);
+    }
 }
 
-/* Completion thread (or the releasing thread when the request never
- * left): answers the releasing thread, which still holds its reference to
- * the lock, so nothing here can be the last one. */
-static void
-release_direct_done (int rc, gpointer user_data)
-{
-  ReleaseCall *call = user_data;
-  ZkrQueueLock *lock = call->lock;
-  gboolean done = rc == ZOK || rc == ZNONODE;
+typedef struct {
+  ZkrQueueLock *lock;
+  char *node;
+} ReleaseStart;
 
-  g_mutex_lock (&lock->mutex);
-  if (done)
-    lock->release_pending = FALSE;
+static gboolean
+release_start (gpointer data)
+{
+  ReleaseStart *start = data;
+  ZkrQueueLock *lock = start->lock;
+
+  hold_stop (lock);
+  if (!zkr_session_is_connected (lock->session))
+    release_answer (lock, ZCONNECTIONLOSS);
   else
-    call->to_worker = TRUE;
-  lock->release_answer = done ? ZOK : ZCONNECTIONLOSS;
-  g_cond_broadcast (&lock->cond);
-  g_mutex_unlock (&lock->mutex);
-  if (!done)
-    zkr_session_post (lock->session, release_retry, call, NULL);
+    lock->release_listener = zkr_session_add_internal_listener (lock->session, release_on_state, lock);
+  zkr_guaranteed_delete (lock->session, start->node, release_deleted, lock_ref (lock));
+  lock_unref (lock);
+  g_free (start->node);
+  g_free (start);
+  return G_SOURCE_REMOVE;
 }
 
 gboolean
 zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
 {
-  ReleaseCall *call;
-  gboolean to_worker;
+  ReleaseStart *start;
   int answer;
 
   g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
@@ -1131,31 +1141,21 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
                    lock->recipe->kind, lock->user_path);
       return FALSE;
     }
-  call = g_new0 (ReleaseCall, 1);
-  call->lock = lock_ref (lock);
-  call->node = g_steal_pointer (&lock->node_path);
+  start = g_new0 (ReleaseStart, 1);
+  start->lock = lock_ref (lock);
+  start->node = g_steal_pointer (&lock->node_path);
   lock->state = LOCK_IDLE;
   lock->token = 0;
   lock->release_pending = TRUE;
   lock->release_answer = RELEASE_WAITING;
   g_mutex_unlock (&lock->mutex);
 
-  /* The hold's listeners stay until the next grant or the free stops
-   * them (a post here would wake the worker once more per cycle): they
-   * act only on a lock that is held, and this one no longer is. */
-  zkr_op_delete_direct (lock->session, call->node, -1, release_direct_done, call);
+  zkr_session_post (lock->session, release_start, start, NULL);
   g_mutex_lock (&lock->mutex);
   while (lock->release_answer == RELEASE_WAITING)
     g_cond_wait (&lock->cond, &lock->mutex);
   answer = lock->release_answer;
-  to_worker = call->to_worker;
   g_mutex_unlock (&lock->mutex);
-  if (!to_worker)
-    {
-      lock_unref (call->lock);
-      g_free (call->node);
-      g_free (call);
-    }
   if (answer == ZOK)
     return TRUE;
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,

@@ -419,6 +419,7 @@ gboolean
 zkr_multi_lock_acquire_finish (ZkrMultiLock *multi, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (multi != NULL, FALSE);
+  g_return_val_if_fail (G_IS_TASK (result), FALSE);
   g_return_val_if_fail (g_async_result_is_tagged (result, zkr_multi_lock_acquire_async), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -82,6 +82,7 @@ gboolean
 zkr_mutex_acquire_finish (ZkrMutex *mutex, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
+  g_return_val_if_fail (G_IS_TASK (result), FALSE);
   g_return_val_if_fail (g_async_result_is_tagged (result, zkr_mutex_acquire_async), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }

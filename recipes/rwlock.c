@@ -449,6 +449,7 @@ gboolean
 zkr_rwlock_acquire_read_finish (ZkrRwlock *rwlock, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (rwlock != NULL, FALSE);
+  g_return_val_if_fail (G_IS_TASK (result), FALSE);
   g_return_val_if_fail (g_async_result_is_tagged (result, zkr_rwlock_acquire_read_async), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }
@@ -457,6 +458,7 @@ gboolean
 zkr_rwlock_acquire_write_finish (ZkrRwlock *rwlock, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (rwlock != NULL, FALSE);
+  g_return_val_if_fail (G_IS_TASK (result), FALSE);
   g_return_val_if_fail (g_async_result_is_tagged (result, zkr_rwlock_acquire_write_async), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -814,6 +814,7 @@ GPtrArray *
 zkr_semaphore_acquire_finish (ZkrSemaphore *semaphore, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (semaphore != NULL, NULL);
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
   g_return_val_if_fail (g_async_result_is_tagged (result, zkr_semaphore_acquire_async), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }

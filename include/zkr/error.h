@@ -1,7 +1,12 @@
 /* zkr: the ZKR_ERROR domain. Every runtime failure of the library is a
  * GError in this domain; the codes are stable (new ones are only appended).
  * Messages name the path, ZooKeeper's error name and the session id (hex);
- * they never contain credentials. */
+ * they never contain credentials.
+ *
+ * Programming errors are not runtime failures and get no GError: a NULL
+ * object or required argument, or a _finish() given the result of another
+ * call, logs one critical (g_return_val_if_fail) and returns FALSE, NULL
+ * or 0. */
 #pragma once
 
 #include <glib.h>
