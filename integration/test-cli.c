@@ -945,6 +945,33 @@ test_cli__elect_passes_the_status_and_times_out_with_75 (void)
   zkr_session_unref (session);
 }
 
+/* SIGINT while waiting for leadership: zkr leaves the election at once. */
+static void
+test_cli__elect_interrupt_while_waiting_leaves_the_election (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-elect-interrupt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrLeaderLatch) leader = NULL;
+  g_autoptr (Proc) waiter = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  leader = zkr_leader_latch_new (session, path, "in-process", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (leader, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
+  waiter = zkr_spawn ("elect", path, "--", "true");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
+  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  proc_signal (waiter, SIGINT);
+  CU_ASSERT_EQUAL (proc_finish (waiter, WAIT_MS, NULL, NULL), 128 + SIGINT);
+  CU_ASSERT_TRUE (wait_children (session, path, 1));
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (leader));
+  CU_ASSERT_TRUE (zkr_leader_latch_close (leader, ZKR_LEADER_CLOSE_SILENT, &error));
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 /* Starts `zkr elect [@extra] PATH -- self --cmd-hold DIR`. */
 static Proc *
 start_leader (const char *path, const char *dir, const char *id, const char *extra)
@@ -1109,6 +1136,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__holders_json_escapes_client_ids),
   ZKR_TEST_CASE (test_cli__elect_runs_one_leader_at_a_time_with_increasing_tokens),
   ZKR_TEST_CASE (test_cli__elect_passes_the_status_and_times_out_with_75),
+  ZKR_TEST_CASE (test_cli__elect_interrupt_while_waiting_leaves_the_election),
   ZKR_TEST_CASE (test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__elect_expired_session_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__holders_lists_the_leader_first),
