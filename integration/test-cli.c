@@ -53,7 +53,9 @@ cmd_hold (const char *dir)
   /* If zkr dies (a failed test), end too rather than linger. */
   prctl (PR_SET_PDEATHSIG, SIGTERM);
   env = g_strdup_printf ("%s\n%s\n%s\n", g_getenv ("ZKR_FENCING_TOKEN"),
-                         g_getenv ("ZKR_LOCK_NODE"), g_getenv ("ZKR_SESSION_ID"));
+                         g_getenv (g_getenv ("ZKR_LATCH_NODE") != NULL ? "ZKR_LATCH_NODE"
+                                                                       : "ZKR_LOCK_NODE"),
+                         g_getenv ("ZKR_SESSION_ID"));
   if (!stamp_write (dir, "start", env))
     return 3;
   sigwait (&set, &signo);
@@ -71,6 +73,25 @@ cmd_stubborn (const char *dir)
     return 3;
   for (;;)
     pause ();
+}
+
+/* Records one term of `zkr elect`: writes DIR/stint-PID with "START END
+ * TOKEN ID" (monotonic µs around a short pause, ZKR_FENCING_TOKEN,
+ * ZKR_LEADER_ID) and exits 0. */
+static int
+cmd_stint (const char *dir)
+{
+  g_autofree char *name = g_strdup_printf ("stint-%ld", (long) getpid ());
+  g_autofree char *file = g_build_filename (dir, name, NULL);
+  g_autofree char *text = NULL;
+  gint64 start = g_get_monotonic_time (), end;
+
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  g_usleep (100000);
+  end = g_get_monotonic_time ();
+  text = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %s %s\n", start, end,
+                          g_getenv ("ZKR_FENCING_TOKEN"), g_getenv ("ZKR_LEADER_ID"));
+  return g_file_set_contents (file, text, -1, NULL) ? 0 : 3;
 }
 
 /* ---- running zkr ------------------------------------------------------- */
@@ -313,6 +334,13 @@ test_cli__bad_arguments_print_usage_and_exit_64 (void)
     { "lock", "/zkr-it/x", "extra", "--", "true", NULL },
     { "lock", "--auth=nocolon", "/zkr-it/x", "--", "true", NULL },
     { "lock", "relative/path", "--", "true", NULL },
+    { "elect", NULL },
+    { "elect", "/zkr-it/x", NULL },
+    { "elect", "/zkr-it/x", "--", NULL },
+    { "elect", "--timeout=0", "/zkr-it/x", "--", "true", NULL },
+    { "elect", "--id=", "/zkr-it/x", "--", "true", NULL },
+    { "elect", "--on-loss=later", "/zkr-it/x", "--", "true", NULL },
+    { "elect", "relative/path", "--", "true", NULL },
     { "holders", NULL },
     { "holders", "/a", "/b", NULL },
     { "bench", "--impl=nope", NULL },
@@ -335,7 +363,7 @@ test_cli__bad_arguments_print_usage_and_exit_64 (void)
 static void
 test_cli__every_command_has_help (void)
 {
-  const char *commands[] = { "lock", "holders", "bench" };
+  const char *commands[] = { "lock", "elect", "holders", "bench" };
   g_autofree char *top = NULL;
 
   CU_ASSERT_EQUAL (zkr_run (&top, NULL, "--help"), 0);
@@ -802,6 +830,270 @@ test_cli__holders_json_escapes_client_ids (void)
   zkr_session_unref (session);
 }
 
+/* ---- zkr elect ---------------------------------------------------------- */
+
+#define ELECTORS 3
+
+typedef struct {
+  gint64 start, end, token;
+  char *id;
+} Stint;
+
+static int
+compare_stints (gconstpointer a, gconstpointer b)
+{
+  const Stint *x = a, *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Three `zkr elect` at once: their CMDs run one at a time (monotonic
+ * stamps, one clock for all processes), each term's token above the
+ * previous one's, each with its own id. */
+static void
+test_cli__elect_runs_one_leader_at_a_time_with_increasing_tokens (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-elect");
+  g_autofree char *dir = scratch_dir ();
+  g_autoptr (GDir) handle = NULL;
+  Stint stints[ELECTORS + 1] = { 0 };
+  Proc *procs[ELECTORS];
+  const char *name;
+  int n = 0;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  for (int i = 0; i < ELECTORS; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("elector-%d", i);
+
+      procs[i] = zkr_spawn ("elect", "--id", id, path, "--", self_path, "--cmd-stint", dir);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (procs[i]);
+    }
+  for (int i = 0; i < ELECTORS; i++)
+    {
+      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
+      proc_free (procs[i]);
+    }
+  handle = g_dir_open (dir, 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (handle);
+  while ((name = g_dir_read_name (handle)) != NULL && n <= ELECTORS)
+    {
+      g_autofree char *file = g_build_filename (dir, name, NULL);
+      g_autofree char *text = NULL;
+      g_auto (GStrv) fields = NULL;
+
+      CU_ASSERT_TRUE_FATAL (g_file_get_contents (file, &text, NULL, NULL));
+      fields = g_strsplit (g_strstrip (text), " ", -1);
+      CU_ASSERT_EQUAL_FATAL (g_strv_length (fields), 4);
+      stints[n].start = g_ascii_strtoll (fields[0], NULL, 10);
+      stints[n].end = g_ascii_strtoll (fields[1], NULL, 10);
+      stints[n].token = g_ascii_strtoll (fields[2], NULL, 10);
+      stints[n].id = g_strdup (fields[3]);
+      n++;
+    }
+  CU_ASSERT_EQUAL_FATAL (n, ELECTORS);
+  qsort (stints, n, sizeof *stints, compare_stints);
+  for (int i = 0; i < n; i++)
+    {
+      CU_ASSERT_TRUE (stints[i].token > 0);
+      CU_ASSERT_TRUE (g_str_has_prefix (stints[i].id, "elector-"));
+      if (i > 0)
+        {
+          /* No overlap: the previous CMD ended before this one started. */
+          CU_ASSERT_TRUE (stints[i - 1].end < stints[i].start);
+          CU_ASSERT_TRUE (stints[i - 1].token < stints[i].token);
+          CU_ASSERT_STRING_NOT_EQUAL (stints[i - 1].id, stints[i].id);
+        }
+    }
+  for (int i = 0; i < n; i++)
+    g_free (stints[i].id);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__elect_passes_the_status_and_times_out_with_75 (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-elect-status");
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrLeaderLatch) leader = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "elect", path, "--", "sh", "-c", "exit 7"), 7);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "elect", path, "--", "sh", "-c", "kill -TERM $$"), 143);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "elect", path, "--", "/nonexistent/command"), 127);
+  CU_ASSERT_EQUAL (zkr_run (&out, NULL, "elect", "--id", "the-id", path, "--", "sh", "-c",
+                            "echo \"$ZKR_LEADER_ID $ZKR_LATCH_PATH\""), 0);
+  CU_ASSERT_TRUE (out != NULL && g_str_has_prefix (out, "the-id /"));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  /* Someone else leads: not leader within the timeout. */
+  leader = zkr_leader_latch_new (session, path, "in-process", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (leader, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
+  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "elect", "--timeout=0.5", path, "--", "true"), 75);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "timed out") : NULL);
+  /* The timed-out participant left: only the leader's node remains. */
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
+  CU_ASSERT_TRUE (zkr_leader_latch_close (leader, ZKR_LEADER_CLOSE_SILENT, &error));
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+/* SIGINT while waiting for leadership: zkr leaves the election at once. */
+static void
+test_cli__elect_interrupt_while_waiting_leaves_the_election (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-elect-interrupt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrLeaderLatch) leader = NULL;
+  g_autoptr (Proc) waiter = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  leader = zkr_leader_latch_new (session, path, "in-process", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (leader, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
+  waiter = zkr_spawn ("elect", path, "--", "true");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
+  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  proc_signal (waiter, SIGINT);
+  CU_ASSERT_EQUAL (proc_finish (waiter, WAIT_MS, NULL, NULL), 128 + SIGINT);
+  CU_ASSERT_TRUE (wait_children (session, path, 1));
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (leader));
+  CU_ASSERT_TRUE (zkr_leader_latch_close (leader, ZKR_LEADER_CLOSE_SILENT, &error));
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+/* Starts `zkr elect [@extra] PATH -- self --cmd-hold DIR`. */
+static Proc *
+start_leader (const char *path, const char *dir, const char *id, const char *extra)
+{
+  const char *args[12] = { "elect", "--id", id };
+  guint n = 3;
+
+  if (extra != NULL)
+    args[n++] = extra;
+  args[n++] = path;
+  args[n++] = "--";
+  args[n++] = self_path;
+  args[n++] = "--cmd-hold";
+  args[n++] = dir;
+  return zkr_spawn_v (args);
+}
+
+static void
+test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70 (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-elect-deleted");
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *err = NULL;
+  g_autoptr (Proc) proc = NULL;
+  g_auto (GStrv) env = NULL;
+  g_auto (GStrv) stop = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  proc = start_leader (path, dir, "doomed", NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", &env) > 0);
+  CU_ASSERT_TRUE_FATAL (g_strv_length (env) >= 4);
+  CU_ASSERT_TRUE (g_ascii_strtoll (env[1], NULL, 10) > 0);
+  CU_ASSERT_TRUE (g_str_has_prefix (env[2], path) && strstr (env[2], "-latch-") != NULL);
+  /* From outside: the latch node goes; leadership is lost. */
+  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, env[2], -1), ZOK);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "leadership lost") : NULL);
+  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
+  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  /* The node the latch queued again was removed when zkr left. */
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
+/* SIGSTOP past the session timeout (as for the lock): once resumed, zkr
+ * hears the expiry or its own safe deadline, stops CMD and exits 70. */
+static void
+test_cli__elect_expired_session_stops_the_command_and_exits_70 (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-elect-expired");
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *err = NULL;
+  g_autoptr (Proc) proc = NULL;
+  g_auto (GStrv) stop = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  proc = start_leader (path, dir, "sleeper", "--session-timeout=2");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", NULL) > 0);
+  CU_ASSERT_EQUAL (kill (proc->pid, SIGSTOP), 0);
+  CU_ASSERT_TRUE (wait_children (session, path, 0));
+  CU_ASSERT_EQUAL (kill (proc->pid, SIGCONT), 0);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "leadership lost") : NULL);
+  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
+  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  assert_path_clean (session, path);
+  scratch_dir_remove (dir);
+  zkr_session_unref (session);
+}
+
+/* `zkr holders --json` on an election: the leader first, then the others
+ * in queue order, with their ids. */
+static void
+test_cli__holders_lists_the_leader_first (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-elect-holders");
+  char *dirs[2] = { scratch_dir (), scratch_dir () };
+  const char *ids[2] = { "first-leader", "second-in-line" };
+  g_autofree char *json = NULL, *token = NULL;
+  g_auto (GStrv) env = NULL;
+  Proc *procs[2];
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  procs[0] = start_leader (path, dirs[0], ids[0], NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (procs[0]);
+  CU_ASSERT_TRUE_FATAL (stamp_wait (dirs[0], "start", &env) > 0);
+  procs[1] = start_leader (path, dirs[1], ids[1], NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (procs[1]);
+  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
+  CU_ASSERT_TRUE (text_index (json, "\"kind\":\"latch\"") > 0);
+  CU_ASSERT_EQUAL (text_count (json, "\"role\":\"holder\""), 1);
+  CU_ASSERT_EQUAL (text_count (json, "\"role\":\"waiter\""), 1);
+  CU_ASSERT_TRUE (text_index (json, "\"role\":\"holder\"") < text_index (json, "\"role\":\"waiter\""));
+  CU_ASSERT_TRUE (text_index (json, ids[0]) > 0
+                  && text_index (json, ids[0]) < text_index (json, "\"role\":\"waiter\""));
+  CU_ASSERT_TRUE (text_index (json, ids[1]) > text_index (json, "\"role\":\"waiter\""));
+  token = g_strdup_printf ("\"token\":%s,", env[1]);
+  CU_ASSERT_TRUE (text_index (json, token) > 0);
+
+  /* The leader ends; the second takes over; both leave. */
+  for (int i = 0; i < 2; i++)
+    {
+      CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
+      proc_signal (procs[i], SIGTERM);
+      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
+      proc_free (procs[i]);
+      scratch_dir_remove (dirs[i]);
+      g_free (dirs[i]);
+    }
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 static void
 test_cli__bench_prints_one_json_line (void)
 {
@@ -842,6 +1134,12 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__holders_lists_the_queue_in_order),
   ZKR_TEST_CASE (test_cli__holders_tells_read_locks_and_semaphores),
   ZKR_TEST_CASE (test_cli__holders_json_escapes_client_ids),
+  ZKR_TEST_CASE (test_cli__elect_runs_one_leader_at_a_time_with_increasing_tokens),
+  ZKR_TEST_CASE (test_cli__elect_passes_the_status_and_times_out_with_75),
+  ZKR_TEST_CASE (test_cli__elect_interrupt_while_waiting_leaves_the_election),
+  ZKR_TEST_CASE (test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70),
+  ZKR_TEST_CASE (test_cli__elect_expired_session_stops_the_command_and_exits_70),
+  ZKR_TEST_CASE (test_cli__holders_lists_the_leader_first),
   ZKR_TEST_CASE (test_cli__bench_prints_one_json_line),
   { NULL, NULL },
 };
@@ -851,6 +1149,8 @@ main (int argc, char **argv)
 {
   if (argc == 3 && strcmp (argv[1], "--cmd-hold") == 0)
     return cmd_hold (argv[2]);
+  if (argc == 3 && strcmp (argv[1], "--cmd-stint") == 0)
+    return cmd_stint (argv[2]);
   if (argc == 3 && strcmp (argv[1], "--cmd-stubborn") == 0)
     return cmd_stubborn (argv[2]);
   self_path = g_file_read_link ("/proc/self/exe", NULL);

@@ -59,6 +59,7 @@ void zkr_cli_clear (ZkrCli *cli);
 
 /* The subcommands: each gets argv with argv[0] = its name. */
 int zkr_cmd_lock (int argc, char **argv);
+int zkr_cmd_elect (int argc, char **argv);
 int zkr_cmd_holders (int argc, char **argv);
 int zkr_cmd_bench (int argc, char **argv);
 

@@ -19,6 +19,7 @@ static const int forwarded_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 struct _ZkrGuard {
   char *name;
+  const char *lost_label;      /* "lock lost" or "leadership lost" (static) */
   ZkrOnLoss on_loss;
   gboolean quiet;
   int grace_ms;
@@ -100,6 +101,7 @@ zkr_guard_new (const char *name, ZkrOnLoss on_loss, gboolean quiet)
   ZkrGuard *guard = g_new0 (ZkrGuard, 1);
 
   guard->name = g_strdup (name);
+  guard->lost_label = "lock lost";
   guard->on_loss = on_loss;
   guard->quiet = quiet;
   guard->grace_ms = zkr_guard_grace_for_session_ms (10000);
@@ -167,28 +169,35 @@ zkr_guard_lost (ZkrGuard *guard, const char *why)
   guard->lost = TRUE;
   if (guard->child == 0 || guard->child_exited)
     {
-      message = g_strdup_printf ("lock lost: %s", why);
+      message = g_strdup_printf ("%s: %s", guard->lost_label, why);
       guard_print (guard, message);
       return;
     }
   switch (guard->on_loss)
     {
     case ZKR_ON_LOSS_TERM:
-      message = g_strdup_printf ("lock lost: %s; stopping CMD (SIGTERM, SIGKILL after %d ms)",
-                                 why, guard->grace_ms);
+      message = g_strdup_printf ("%s: %s; stopping CMD (SIGTERM, SIGKILL after %d ms)",
+                                 guard->lost_label, why, guard->grace_ms);
       guard_kill (guard, SIGTERM);
       guard->kill_timer = g_timeout_add (guard->grace_ms, on_grace_over, guard);
       break;
     case ZKR_ON_LOSS_KILL:
-      message = g_strdup_printf ("lock lost: %s; killing CMD (SIGKILL)", why);
+      message = g_strdup_printf ("%s: %s; killing CMD (SIGKILL)", guard->lost_label, why);
       guard_kill (guard, SIGKILL);
       break;
     case ZKR_ON_LOSS_IGNORE:
-      message = g_strdup_printf ("lock lost: %s; CMD keeps running (--on-loss=ignore)", why);
+      message = g_strdup_printf ("%s: %s; CMD keeps running (--on-loss=ignore)",
+                                 guard->lost_label, why);
       break;
     }
   /* Printed after the signal: stopping CMD is what must not wait. */
   guard_print (guard, message);
+}
+
+void
+zkr_guard_set_lost_label (ZkrGuard *guard, const char *label)
+{
+  guard->lost_label = label;
 }
 
 void

@@ -61,6 +61,9 @@ int zkr_guard_run (ZkrGuard *guard, char **argv, char **env);
 
 /* The lock is lost: print @why (unless quiet) and act per --on-loss. */
 void zkr_guard_lost (ZkrGuard *guard, const char *why);
+/* How loss messages start: "lock lost" (the default) or e.g. "leadership
+ * lost"; @label must outlive the guard (a string literal). */
+void zkr_guard_set_lost_label (ZkrGuard *guard, const char *label);
 /* A note about the lock that does not stop CMD (in doubt, restored). */
 void zkr_guard_note (ZkrGuard *guard, const char *note);
 

@@ -16,7 +16,8 @@ typedef struct {
 
 static const ZkrCommand commands[] = {
   { "lock", "Run a command while holding a distributed lock", zkr_cmd_lock },
-  { "holders", "List who holds and who waits for a lock", zkr_cmd_holders },
+  { "elect", "Run a command while this process is the elected leader", zkr_cmd_elect },
+  { "holders", "List who holds and who waits for a lock or leadership", zkr_cmd_holders },
   { "bench", "Measure a contended lock", zkr_cmd_bench },
 };
 
@@ -27,8 +28,8 @@ print_usage (FILE *out)
            "Usage:\n"
            "  zkr COMMAND [OPTION…] [ARGUMENT…]\n"
            "\n"
-           "ZooKeeper recipes from the shell: locks that several machines share,\n"
-           "with Curator-compatible node layouts.\n"
+           "ZooKeeper recipes from the shell: locks and leader elections that\n"
+           "several machines share, with Curator-compatible node layouts.\n"
            "\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
@@ -40,6 +41,7 @@ print_usage (FILE *out)
            "\n"
            "Examples:\n"
            "  zkr lock /locks/backup -- ./backup.sh\n"
+           "  zkr elect --id \"$(hostname)\" /election/scheduler -- ./scheduler\n"
            "  zkr holders --json /locks/backup\n"
            "  zkr bench --impl mutex --clients 4\n"
            "\n"

@@ -1,0 +1,289 @@
+/* zkr elect: run CMD while this process is the leader. Joins a leader
+ * latch on PATH (Curator's LeaderLatch layout), waits for leadership, runs
+ * CMD with the term's fencing token in its environment, and leaves the
+ * election when CMD exits. If leadership is lost while CMD runs, CMD is
+ * stopped as `zkr lock` stops it (zkr-guard.c) and zkr exits 70. */
+
+#include <unistd.h>
+
+#include "zkr-cli.h"
+#include "zkr-guard.h"
+
+typedef struct {
+  ZkrCli cli;
+  const char *path;
+  char *id;                 /* --id, else hostname:pid */
+  double timeout_s;
+  char *on_loss_text;
+  ZkrOnLoss on_loss;
+  ZkrSession *session;      /* (owned) */
+  ZkrLeaderLatch *latch;    /* (owned) */
+  guint listener;
+  ZkrGuard *guard;          /* (owned) */
+  GMainLoop *loop;          /* (owned) runs while waiting for leadership */
+  gboolean running;         /* leadership taken: CMD runs (or is about to) */
+  gboolean timed_out;
+} ElectRun;
+
+static const char elect_description[] =
+  "Joins the leader election at PATH (Curator's LeaderLatch layout: the node\n"
+  "PATH/_c_<uuid>-latch-<seq> holds the participant id), waits until this\n"
+  "process leads, runs CMD while it leads, and leaves the election when CMD\n"
+  "exits. Java participants using Curator's LeaderLatch on the same PATH\n"
+  "take part in the same election.\n"
+  "\n"
+  "CMD's environment gets:\n"
+  "  ZKR_FENCING_TOKEN  the term's fencing token, a decimal integer that\n"
+  "                     increases from leader to leader (the node's czxid)\n"
+  "  ZKR_LEADER_ID      the participant id (--id)\n"
+  "  ZKR_LATCH_NODE     our latch node's full path\n"
+  "  ZKR_LATCH_PATH     PATH\n"
+  "  ZKR_SESSION_ID     the ZooKeeper session id, 0x + 16 hex digits\n"
+  "\n"
+  "A connection loss alone does not end the term: leadership is lost when\n"
+  "the session expires, our latch node vanishes, or the connection stays down\n"
+  "until the session's safe deadline (which comes before the server can\n"
+  "expire the session and elect someone else). Then CMD gets SIGTERM and, if\n"
+  "still running after a grace period within the session's safety margin,\n"
+  "SIGKILL (see --on-loss). SIGINT, SIGTERM and SIGHUP sent to zkr are\n"
+  "forwarded to CMD; zkr leaves the election when it exits.\n"
+  "\n"
+  "Exit status: CMD's status (128+N if CMD died of signal N); 64 bad\n"
+  "arguments; 69 ZooKeeper unreachable; 70 leadership lost while CMD ran;\n"
+  "75 not leader within --timeout; 77 authentication refused; 126/127 CMD\n"
+  "could not be run / not found.\n"
+  "\n"
+  "Example:\n"
+  "  zkr elect --id \"$(hostname)\" /election/scheduler -- ./scheduler";
+
+/* ---- the latch's events (main context) ----------------------------------- */
+
+static void
+on_is_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  ElectRun *run = user_data;
+
+  (void) latch;
+  if (!run->running && g_main_loop_is_running (run->loop))
+    g_main_loop_quit (run->loop);
+}
+
+static void
+on_not_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  ElectRun *run = user_data;
+
+  (void) latch;
+  if (!run->running)
+    return;  /* still waiting: the latch queues again by itself */
+  if (zkr_session_get_state (run->session) == ZKR_SESSION_STATE_SUSPENDED)
+    zkr_guard_lost (run->guard, "no contact with ZooKeeper until the session's safe deadline "
+                                "(it must be presumed expired)");
+  else
+    zkr_guard_lost (run->guard, "the session expired or the latch node vanished");
+}
+
+static gboolean
+on_wait_timeout (gpointer user_data)
+{
+  ElectRun *run = user_data;
+
+  run->timed_out = TRUE;
+  g_main_loop_quit (run->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_wait_cancelled (GCancellable *cancellable, gpointer user_data)
+{
+  ElectRun *run = user_data;
+
+  (void) cancellable;
+  g_main_loop_quit (run->loop);
+}
+
+/* Waits in the main loop until we lead with a token, the timeout passes or
+ * a signal arrives. TRUE when leading. */
+static gboolean
+elect_wait (ElectRun *run)
+{
+  GCancellable *cancellable = zkr_guard_get_cancellable (run->guard);
+  guint timer = 0;
+  gulong handler;
+
+  if (run->timeout_s >= 0)
+    timer = g_timeout_add ((guint) MIN (run->timeout_s * 1000, G_MAXINT), on_wait_timeout, run);
+  handler = g_cancellable_connect (cancellable, G_CALLBACK (on_wait_cancelled), run, NULL);
+  while (!run->timed_out && !g_cancellable_is_cancelled (cancellable)
+         && !(zkr_leader_latch_has_leadership (run->latch)
+              && zkr_leader_latch_get_fencing_token (run->latch) > 0))
+    g_main_loop_run (run->loop);
+  g_cancellable_disconnect (cancellable, handler);
+  if (timer != 0 && !run->timed_out)
+    g_source_remove (timer);
+  return !run->timed_out && !g_cancellable_is_cancelled (cancellable);
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static char **
+elect_environment (ElectRun *run, gint64 token)
+{
+  g_autofree char *node = zkr_leader_latch_dup_node_path (run->latch);
+  char **env = g_new0 (char *, 6);
+
+  env[0] = g_strdup_printf ("ZKR_FENCING_TOKEN=%" G_GINT64_FORMAT, token);
+  env[1] = g_strdup_printf ("ZKR_LEADER_ID=%s", run->id);
+  env[2] = g_strdup_printf ("ZKR_LATCH_NODE=%s", node != NULL ? node : "");
+  env[3] = g_strdup_printf ("ZKR_LATCH_PATH=%s", run->path);
+  env[4] = g_strdup_printf ("ZKR_SESSION_ID=0x%016" G_GINT64_MODIFIER "x",
+                            zkr_session_get_id (run->session));
+  return env;
+}
+
+/* Leaves the election; a delete the server did not confirm goes on in the
+ * background, and closing the session removes the node anyway. */
+static void
+elect_leave (ElectRun *run)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (run->listener != 0)
+    zkr_leader_latch_remove_listener (run->latch, run->listener);
+  run->listener = 0;
+  if (!zkr_leader_latch_close (run->latch, ZKR_LEADER_CLOSE_SILENT, &error))
+    zkr_cli_note (&run->cli, "leaving the election at %s not confirmed: %s", run->path,
+                  error->message);
+}
+
+/* Connected: join, wait for leadership, run CMD, leave. */
+static int
+elect_run_connected (ElectRun *run, char **command)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) env = NULL;
+  int status;
+
+  run->latch = zkr_leader_latch_new (run->session, run->path, run->id, &error);
+  if (run->latch == NULL)
+    return error->code == ZKR_ERROR_INVALID_ARGUMENT
+             ? zkr_cli_usage_error (&run->cli, "%s", error->message)
+             : (zkr_cli_error (&run->cli, "%s", error->message), ZKR_EXIT_UNAVAILABLE);
+  /* Like a lock: the term ends at the safe deadline, not at the first
+   * connection loss, and CMD is stopped within the safety margin. */
+  zkr_leader_latch_set_yield_policy (run->latch, ZKR_LEADER_YIELD_ON_LOST);
+  run->guard = zkr_guard_new ("zkr elect", run->on_loss, run->cli.quiet);
+  zkr_guard_set_lost_label (run->guard, "leadership lost");
+  zkr_guard_set_grace_ms (run->guard,
+                          zkr_guard_grace_for_session_ms (zkr_session_get_timeout_ms (run->session)));
+  run->listener = zkr_leader_latch_add_listener (run->latch, on_is_leader, on_not_leader, run,
+                                                 NULL);
+  if (!zkr_leader_latch_start (run->latch, &error))
+    {
+      zkr_cli_error (&run->cli, "could not join the election at %s: %s", run->path,
+                     error->message);
+      status = zkr_cli_exit_status_for (error);
+    }
+  else if (!elect_wait (run))
+    {
+      if (zkr_guard_get_signal (run->guard) != 0)
+        status = 128 + zkr_guard_get_signal (run->guard);
+      else
+        {
+          zkr_cli_note (&run->cli, "timed out after %g s waiting for leadership at %s",
+                        run->timeout_s, run->path);
+          status = ZKR_EXIT_TIMEOUT;
+        }
+    }
+  else
+    {
+      run->running = TRUE;
+      env = elect_environment (run, zkr_leader_latch_get_fencing_token (run->latch));
+      status = zkr_guard_run (run->guard, command, env);
+    }
+  elect_leave (run);
+  return status;
+}
+
+static gboolean
+elect_check_arguments (ElectRun *run, int argc, char **argv, char **command)
+{
+  if (argc < 2)
+    return zkr_cli_usage_error (&run->cli, "missing PATH"), FALSE;
+  if (argc > 2)
+    return zkr_cli_usage_error (&run->cli, "unexpected argument '%s' (put CMD after '--')",
+                                argv[2]), FALSE;
+  if (command == NULL || command[0] == NULL)
+    return zkr_cli_usage_error (&run->cli, "missing '--' and CMD"), FALSE;
+  if (run->timeout_s != -1 && !(run->timeout_s > 0 && run->timeout_s < 1e9))
+    return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds > 0", run->timeout_s),
+           FALSE;
+  if (run->on_loss_text != NULL && !zkr_on_loss_parse (run->on_loss_text, &run->on_loss))
+    return zkr_cli_usage_error (&run->cli, "bad --on-loss '%s': need term, kill or ignore",
+                                run->on_loss_text), FALSE;
+  if (run->id != NULL && *run->id == '\0')
+    return zkr_cli_usage_error (&run->cli, "bad --id '': need a non-empty id"), FALSE;
+  if (run->id == NULL)
+    run->id = g_strdup_printf ("%s:%ld", g_get_host_name (), (long) getpid ());
+  run->path = argv[1];
+  return TRUE;
+}
+
+/* Splits "... -- CMD ARGS" at the first "--" (as zkr lock does). */
+static char **
+split_command (int *argc, char **argv)
+{
+  for (int i = 1; i < *argc; i++)
+    if (g_str_equal (argv[i], "--"))
+      {
+        char **command = g_strdupv (argv + i + 1);
+
+        *argc = i;
+        return command;
+      }
+  return NULL;
+}
+
+int
+zkr_cmd_elect (int argc, char **argv)
+{
+  ElectRun run = { .cli = { .command = "elect", .parameters = "PATH -- CMD [ARG…]" },
+                   .timeout_s = -1, .on_loss = ZKR_ON_LOSS_TERM };
+  GOptionEntry entries[] = {
+    { "id", 'i', 0, G_OPTION_ARG_STRING, &run.id,
+      "This participant's id, stored in its latch node and shown by `zkr holders` "
+      "(default: HOSTNAME:PID)", "ID" },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s,
+      "Give up after SECONDS without leadership and exit 75 (default: wait forever)",
+      "SECONDS" },
+    { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text,
+      "What to do with CMD if leadership is lost: term (SIGTERM, then SIGKILL; "
+      "default), kill (SIGKILL at once) or ignore", "term|kill|ignore" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) context = NULL;
+  g_auto (GStrv) command = split_command (&argc, argv);
+  int status = ZKR_EXIT_USAGE;
+
+  context = zkr_cli_context_new (&run.cli, "Run CMD while this process is the elected leader.",
+                                 elect_description, entries);
+  if (zkr_cli_parse (&run.cli, context, &argc, &argv)
+      && elect_check_arguments (&run, argc, argv, command))
+    {
+      run.session = zkr_cli_connect (&run.cli, &status);
+      if (run.session != NULL)
+        {
+          run.loop = g_main_loop_new (NULL, FALSE);
+          status = elect_run_connected (&run, command);
+          g_clear_pointer (&run.latch, zkr_leader_latch_unref);
+          zkr_session_close (run.session);
+          g_clear_pointer (&run.session, zkr_session_unref);
+          g_clear_pointer (&run.loop, g_main_loop_unref);
+        }
+    }
+  g_clear_pointer (&run.guard, zkr_guard_free);
+  g_free (run.on_loss_text);
+  g_free (run.id);
+  zkr_cli_clear (&run.cli);
+  return status;
+}
