@@ -8,8 +8,8 @@
  *   --expire SIDFILE  expire the session named in SIDFILE from outside
  *   --count PATH      print the ephemeral nodes left under PATH, then delete it
  *
- * A lock kind is a ModeOps table (open, acquire, release, close): the leader
- * latch is one more table. */
+ * A lock kind is a ModeOps table (open, acquire, release, close); the leader
+ * latch is one too (a term is a hold). */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +63,7 @@ struct _Worker {
   ZkrRwlock *rwlock;
   ZkrSemaphore *semaphore;
   GPtrArray *leases_held;  /* of ZkrLease */
+  ZkrLeaderLatch *latch;   /* the latch of the current term */
 
   /* The loss listener's thread and context. */
   GMainContext *listener_context;
@@ -378,7 +379,92 @@ semaphore_close (Worker *worker)
   g_clear_pointer (&worker->semaphore, zkr_semaphore_unref);
 }
 
+/* The leader latch: a term is one latch, from start to close (Curator's
+ * way to give up leadership). not_leader ends a term as LOST ends a hold.
+ * The latch is made on the listener thread, so that its listener runs
+ * there; the main thread starts it and waits for leadership. */
+static void
+on_not_leader (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  on_loss (latch, ZKR_LOCK_LOST, user_data);
+}
+
+typedef struct {
+  Worker *worker;
+  ZkrLeaderLatch *latch;
+  GError *error;
+  GAsyncQueue *done;
+} LatchMake;
+
+static gboolean
+latch_make (gpointer data)
+{
+  LatchMake *make = data;
+  g_autofree char *id = g_strdup_printf ("fault-worker-%d", make->worker->id);
+
+  make->latch = zkr_leader_latch_new (make->worker->session, make->worker->path, id, &make->error);
+  if (make->latch != NULL)
+    zkr_leader_latch_add_listener (make->latch, NULL, on_not_leader, make->worker, NULL);
+  g_async_queue_push (make->done, GINT_TO_POINTER (1));
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+latch_open (Worker *worker, GError **error)
+{
+  (void) worker;
+  (void) error;
+  return TRUE;
+}
+
+static void
+latch_drop (ZkrLeaderLatch *latch)
+{
+  zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, NULL);
+  zkr_leader_latch_unref (latch);
+}
+
+static gboolean
+latch_acquire (Worker *worker, int timeout_ms, gint64 *token, GError **error)
+{
+  LatchMake make = { worker, NULL, NULL, g_async_queue_new () };
+
+  g_main_context_invoke (worker->listener_context, latch_make, &make);
+  g_async_queue_pop (make.done);
+  g_async_queue_unref (make.done);
+  if (make.latch == NULL)
+    {
+      g_propagate_error (error, make.error);
+      return FALSE;
+    }
+  if (!zkr_leader_latch_start (make.latch, error) ||
+      !zkr_leader_latch_await (make.latch, timeout_ms, NULL, error))
+    {
+      latch_drop (make.latch);
+      return FALSE;
+    }
+  worker->latch = make.latch;
+  *token = zkr_leader_latch_get_fencing_token (make.latch);
+  return TRUE;
+}
+
+static gboolean
+latch_release (Worker *worker, GError **error)
+{
+  gboolean ok = zkr_leader_latch_close (worker->latch, ZKR_LEADER_CLOSE_SILENT, error);
+
+  g_clear_pointer (&worker->latch, zkr_leader_latch_unref);
+  return ok;
+}
+
+static void
+latch_close (Worker *worker)
+{
+  g_clear_pointer (&worker->latch, latch_drop);
+}
+
 static const ModeOps modes[] = {
+  { "latch", latch_open, latch_acquire, latch_release, latch_close, TRUE },
   { "mutex", mutex_open, mutex_acquire, mutex_release, mutex_close, TRUE },
   { "writer", rwlock_open, writer_acquire, writer_release, rwlock_close, TRUE },
   { "reader", rwlock_open, reader_acquire, reader_release, rwlock_close, FALSE },
@@ -702,7 +788,7 @@ main (int argc, char **argv)
   g_autofree char *dir = NULL;
   int seed = 0;
   GOptionEntry entries[] = {
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "mutex, writer, reader or semaphore", "MODE" },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "mutex, writer, reader, semaphore or latch", "MODE" },
     { "hosts", 0, 0, G_OPTION_ARG_STRING, &worker.hosts, "Connect string", "HOSTS" },
     { "path", 0, 0, G_OPTION_ARG_STRING, &worker.path, "Lock path", "PATH" },
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "Run directory", "DIR" },

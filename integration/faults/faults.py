@@ -42,11 +42,12 @@ SESSION_TIMEOUT_MS = 4000
 WORKERS = 8
 
 # A lock kind: the worker modes of its 8 clients and how many may hold at
-# once. The leader latch will be one more entry ("latch", capacity 1).
+# once (for the leader latch a hold is a leadership term).
 MODES = {
     "mutex": {"workers": ["mutex"] * 8, "leases": 1},
     "rwlock": {"workers": ["writer"] * 6 + ["reader"] * 2, "leases": 1},
     "semaphore": {"workers": ["semaphore"] * 8, "leases": 3},
+    "latch": {"workers": ["latch"] * 8, "leases": 1},
 }
 
 # Fault phase and quiet tail per mode, in seconds. The tail is longer than
