@@ -6,7 +6,7 @@ checker reads every client's history and fails on any safety or liveness
 violation. One run covers the mutex, the rwlock (6 writers, 2 readers) and a
 3-lease semaphore, one after the other.
 
-Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore]
+Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore,latch]
                  [--worker EXE] [--proxy EXE] [--ensemble-sh SH] [--out DIR]
        faults.py --check DIR      (check the histories of a kept run again)
 
