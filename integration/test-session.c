@@ -277,6 +277,10 @@ test_session__liveness_deadline_passes_before_the_server_expires_us (void)
                    zkr_op_exists_sync (observer, "/zkr-it", NULL) == ZOK, TRUE);
   CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
   CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, "x", 1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  /* The observer may use another member, which may not have applied the
+   * create yet: without the sync its exists could say "no node" (and leave
+   * a creation watch behind, aimed at this stack frame). */
+  CU_ASSERT_EQUAL_FATAL (zkr_op_sync_path_sync (observer, node), ZOK);
   CU_ASSERT_EQUAL_FATAL (watch_node (observer, node, &watch), ZOK);
 
   zkr_test_proxy_blackhole (proxy);
