@@ -269,7 +269,7 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       if (lock->state == LOCK_HELD)
         lock->state = LOCK_IN_DOUBT;
       g_mutex_unlock (&lock->mutex);
-      /* Released already, its listeners not yet stopped (see release). */
+      /* Not held (a release or a loss is under way): nothing to doubt. */
       if (!held)
         break;
       lock_emit (lock, ZKR_LOCK_IN_DOUBT);
@@ -360,7 +360,6 @@ hold_node_watch_tick (gpointer data)
 static void
 hold_start (ZkrQueueLock *lock)
 {
-  hold_stop (lock); /* what a release left behind */
   lock->hold_listener = zkr_session_add_internal_listener (lock->session, hold_on_state, lock);
   lock->node_watch_source = g_timeout_source_new (NODE_WATCH_DELAY_MS);
   g_source_set_callback (lock->node_watch_source, hold_node_watch_tick, lock, NULL);
