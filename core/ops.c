@@ -66,6 +66,12 @@ op_dispatch (gpointer data)
 static void
 op_complete (OpCall *call, int rc, const struct Stat *stat)
 {
+  if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0 &&
+      zkr_session_test_take_expire_answer (call->session))
+    {
+      rc = ZSESSIONEXPIRED;
+      stat = NULL;
+    }
   call->reply.rc = rc;
   if (stat != NULL && rc == ZOK)
     {
@@ -74,6 +80,9 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
     }
   if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0)
     zkr_session_note_answer (call->session, call->reply.send_time);
+  else if (rc == ZSESSIONEXPIRED && call->reply.session_id != 0)
+    /* Before the reply: the worker learns first that the session is gone. */
+    zkr_session_note_expired (call->session, call->reply.session_id);
   zkr_session_post (call->session, op_dispatch, call, op_call_free);
 }
 

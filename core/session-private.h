@@ -42,6 +42,12 @@ const ZkrSessionOptions *zkr_session_get_options (ZkrSession *session);
 
 /* The liveness clock advances to @send_time if that is later. Any thread. */
 void zkr_session_note_answer (ZkrSession *session, gint64 send_time);
+/* A request sent in session @session_id was answered "session expired":
+ * the server no longer knows that session, even if the connection it came
+ * on still answers reads (a connection whose session another client took
+ * over and closed stays open on a follower). The worker declares it LOST
+ * unless it already moved on. Any thread. */
+void zkr_session_note_expired (ZkrSession *session, gint64 session_id);
 
 /* Borrow the current handle under the session lock for one ZooKeeper call.
  * Returns NULL (and unlocks nothing) when there is no handle (closed, or
@@ -85,5 +91,10 @@ gboolean zkr_session_test_copy_client_id (ZkrSession *session, clientid_t *out);
 gboolean zkr_session_test_expire_once (ZkrSession *session, const char *hosts);
 void zkr_session_test_drop_next_create_reply (ZkrSession *session);
 gboolean zkr_session_test_take_drop_create_reply (ZkrSession *session);
+/* Test hook: the next request the server answers is answered "session
+ * expired" instead, as the leader answers a connection whose session was
+ * closed while a follower kept the connection open. */
+void zkr_session_test_expire_next_answer (ZkrSession *session);
+gboolean zkr_session_test_take_expire_answer (ZkrSession *session);
 
 G_END_DECLS

@@ -64,6 +64,7 @@ struct _ZkrSession {
   guint lost_count;           /* protected by lock */
   guint pending_deletes;      /* protected by lock */
   gboolean drop_next_create_reply; /* test hook; protected by lock */
+  gint expire_next_answer;    /* test hook; atomic */
   ZkrNotifier *listeners;     /* public state listeners */
   GArray *internal_listeners; /* of InternalListener; protected by lock */
   GHashTable *watches;        /* id -> Watch*; protected by lock */
@@ -463,6 +464,7 @@ session_open_handle (ZkrSession *session, GError **error)
                    session->hosts.hosts, g_strerror (saved_errno));
       return FALSE;
     }
+  zoo_set_servers_resolution_delay (zh, ZKR_SESSION_RESOLUTION_DELAY_MS);
   handle_add_auth (session, zh);
   session->zh = zh;
   session->handle_ctx = handle_ctx;
@@ -561,6 +563,37 @@ session_declare_lost (ZkrSession *session, const char *why)
   g_debug ("session 0x%" G_GINT64_MODIFIER "x lost: %s", session->session_id, why);
   if (session_set_state (session, ZKR_SESSION_STATE_LOST))
     session_reopen (session);
+}
+
+typedef struct {
+  ZkrSession *session;
+  gint64 session_id;
+} ExpiredNote;
+
+static gboolean
+expired_note_run (gpointer data)
+{
+  ExpiredNote *note = data;
+  ZkrSession *session = note->session;
+  gboolean same;
+
+  g_mutex_lock (&session->lock);
+  same = session->session_id == note->session_id && session->zh != NULL;
+  g_mutex_unlock (&session->lock);
+  if (same && (state_is_connected (zkr_session_get_state (session)) ||
+               zkr_session_get_state (session) == ZKR_SESSION_STATE_SUSPENDED))
+    session_declare_lost (session, "a request was answered: session expired");
+  return G_SOURCE_REMOVE;
+}
+
+void
+zkr_session_note_expired (ZkrSession *session, gint64 session_id)
+{
+  ExpiredNote *note = g_new0 (ExpiredNote, 1);
+
+  note->session = session;
+  note->session_id = session_id;
+  zkr_session_post (session, expired_note_run, note, g_free);
 }
 
 static gboolean
@@ -1223,6 +1256,19 @@ zkr_session_test_take_drop_create_reply (ZkrSession *session)
   session->drop_next_create_reply = FALSE;
   g_mutex_unlock (&session->lock);
   return drop;
+}
+
+void
+zkr_session_test_expire_next_answer (ZkrSession *session)
+{
+  g_atomic_int_set (&session->expire_next_answer, 1);
+}
+
+gboolean
+zkr_session_test_take_expire_answer (ZkrSession *session)
+{
+  return g_atomic_int_get (&session->expire_next_answer) != 0 &&
+         g_atomic_int_compare_and_exchange (&session->expire_next_answer, 1, 0);
 }
 
 void

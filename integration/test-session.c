@@ -353,6 +353,41 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   zkr_session_unref (observer);
 }
 
+/* A connection can outlive its session: when a client takes over our
+ * session on the same follower and closes it, the follower keeps our
+ * connection and answers our reads and pings while the leader answers
+ * every write "session expired" (seen in an expiry storm). The first such
+ * answer must end the session: LOST, then a fresh one. Before, the session
+ * looked connected for ever, a guaranteed delete retried in a loop and a
+ * blocking acquire waited far past its timeout. The hook makes the server's
+ * answer to one request "session expired". */
+static void
+test_session__a_request_answered_session_expired_means_lost (void)
+{
+  ItestRecorder *recorder;
+  ZkrSession *session = itest_connect_recorded (itest_hosts (), 10000, &recorder);
+  g_autofree char *states = NULL;
+  gint64 id;
+  int lost;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  id = zkr_session_get_id (session);
+  zkr_session_test_expire_next_answer (session);
+  /* Our request or the session's own liveness ping gets that answer (so
+   * ours may also end with the closed handle). */
+  zkr_op_exists_sync (session, "/", NULL);
+  lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
+  CU_ASSERT_EQUAL_FATAL (lost, 1);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) == 2);
+  CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), id);
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 1);
+  CU_ASSERT_EQUAL (zkr_op_exists_sync (session, "/", NULL), ZOK);
+  states = itest_recorder_describe (recorder);
+  CU_ASSERT_STRING_EQUAL (states, "CONNECTED,LOST,CONNECTED");
+  itest_recorder_free (recorder);
+  zkr_session_unref (session);
+}
+
 typedef struct {
   ZkrSession *session;
   const char *parent;
@@ -591,6 +626,7 @@ static const ZkrTestCase tests[] = {
   { "test_session__suspends_and_reconnects_through_a_healed_partition", test_session__suspends_and_reconnects_through_a_healed_partition },
   { "test_session__guaranteed_delete_finishes_after_a_reconnect", test_session__guaranteed_delete_finishes_after_a_reconnect },
   { "test_session__lost_then_fresh_session_when_expired_from_outside", test_session__lost_then_fresh_session_when_expired_from_outside },
+  { "test_session__a_request_answered_session_expired_means_lost", test_session__a_request_answered_session_expired_means_lost },
   { "test_session__liveness_deadline_passes_before_the_server_expires_us", test_session__liveness_deadline_passes_before_the_server_expires_us },
   { "test_session__suspends_and_reconnects_when_its_server_pauses", test_session__suspends_and_reconnects_when_its_server_pauses },
   { "test_session__keeps_working_while_the_ensemble_loses_a_member", test_session__keeps_working_while_the_ensemble_loses_a_member },

@@ -386,10 +386,22 @@ hold_stop (ZkrQueueLock *lock)
 
 /* ==== acquiring (worker thread) ===================================== */
 
+/* A blocking acquire waits on this (on its stack) instead of a GTask in
+ * a main context of its own: one futex wake-up instead of an event fd,
+ * a context and a task per call. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  GError *error;   /* (owned) (nullable): NULL means granted */
+} AcquireWait;
+
 struct _Acquire {
   gatomicrefcount ref;
   ZkrQueueLock *lock;            /* (owned) */
-  GTask *task;                   /* (owned) until returned */
+  GTask *task;                   /* (owned) (nullable) until returned */
+  AcquireWait *wait;             /* (nullable) a blocking caller instead
+                                  * of @task, until answered */
   gint64 deadline;               /* monotonic µs; G_MAXINT64 = none */
   gboolean try_once;
   GCancellable *cancellable;     /* (owned) (nullable) */
@@ -502,6 +514,26 @@ acquire_detach (Acquire *acquire)
   acquire->cancel_id = 0;
 }
 
+/* Hands the outcome to whoever waits: the blocking caller (which may
+ * return at once, so its AcquireWait is not touched after the unlock) or
+ * the task, in its own context. */
+static void
+acquire_answer (Acquire *acquire, GError *error)
+{
+  AcquireWait *wait = g_steal_pointer (&acquire->wait);
+
+  if (wait == NULL)
+    {
+      task_return_in_context (g_steal_pointer (&acquire->task), error);
+      return;
+    }
+  g_mutex_lock (&wait->lock);
+  wait->error = error;
+  wait->done = TRUE;
+  g_cond_signal (&wait->cond);
+  g_mutex_unlock (&wait->lock);
+}
+
 static void
 acquire_succeed (Acquire *acquire)
 {
@@ -519,7 +551,7 @@ acquire_succeed (Acquire *acquire)
    * we got here, the SUSPENDED was delivered before our listener existed. */
   if (zkr_session_get_state (lock->session) == ZKR_SESSION_STATE_SUSPENDED)
     hold_on_state (lock->session, ZKR_SESSION_STATE_SUSPENDED, lock);
-  task_return_in_context (g_steal_pointer (&acquire->task), NULL);
+  acquire_answer (acquire, NULL);
   acquire_unref (acquire);
 }
 
@@ -531,7 +563,7 @@ acquire_return_error (Acquire *acquire, GError *error)
   g_mutex_lock (&lock->mutex);
   lock->state = LOCK_IDLE;
   g_mutex_unlock (&lock->mutex);
-  task_return_in_context (g_steal_pointer (&acquire->task), error);
+  acquire_answer (acquire, error);
   acquire_unref (acquire);
 }
 
@@ -964,10 +996,11 @@ zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
   zkr_queue_lock_acquire_full (lock, timeout_ms, cancellable, NULL, task);
 }
 
-void
-zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
-                             GCancellable *cancellable, const char *fixed_suffix,
-                             GTask *task)
+/* The common start: marks @lock as acquiring and returns the acquire
+ * (not yet posted), or sets ZKR_ERROR_ALREADY_HELD. */
+static Acquire *
+acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
+             const char *fixed_suffix, GError **error)
 {
   Acquire *acquire;
 
@@ -975,11 +1008,10 @@ zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
   if (lock->state != LOCK_IDLE)
     {
       g_mutex_unlock (&lock->mutex);
-      g_task_return_new_error (task, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD,
-                               "%s %s is already %s by this object", lock->recipe->kind,
-                               lock->user_path, lock->state == LOCK_ACQUIRING ? "being acquired" : "held");
-      g_object_unref (task);
-      return;
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD,
+                   "%s %s is already %s by this object", lock->recipe->kind,
+                   lock->user_path, lock->state == LOCK_ACQUIRING ? "being acquired" : "held");
+      return NULL;
     }
   lock->state = LOCK_ACQUIRING;
   g_mutex_unlock (&lock->mutex);
@@ -987,13 +1019,59 @@ zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
   acquire = g_new0 (Acquire, 1);
   g_atomic_ref_count_init (&acquire->ref);
   acquire->lock = lock_ref (lock);
-  acquire->task = task;
   acquire->try_once = timeout_ms == 0;
   acquire->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
                                      : G_MAXINT64;
   acquire->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   acquire->fixed_suffix = g_strdup (fixed_suffix);
+  return acquire;
+}
+
+void
+zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
+                             GCancellable *cancellable, const char *fixed_suffix,
+                             GTask *task)
+{
+  GError *error = NULL;
+  Acquire *acquire = acquire_new (lock, timeout_ms, cancellable, fixed_suffix, &error);
+
+  if (acquire == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  acquire->task = task;
   zkr_session_post (lock->session, acquire_start, acquire, NULL);
+}
+
+gboolean
+zkr_queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
+                             GCancellable *cancellable, GError **error)
+{
+  AcquireWait wait = { 0 };
+  Acquire *acquire;
+
+  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
+  acquire = acquire_new (lock, timeout_ms, cancellable, NULL, error);
+  if (acquire == NULL)
+    return FALSE;
+  g_mutex_init (&wait.lock);
+  g_cond_init (&wait.cond);
+  acquire->wait = &wait;
+  zkr_session_post (lock->session, acquire_start, acquire, NULL);
+  g_mutex_lock (&wait.lock);
+  while (!wait.done)
+    g_cond_wait (&wait.cond, &wait.lock);
+  g_mutex_unlock (&wait.lock);
+  g_mutex_clear (&wait.lock);
+  g_cond_clear (&wait.cond);
+  if (wait.error != NULL)
+    {
+      g_propagate_error (error, wait.error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean

@@ -87,18 +87,11 @@ zkr_mutex_acquire_finish (ZkrMutex *mutex, GAsyncResult *result, GError **error)
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-static void
-mutex_acquire_start (gpointer object, int timeout_ms, GCancellable *cancellable,
-                     GAsyncReadyCallback callback, gpointer user_data)
-{
-  zkr_mutex_acquire_async (object, timeout_ms, cancellable, callback, user_data);
-}
-
 gboolean
 zkr_mutex_acquire (ZkrMutex *mutex, int timeout_ms, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr_queue_run_sync (mutex, mutex_acquire_start, timeout_ms, cancellable, error);
+  return zkr_queue_lock_acquire_sync (mutex->queue, timeout_ms, cancellable, error);
 }
 
 gboolean

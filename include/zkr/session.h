@@ -44,6 +44,17 @@ typedef enum {
   ZKR_SESSION_STATE_CLOSED,
 } ZkrSessionState;
 
+/**
+ * ZKR_SESSION_RESOLUTION_DELAY_MS:
+ *
+ * How long a session's handle goes without looking up its host names again
+ * during normal operation (zoo_set_servers_resolution_delay()). With
+ * libzookeeper's default of 0 it resolves them on every wake of its I/O
+ * thread, which costs a dozen system calls (netlink socket, /etc/hosts,
+ * ...) per request; a connection loss still resolves them at once.
+ */
+#define ZKR_SESSION_RESOLUTION_DELAY_MS 10000
+
 /* "CONNECTED", "SUSPENDED", ... (transfer none) */
 ZKR_API const char *zkr_session_state_name (ZkrSessionState state);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zkr/zkr.h>
+
 #include "bench-common.h"
 
 #define BENCH_CONNECT_TIMEOUT_MS 15000
@@ -91,6 +93,9 @@ bench_zk_connect (const char *hosts, GError **error)
       bench_zk_close (zk);
       return NULL;
     }
+  /* The same libzookeeper setting as a zkr session: the raw loop is the
+   * limit of the same client, not of a worse-configured one. */
+  zoo_set_servers_resolution_delay (zk->zh, ZKR_SESSION_RESOLUTION_DELAY_MS);
   if (!zk_wait_connected (zk, hosts, error))
     {
       bench_zk_close (zk);
