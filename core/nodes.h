@@ -67,6 +67,23 @@ void zkr_guaranteed_delete (ZkrSession *session, const char *path,
  * them (guaranteed), in the background. */
 void zkr_protected_find_and_delete (ZkrSession *session, const char *parent, const char *id);
 
+/**
+ * ZkrDataWatch:
+ * Reads a node's data and reads it again whenever it changes (a data
+ * watch, set again after every event), calling @func on the worker with
+ * each reading the server answered with ZOK (a missing node is not
+ * reported and not watched). Started and stopped from any thread but the
+ * worker; once zkr_data_watch_stop() returned, @func is not called again.
+ * The watch keeps a reference on @session.
+ */
+typedef struct _ZkrDataWatch ZkrDataWatch;
+typedef void (*ZkrDataFunc) (ZkrSession *session, GBytes *data, gpointer user_data);
+/* @path: full (namespace applied). */
+ZkrDataWatch *zkr_data_watch_start (ZkrSession *session, const char *path,
+                                    ZkrDataFunc func, gpointer user_data);
+/* Stops and frees @watch (nullable). */
+void zkr_data_watch_stop (ZkrDataWatch *watch);
+
 /* Deletes still pending (sent and not yet confirmed). Any thread. */
 guint zkr_session_get_pending_deletes (ZkrSession *session);
 

@@ -354,17 +354,15 @@ typedef struct {
   GCancellable *cancellable; /* (owned) (nullable) */
   ZkrQueueLock *locks;       /* (owned) our entry in locks/ */
   ZkrLease *pending;         /* (owned) (nullable) the lease being acquired */
-  struct _CountWatch *count_watch; /* (owned) (nullable) while @pending waits */
+  ZkrDataWatch *count_watch; /* (owned) (nullable) while @pending waits */
   GPtrArray *leases;         /* (owned) of ZkrLease, taken so far */
   GError *error;             /* (owned) (nullable) the failure to report */
 } AcquireOp;
 
-static void count_watch_stop (struct _CountWatch *watch);
-
 static void
 acquire_op_free (AcquireOp *op)
 {
-  count_watch_stop (g_steal_pointer (&op->count_watch));
+  zkr_data_watch_stop (g_steal_pointer (&op->count_watch));
   zkr_queue_lock_free (op->locks);
   zkr_lease_free (op->pending);
   g_ptr_array_unref (op->leases);
@@ -503,155 +501,32 @@ acquire_op_release_locks (AcquireOp *op)
 /* ==== the shared count, watched while a lease waits ==================
  *
  * A lease waiting for a free slot must also wake when the shared count
- * grows (Curator's SharedCount listener does the same). While the lease
- * waits, a data watch on the count node re-reads it on every change and
- * asks the lease's queue entry to evaluate again. The watch lives on the
- * worker; the acquire (in the caller's context) ends it through @queue. */
-typedef struct _CountWatch {
-  gatomicrefcount ref;
-  GMutex mutex;
-  ZkrSemaphore *semaphore;   /* (owned) */
-  ZkrQueueLock *queue;       /* (nullable) the waiting entry; NULL once ended; mutex */
-  char *count_full;          /* the count node, namespace applied */
-  guint watch_id;            /* worker only */
-} CountWatch;
+ * grows (Curator's SharedCount listener does the same): while it waits, a
+ * data watch on the count node (core) re-reads the count on every change
+ * and asks the lease's queue entry to evaluate again. */
 
-static CountWatch *
-count_watch_ref (CountWatch *watch)
-{
-  g_atomic_ref_count_inc (&watch->ref);
-  return watch;
-}
-
+/* Worker thread, while the watch is active (so @op and its pending lease
+ * are alive: the caller stops the watch before changing either). */
 static void
-count_watch_unref (CountWatch *watch)
+acquire_op_count_changed (ZkrSession *session, GBytes *data, gpointer user_data)
 {
-  if (!g_atomic_ref_count_dec (&watch->ref))
-    return;
-  zkr_semaphore_unref (watch->semaphore);
-  g_free (watch->count_full);
-  g_mutex_clear (&watch->mutex);
-  g_free (watch);
-}
-
-static gboolean
-count_watch_active (CountWatch *watch)
-{
-  gboolean active;
-
-  g_mutex_lock (&watch->mutex);
-  active = watch->queue != NULL;
-  g_mutex_unlock (&watch->mutex);
-  return active;
-}
-
-static void count_watch_arm (CountWatch *watch);
-
-/* Worker thread. */
-static void
-count_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
-{
-  CountWatch *watch = user_data;
-  ZkrSemaphore *semaphore = watch->semaphore;
+  AcquireOp *op = user_data;
+  ZkrSemaphore *semaphore = op->semaphore;
   g_autoptr (GError) error = NULL;
   gsize len = 0;
-  const void *bytes = reply->data != NULL ? g_bytes_get_data (reply->data, &len) : NULL;
+  const char *bytes = g_bytes_get_data (data, &len);
   gint count;
 
   (void) session;
-  if (reply->rc == ZOK &&
-      zkr_semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
+  if (zkr_semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
                                  &count, &error))
     {
       g_atomic_int_set (&semaphore->max_leases, count);
-      /* Under the mutex: the entry cannot be freed while we ask it. */
-      g_mutex_lock (&watch->mutex);
-      if (watch->queue != NULL)
-        zkr_queue_lock_reevaluate (watch->queue);
-      g_mutex_unlock (&watch->mutex);
+      zkr_queue_lock_reevaluate (op->pending->queue);
     }
-  else if (error != NULL)
+  else
     g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
                g_atomic_int_get (&semaphore->max_leases));
-  count_watch_unref (watch);
-}
-
-/* Worker thread. */
-static void
-count_watch_event (ZkrSession *session, int event_type, const char *path, gpointer user_data)
-{
-  CountWatch *watch = user_data;
-
-  (void) session;
-  (void) event_type;
-  (void) path;
-  watch->watch_id = 0;
-  if (count_watch_active (watch))
-    count_watch_arm (watch);
-  count_watch_unref (watch); /* the watch's own reference */
-}
-
-/* Worker thread. */
-static void
-count_watch_arm (CountWatch *watch)
-{
-  ZkrSession *session = watch->semaphore->session;
-
-  watch->watch_id = zkr_session_watch_add (session, watch->count_full, count_watch_event,
-                                           count_watch_ref (watch));
-  zkr_op_get (session, watch->count_full, TRUE, count_watch_reply, count_watch_ref (watch));
-}
-
-static gboolean
-count_watch_start_in_worker (gpointer data)
-{
-  CountWatch *watch = data;
-
-  if (count_watch_active (watch))
-    count_watch_arm (watch);
-  count_watch_unref (watch);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-count_watch_stop_in_worker (gpointer data)
-{
-  CountWatch *watch = data;
-
-  if (watch->watch_id != 0)
-    {
-      zkr_session_watch_remove (watch->semaphore->session, watch->watch_id);
-      watch->watch_id = 0;
-      count_watch_unref (watch); /* the watch's own reference */
-    }
-  count_watch_unref (watch);
-  return G_SOURCE_REMOVE;
-}
-
-static CountWatch *
-count_watch_start (ZkrSemaphore *semaphore, ZkrQueueLock *queue)
-{
-  CountWatch *watch = g_new0 (CountWatch, 1);
-
-  g_atomic_ref_count_init (&watch->ref);
-  g_mutex_init (&watch->mutex);
-  watch->semaphore = zkr_semaphore_ref (semaphore);
-  watch->queue = queue;
-  watch->count_full = zkr_session_resolve_path (semaphore->session, semaphore->count_path);
-  zkr_session_post (semaphore->session, count_watch_start_in_worker, count_watch_ref (watch), NULL);
-  return watch;
-}
-
-/* Any thread but the worker; before the entry can be freed. */
-static void
-count_watch_stop (CountWatch *watch)
-{
-  if (watch == NULL)
-    return;
-  g_mutex_lock (&watch->mutex);
-  watch->queue = NULL;
-  g_mutex_unlock (&watch->mutex);
-  zkr_session_post (watch->semaphore->session, count_watch_stop_in_worker, watch, NULL);
 }
 
 static void
@@ -661,7 +536,7 @@ acquire_op_lease_acquired (GObject *source, GAsyncResult *result, gpointer user_
   GError *error = NULL;
 
   (void) source;
-  count_watch_stop (g_steal_pointer (&op->count_watch));
+  zkr_data_watch_stop (g_steal_pointer (&op->count_watch));
   if (g_task_propagate_boolean (G_TASK (result), &error))
     g_ptr_array_add (op->leases, g_steal_pointer (&op->pending));
   else
@@ -686,7 +561,12 @@ acquire_op_take_lease (AcquireOp *op)
     }
   op->pending = lease_new (op->semaphore);
   if (op->semaphore->count_path != NULL && !op->try_once)
-    op->count_watch = count_watch_start (op->semaphore, op->pending->queue);
+    {
+      g_autofree char *count_full = zkr_session_resolve_path (op->semaphore->session,
+                                                              op->semaphore->count_path);
+      op->count_watch = zkr_data_watch_start (op->semaphore->session, count_full,
+                                              acquire_op_count_changed, op);
+    }
   zkr_queue_lock_acquire (op->pending->queue, timeout_ms, op->cancellable,
                           step_task (op, acquire_op_lease_acquired));
 }
