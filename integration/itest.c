@@ -273,6 +273,91 @@ itest_expire_session (ZkrSession *session)
   return FALSE;
 }
 
+gboolean
+itest_watch_is_set (gpointer data)
+{
+  ItestWatchOn *on = data;
+  g_autofree char *id = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", on->session_id);
+
+  for (guint n = 1; n <= 3; n++)
+    {
+      g_autofree char *answer = itest_fourlw (n, "wchp");
+      g_auto (GStrv) lines = g_strsplit (answer != NULL ? answer : "", "\n", -1);
+      gboolean in_node = FALSE;
+
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          const char *line = g_strstrip (lines[i]);
+
+          if (line[0] == '/')
+            in_node = strcmp (line, on->node_path) == 0;
+          else if (in_node && g_ascii_strcasecmp (line, id) == 0)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* ---- a context on a thread of its own ------------------------------- */
+
+void
+itest_loop_thread_init (ItestLoopThread *runner)
+{
+  runner->context = g_main_context_new ();
+  runner->loop = g_main_loop_new (runner->context, FALSE);
+  runner->thread = NULL;
+}
+
+static gpointer
+loop_thread_run (gpointer data)
+{
+  ItestLoopThread *runner = data;
+
+  g_main_context_push_thread_default (runner->context);
+  g_main_loop_run (runner->loop);
+  g_main_context_pop_thread_default (runner->context);
+  return NULL;
+}
+
+void
+itest_loop_thread_start (ItestLoopThread *runner, const char *name)
+{
+  runner->thread = g_thread_new (name, loop_thread_run, runner);
+}
+
+typedef struct {
+  ItestLoopThread *runner;
+  GSourceFunc last;
+  gpointer data;
+} LoopThreadStop;
+
+static gboolean
+loop_thread_quit (gpointer data)
+{
+  LoopThreadStop *stop = data;
+
+  if (stop->last != NULL)
+    stop->last (stop->data);
+  g_main_loop_quit (stop->runner->loop);
+  return G_SOURCE_REMOVE;
+}
+
+void
+itest_loop_thread_stop (ItestLoopThread *runner, GSourceFunc last, gpointer data)
+{
+  LoopThreadStop stop = { runner, last, data };
+
+  g_main_context_invoke (runner->context, loop_thread_quit, &stop);
+  g_thread_join (runner->thread);
+  while (g_main_context_pending (runner->context))
+    g_main_context_iteration (runner->context, FALSE);
+  g_main_loop_unref (runner->loop);
+  g_main_context_unref (runner->context);
+  runner->thread = NULL;
+  runner->loop = NULL;
+  runner->context = NULL;
+}
+
 /* ---- the recorder -------------------------------------------------- */
 
 typedef struct {
@@ -286,9 +371,7 @@ struct _ItestRecorder {
   GCond cond;
   GArray *records;      /* of Record; protected by lock */
   gboolean wrong_thread;
-  GThread *thread;
-  GMainContext *context;
-  GMainLoop *loop;
+  ItestLoopThread runner;
   guint listener_id;
 };
 
@@ -300,22 +383,11 @@ recorder_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_dat
 
   (void) session;
   g_mutex_lock (&recorder->lock);
-  if (g_thread_self () != recorder->thread)
+  if (g_thread_self () != recorder->runner.thread)
     recorder->wrong_thread = TRUE;
   g_array_append_val (recorder->records, record);
   g_cond_broadcast (&recorder->cond);
   g_mutex_unlock (&recorder->lock);
-}
-
-static gpointer
-recorder_thread (gpointer data)
-{
-  ItestRecorder *recorder = data;
-
-  g_main_context_push_thread_default (recorder->context);
-  g_main_loop_run (recorder->loop);
-  g_main_context_pop_thread_default (recorder->context);
-  return NULL;
 }
 
 ItestRecorder *
@@ -327,29 +399,27 @@ itest_recorder_new (ZkrSession *session)
   g_mutex_init (&recorder->lock);
   g_cond_init (&recorder->cond);
   recorder->records = g_array_new (FALSE, FALSE, sizeof (Record));
-  recorder->context = g_main_context_new ();
-  recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  itest_loop_thread_init (&recorder->runner);
   /* Added from this thread at once, not from the recorder's thread once it
    * runs: a session just created reports CONNECTED a network round trip
    * later, and starting a thread first (slow under TSan) could miss it.
    * The listener's context is the recorder's all the same. */
-  g_main_context_push_thread_default (recorder->context);
+  g_main_context_push_thread_default (recorder->runner.context);
   recorder->listener_id = zkr_session_add_state_listener (session, recorder_on_state,
                                                           recorder, NULL);
-  g_main_context_pop_thread_default (recorder->context);
+  g_main_context_pop_thread_default (recorder->runner.context);
   g_mutex_lock (&recorder->lock);
-  recorder->thread = g_thread_new ("itest-recorder", recorder_thread, recorder);
+  itest_loop_thread_start (&recorder->runner, "itest-recorder");
   g_mutex_unlock (&recorder->lock);
   return recorder;
 }
 
 static gboolean
-recorder_quit (gpointer data)
+recorder_remove_listener (gpointer data)
 {
   ItestRecorder *recorder = data;
 
   zkr_session_remove_state_listener (recorder->session, recorder->listener_id);
-  g_main_loop_quit (recorder->loop);
   return G_SOURCE_REMOVE;
 }
 
@@ -358,13 +428,7 @@ itest_recorder_free (ItestRecorder *recorder)
 {
   if (recorder == NULL)
     return;
-  g_main_context_invoke (recorder->context, recorder_quit, recorder);
-  g_thread_join (recorder->thread);
-  /* Let the listener's destroy and any queued delivery finish. */
-  while (g_main_context_pending (recorder->context))
-    g_main_context_iteration (recorder->context, FALSE);
-  g_main_loop_unref (recorder->loop);
-  g_main_context_unref (recorder->context);
+  itest_loop_thread_stop (&recorder->runner, recorder_remove_listener, recorder);
   zkr_session_unref (recorder->session);
   g_array_unref (recorder->records);
   g_mutex_clear (&recorder->lock);
@@ -463,9 +527,7 @@ struct _ItestLossRecorder {
   GArray *times;            /* of gint64 */
   gboolean wrong_source;
   gboolean ready;
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
+  ItestLoopThread runner;
 };
 
 static void
@@ -493,17 +555,6 @@ loss_recorder_add (gpointer data)
   return loss_recorder_mark_ready (recorder);
 }
 
-static gpointer
-loss_recorder_thread (gpointer data)
-{
-  ItestLossRecorder *recorder = data;
-
-  g_main_context_push_thread_default (recorder->context);
-  g_main_loop_run (recorder->loop);
-  g_main_context_pop_thread_default (recorder->context);
-  return NULL;
-}
-
 ItestLossRecorder *
 itest_loss_recorder_new (gpointer lock, ItestAddLossListener add)
 {
@@ -515,10 +566,9 @@ itest_loss_recorder_new (gpointer lock, ItestAddLossListener add)
   recorder->add = add;
   recorder->events = g_array_new (FALSE, FALSE, sizeof (ZkrLockEvent));
   recorder->times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  recorder->context = g_main_context_new ();
-  recorder->loop = g_main_loop_new (recorder->context, FALSE);
-  recorder->thread = g_thread_new ("loss-recorder", loss_recorder_thread, recorder);
-  g_main_context_invoke (recorder->context, loss_recorder_add, recorder);
+  itest_loop_thread_init (&recorder->runner);
+  itest_loop_thread_start (&recorder->runner, "loss-recorder");
+  g_main_context_invoke (recorder->runner.context, loss_recorder_add, recorder);
   g_mutex_lock (&recorder->lock);
   while (!recorder->ready)
     g_cond_wait (&recorder->cond, &recorder->lock);
@@ -549,7 +599,7 @@ itest_loss_flush (ItestLossRecorder *recorder)
   /* Lowest priority: behind anything already queued in the context. */
   g_source_set_priority (source, G_PRIORITY_LOW);
   g_source_set_callback (source, loss_recorder_mark_ready, recorder, NULL);
-  g_source_attach (source, recorder->context);
+  g_source_attach (source, recorder->runner.context);
   g_source_unref (source);
   g_mutex_lock (&recorder->lock);
   while (!recorder->ready)
@@ -557,24 +607,12 @@ itest_loss_flush (ItestLossRecorder *recorder)
   g_mutex_unlock (&recorder->lock);
 }
 
-static gboolean
-loss_recorder_quit (gpointer data)
-{
-  g_main_loop_quit (((ItestLossRecorder *) data)->loop);
-  return G_SOURCE_REMOVE;
-}
-
 void
 itest_loss_recorder_free (ItestLossRecorder *recorder)
 {
   if (recorder == NULL)
     return;
-  g_main_context_invoke (recorder->context, loss_recorder_quit, recorder);
-  g_thread_join (recorder->thread);
-  while (g_main_context_pending (recorder->context))
-    g_main_context_iteration (recorder->context, FALSE);
-  g_main_loop_unref (recorder->loop);
-  g_main_context_unref (recorder->context);
+  itest_loop_thread_stop (&recorder->runner, NULL, NULL);
   g_array_unref (recorder->events);
   g_array_unref (recorder->times);
   g_mutex_clear (&recorder->lock);

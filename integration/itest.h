@@ -50,6 +50,23 @@ int itest_create_with_retries (ZkrSession *session, const char *path, int timeou
 /* TRUE when @path does not exist. */
 gboolean itest_node_absent (ZkrSession *session, const char *path);
 
+/* A GMainContext of its own, run by a thread of its own (thread-default
+ * there): where the recorders below hear their listeners. */
+typedef struct {
+  GMainContext *context;
+  GMainLoop *loop;
+  GThread *thread;
+} ItestLoopThread;
+
+/* Makes the context and its loop; no thread yet. */
+void itest_loop_thread_init (ItestLoopThread *runner);
+/* Starts the thread running the loop. */
+void itest_loop_thread_start (ItestLoopThread *runner, const char *name);
+/* Runs @last (@data) on the thread (NULL: nothing), stops and joins the
+ * thread, then dispatches what is left in the context (a listener's
+ * destroy, a queued delivery) and frees the context and loop. */
+void itest_loop_thread_stop (ItestLoopThread *runner, GSourceFunc last, gpointer data);
+
 /* Records the state transitions a session reports, on a thread of its own
  * running a GMainContext (so the test's thread can block and wait). */
 ItestRecorder *itest_recorder_new (ZkrSession *session);
@@ -70,6 +87,15 @@ gboolean itest_recorder_all_on_own_thread (ItestRecorder *recorder);
 /* Waits for @predicate(@data) with a deadline, checking every 20 ms
  * (used only for facts no event reports, such as a server-side count). */
 gboolean itest_wait_for (gboolean (*predicate) (gpointer data), gpointer data, int timeout_ms);
+
+/* A watch of @session_id on @node_path (as zkr_session_get_id gives it). */
+typedef struct {
+  const char *node_path;
+  gint64 session_id;
+} ItestWatchOn;
+/* For itest_wait_for (data: an ItestWatchOn): TRUE when some server's
+ * `wchp` listing shows the watch. */
+gboolean itest_watch_is_set (gpointer data);
 
 /* ---- loss recorder -----------------------------------------------------
  * A lock's loss listener on a thread (and GMainContext) of its own,

@@ -15,6 +15,10 @@
 #define OTHER_SECRET "otherpw"
 #define DENIED_TIMEOUT_MS 3000
 
+/* A's scratch base while the test runs: only A may delete it, so when a
+ * FATAL assertion skips the test's own clean-up, the suite's does it. */
+static char *owned_base;
+
 /* ---- capture of every log message and every error message ------------ */
 
 static GMutex capture_lock;
@@ -195,6 +199,7 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
    * container, so the server may have removed it since the last suite). */
   zkr_op_create_sync (nobody, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
   /* The scratch base is A's too (the session's ACL applies to it). */
+  owned_base = g_strdup (base);
   CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (alice, base, 10000), ZOK);
 
   /* A holds a mutex, a write lock and a lease. */
@@ -300,6 +305,8 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
   CU_ASSERT_FALSE (itest_delete_tree (mallory, base));
   CU_ASSERT_TRUE (itest_delete_tree (alice, base));
   CU_ASSERT_TRUE (itest_node_absent (nobody, base));
+  if (itest_node_absent (alice, base))
+    g_clear_pointer (&owned_base, g_free);
   for (guint i = 0; i < 3; i++)
     g_free (nodes[i]);
 
@@ -350,6 +357,28 @@ test_acl__bad_credentials_settings_are_refused_without_the_password (void)
   CU_ASSERT_EQUAL (captured_count (SECRET), 0);
 }
 
+/* The suite's cleanup: removes what a failed test left under A's ACL. */
+static int
+remove_owned_base (void)
+{
+  g_autoptr (ZkrSessionOptions) options = NULL;
+  ZkrSession *alice;
+  gboolean removed;
+
+  if (owned_base == NULL)
+    return 0;
+  options = itest_options (g_getenv ("ZKR_TEST_HOSTS"), 10000);
+  zkr_session_options_set_digest_auth (options, "alice", SECRET);
+  zkr_session_options_set_acl (options, ZKR_ACL_CREATOR_ALL_WORLD_READ);
+  alice = zkr_session_connect (options, NULL);
+  removed = alice != NULL && itest_delete_tree (alice, owned_base);
+  if (!removed)
+    g_printerr ("could not remove %s\n", owned_base);
+  g_clear_pointer (&alice, zkr_session_unref);
+  g_clear_pointer (&owned_base, g_free);
+  return removed ? 0 : 1;
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_acl__other_identities_cannot_touch_or_take_a_held_lock),
   ZKR_TEST_CASE (test_acl__bad_credentials_settings_are_refused_without_the_password),
@@ -363,5 +392,5 @@ main (int argc, char **argv)
   g_setenv ("G_MESSAGES_DEBUG", "all", TRUE);
   captured = g_ptr_array_new_with_free_func (g_free);
   g_log_set_writer_func (capture_writer, NULL, NULL);
-  return zkr_test_main (argc, argv, "acl", NULL, NULL, tests);
+  return zkr_test_main (argc, argv, "acl", NULL, remove_owned_base, tests);
 }

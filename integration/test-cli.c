@@ -136,6 +136,16 @@ proc_free (Proc *proc)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Proc, proc_free)
 
+/* In the child before exec: if the test program dies (a FATAL assertion
+ * skips every proc_free), the zkr it started dies too instead of holding
+ * its lock node for ever. */
+static void
+proc_child_setup (gpointer data)
+{
+  (void) data;
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
 /* Starts @argv with zkr's environment plus @env ("NAME=VALUE", nullable). */
 static Proc *
 proc_spawn (const char *const *argv, const char *const *env)
@@ -156,7 +166,8 @@ proc_spawn (const char *const *argv, const char *const *env)
     }
   ok = out_fd >= 0 && err_fd >= 0
        && g_spawn_async_with_fds (NULL, (char **) argv, envp,
-                                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                  proc_child_setup, NULL,
                                   &proc->pid, -1, out_fd, err_fd, &error);
   close (out_fd);
   close (err_fd);
@@ -495,14 +506,14 @@ test_cli__processes_exclude_each_other_and_tokens_increase (void)
   zkr_session_unref (session);
 }
 
-/* Starts `zkr lock [@extra] PATH -- self --cmd-hold DIR` and waits for
- * CMD to be running. */
+/* Starts `zkr @command @option @value [@extra] PATH -- self --cmd-hold
+ * DIR`; it does not wait for CMD to run (stamp_wait DIR/start does). */
 static Proc *
-start_holder (const char *path, const char *dir, const char *hosts, const char *extra)
+start_hold (const char *command, const char *option, const char *value, const char *extra,
+            const char *path, const char *dir)
 {
-  const char *args[12] = { "lock", "--hosts", hosts };
+  const char *args[12] = { command, option, value };
   guint n = 3;
-  Proc *proc;
 
   if (extra != NULL)
     args[n++] = extra;
@@ -511,8 +522,47 @@ start_holder (const char *path, const char *dir, const char *hosts, const char *
   args[n++] = self_path;
   args[n++] = "--cmd-hold";
   args[n++] = dir;
-  proc = zkr_spawn_v (args);
-  return proc;
+  return zkr_spawn_v (args);
+}
+
+/* `zkr lock --hosts HOSTS [@extra] PATH -- self --cmd-hold DIR`. */
+static Proc *
+start_holder (const char *path, const char *dir, const char *hosts, const char *extra)
+{
+  return start_hold ("lock", "--hosts", hosts, extra, path, dir);
+}
+
+/* Asserts that zkr lost its lock or leadership: it exits 70 saying
+ * @message on stderr, after CMD got SIGTERM. Returns CMD's stop stamp. */
+static gint64
+assert_lost_and_cmd_stopped (Proc *proc, const char *dir, const char *message)
+{
+  g_autofree char *err = NULL;
+  g_auto (GStrv) stop = NULL;
+  gint64 stopped;
+
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, message) : NULL);
+  stopped = stamp_read (dir, "stop", &stop);
+  CU_ASSERT_TRUE (stopped > 0);
+  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  return stopped;
+}
+
+/* Ends @n CMDs that are running or about to (SIGTERM to their zkr, which
+ * must pass CMD's 0 on), and removes their scratch dirs. */
+static void
+stop_holders (Proc **procs, char **dirs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
+      proc_signal (procs[i], SIGTERM);
+      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
+      proc_free (procs[i]);
+      scratch_dir_remove (dirs[i]);
+      g_free (dirs[i]);
+    }
 }
 
 static void
@@ -521,10 +571,8 @@ test_cli__deleted_lock_node_stops_the_command_and_exits_70 (void)
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("cli-node-lost");
   g_autofree char *dir = scratch_dir ();
-  g_autofree char *err = NULL;
   g_autoptr (Proc) proc = NULL;
   g_auto (GStrv) env = NULL;
-  g_auto (GStrv) stop = NULL;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   proc = start_holder (path, dir, itest_hosts (), NULL);
@@ -534,10 +582,7 @@ test_cli__deleted_lock_node_stops_the_command_and_exits_70 (void)
   CU_ASSERT_TRUE (g_ascii_strtoll (env[1], NULL, 10) > 0);
   /* From outside: the lock node goes; the lock is lost. */
   CU_ASSERT_EQUAL (zkr_op_delete_sync (session, env[2], -1), ZOK);
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
-  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
-  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
-  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  assert_lost_and_cmd_stopped (proc, dir, "lock lost");
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   assert_path_clean (session, path);
   scratch_dir_remove (dir);
@@ -582,10 +627,9 @@ test_cli__expired_session_stops_the_command_and_exits_70 (void)
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("cli-expired");
   g_autofree char *dir = scratch_dir ();
-  g_autofree char *json = NULL, *err = NULL;
+  g_autofree char *json = NULL;
   g_autoptr (Proc) proc = NULL;
   g_auto (GStrv) env = NULL;
-  g_auto (GStrv) stop = NULL;
   pid_t pid;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
@@ -600,10 +644,7 @@ test_cli__expired_session_stops_the_command_and_exits_70 (void)
   /* The ephemeral node goes when the server expires the session. */
   CU_ASSERT_TRUE (wait_children (session, path, 0));
   CU_ASSERT_EQUAL (kill (pid, SIGCONT), 0);
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
-  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
-  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
-  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  assert_lost_and_cmd_stopped (proc, dir, "lock lost");
   assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
@@ -619,13 +660,12 @@ test_cli__partitioned_holder_stops_before_the_next_command_starts (void)
   g_autofree char *path = itest_scratch_path ("cli-partition");
   g_autofree char *dir1 = scratch_dir ();
   g_autofree char *dir2 = scratch_dir ();
-  g_autofree char *address = NULL, *err = NULL;
+  g_autofree char *address = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (Proc) holder = NULL;
   g_autoptr (Proc) next = NULL;
   ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
   gint64 holder_stopped, next_started;
-  g_auto (GStrv) stop = NULL;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
@@ -638,11 +678,7 @@ test_cli__partitioned_holder_stops_before_the_next_command_starts (void)
   CU_ASSERT_TRUE (wait_children (session, path, 2));
 
   zkr_test_proxy_blackhole (proxy);
-  CU_ASSERT_EQUAL (proc_finish (holder, WAIT_MS, NULL, &err), 70);
-  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
-  holder_stopped = stamp_read (dir1, "stop", &stop);
-  CU_ASSERT_TRUE (holder_stopped > 0);
-  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  holder_stopped = assert_lost_and_cmd_stopped (holder, dir1, "lock lost");
   next_started = stamp_wait (dir2, "start", NULL);
   CU_ASSERT_TRUE (next_started > 0);
   CU_ASSERT_TRUE (holder_stopped < next_started);
@@ -742,15 +778,7 @@ test_cli__holders_lists_the_queue_in_order (void)
   CU_ASSERT_TRUE (text_index (json, "lock-0000000000") < text_index (json, "lock-0000000001"));
   CU_ASSERT_TRUE (text_index (json, "lock-0000000001") < text_index (json, "lock-0000000002"));
 
-  for (int i = 0; i < 3; i++)
-    {
-      CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
-      proc_signal (procs[i], SIGTERM);
-      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
-      proc_free (procs[i]);
-      scratch_dir_remove (dirs[i]);
-      g_free (dirs[i]);
-    }
+  stop_holders (procs, dirs, 3);
   CU_ASSERT_EQUAL (zkr_run (&empty, NULL, "holders", "--json", path), 0);
   CU_ASSERT_TRUE (text_index (empty, "\"participants\":[]") > 0);
   assert_path_clean (session, path);
@@ -794,15 +822,7 @@ test_cli__holders_tells_read_locks_and_semaphores (void)
   CU_ASSERT_EQUAL (text_count (sem_json_n, "\"role\":\"holder\",\"type\":\"lease\""), 2);
   CU_ASSERT_EQUAL (text_count (sem_json_n, "\"role\":\"waiter\",\"type\":\"lease\""), 1);
 
-  for (int i = 0; i < 5; i++)
-    {
-      CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
-      proc_signal (procs[i], SIGTERM);
-      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
-      proc_free (procs[i]);
-      scratch_dir_remove (dirs[i]);
-      g_free (dirs[i]);
-    }
+  stop_holders (procs, dirs, 5);
   assert_path_clean (session, rw_path);
   assert_path_clean (session, sem_path);
   zkr_session_unref (session);
@@ -972,21 +992,11 @@ test_cli__elect_interrupt_while_waiting_leaves_the_election (void)
   zkr_session_unref (session);
 }
 
-/* Starts `zkr elect [@extra] PATH -- self --cmd-hold DIR`. */
+/* `zkr elect --id ID [@extra] PATH -- self --cmd-hold DIR`. */
 static Proc *
 start_leader (const char *path, const char *dir, const char *id, const char *extra)
 {
-  const char *args[12] = { "elect", "--id", id };
-  guint n = 3;
-
-  if (extra != NULL)
-    args[n++] = extra;
-  args[n++] = path;
-  args[n++] = "--";
-  args[n++] = self_path;
-  args[n++] = "--cmd-hold";
-  args[n++] = dir;
-  return zkr_spawn_v (args);
+  return start_hold ("elect", "--id", id, extra, path, dir);
 }
 
 static void
@@ -995,10 +1005,8 @@ test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70 (void)
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("cli-elect-deleted");
   g_autofree char *dir = scratch_dir ();
-  g_autofree char *err = NULL;
   g_autoptr (Proc) proc = NULL;
   g_auto (GStrv) env = NULL;
-  g_auto (GStrv) stop = NULL;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   proc = start_leader (path, dir, "doomed", NULL);
@@ -1009,10 +1017,7 @@ test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70 (void)
   CU_ASSERT_TRUE (g_str_has_prefix (env[2], path) && strstr (env[2], "-latch-") != NULL);
   /* From outside: the latch node goes; leadership is lost. */
   CU_ASSERT_EQUAL (zkr_op_delete_sync (session, env[2], -1), ZOK);
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
-  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "leadership lost") : NULL);
-  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
-  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  assert_lost_and_cmd_stopped (proc, dir, "leadership lost");
   /* The node the latch queued again was removed when zkr left. */
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   assert_path_clean (session, path);
@@ -1028,9 +1033,7 @@ test_cli__elect_expired_session_stops_the_command_and_exits_70 (void)
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("cli-elect-expired");
   g_autofree char *dir = scratch_dir ();
-  g_autofree char *err = NULL;
   g_autoptr (Proc) proc = NULL;
-  g_auto (GStrv) stop = NULL;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   proc = start_leader (path, dir, "sleeper", "--session-timeout=2");
@@ -1039,10 +1042,7 @@ test_cli__elect_expired_session_stops_the_command_and_exits_70 (void)
   CU_ASSERT_EQUAL (kill (proc->pid, SIGSTOP), 0);
   CU_ASSERT_TRUE (wait_children (session, path, 0));
   CU_ASSERT_EQUAL (kill (proc->pid, SIGCONT), 0);
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
-  CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "leadership lost") : NULL);
-  CU_ASSERT_TRUE (stamp_read (dir, "stop", &stop) > 0);
-  CU_ASSERT_TRUE (stop != NULL && g_strcmp0 (stop[1], "TERM") == 0);
+  assert_lost_and_cmd_stopped (proc, dir, "leadership lost");
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   assert_path_clean (session, path);
   scratch_dir_remove (dir);
@@ -1081,15 +1081,7 @@ test_cli__holders_lists_the_leader_first (void)
   CU_ASSERT_TRUE (text_index (json, token) > 0);
 
   /* The leader ends; the second takes over; both leave. */
-  for (int i = 0; i < 2; i++)
-    {
-      CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
-      proc_signal (procs[i], SIGTERM);
-      CU_ASSERT_EQUAL (proc_finish (procs[i], WAIT_MS, NULL, NULL), 0);
-      proc_free (procs[i]);
-      scratch_dir_remove (dirs[i]);
-      g_free (dirs[i]);
-    }
+  stop_holders (procs, dirs, 2);
   assert_path_clean (session, path);
   zkr_session_unref (session);
 }

@@ -38,9 +38,7 @@ typedef struct {
   GMutex lock;
   GCond cond;
   GArray *events;   /* of LeaderEvent */
-  GMainContext *context;
-  GMainLoop *loop;
-  GThread *thread;
+  ItestLoopThread runner;
   ZkrLeaderLatch *latch;
   guint listener;
   gboolean close_on_leader;   /* close the latch from inside is_leader */
@@ -82,17 +80,6 @@ on_not_leader (ZkrLeaderLatch *latch, gpointer user_data)
   record_event (user_data, latch, FALSE);
 }
 
-static gpointer
-recorder_thread (gpointer data)
-{
-  LeaderRecorder *recorder = data;
-
-  g_main_context_push_thread_default (recorder->context);
-  g_main_loop_run (recorder->loop);
-  g_main_context_pop_thread_default (recorder->context);
-  return NULL;
-}
-
 static gboolean
 recorder_add (gpointer data)
 {
@@ -114,12 +101,11 @@ recorder_new (ZkrLeaderLatch *latch, gboolean close_on_leader)
   g_mutex_init (&recorder->lock);
   g_cond_init (&recorder->cond);
   recorder->events = g_array_new (FALSE, FALSE, sizeof (LeaderEvent));
-  recorder->context = g_main_context_new ();
-  recorder->loop = g_main_loop_new (recorder->context, FALSE);
+  itest_loop_thread_init (&recorder->runner);
   recorder->latch = latch;
   recorder->close_on_leader = close_on_leader;
-  recorder->thread = g_thread_new ("leader-recorder", recorder_thread, recorder);
-  g_main_context_invoke (recorder->context, recorder_add, recorder);
+  itest_loop_thread_start (&recorder->runner, "leader-recorder");
+  g_main_context_invoke (recorder->runner.context, recorder_add, recorder);
   g_mutex_lock (&recorder->lock);
   while (recorder->listener == 0)
     g_cond_wait (&recorder->cond, &recorder->lock);
@@ -156,24 +142,18 @@ recorder_count (LeaderRecorder *recorder)
 }
 
 static gboolean
-recorder_quit (gpointer data)
+recorder_remove_listener (gpointer data)
 {
   LeaderRecorder *recorder = data;
 
   zkr_leader_latch_remove_listener (recorder->latch, recorder->listener);
-  g_main_loop_quit (recorder->loop);
   return G_SOURCE_REMOVE;
 }
 
 static void
 recorder_free (LeaderRecorder *recorder)
 {
-  g_main_context_invoke (recorder->context, recorder_quit, recorder);
-  g_thread_join (recorder->thread);
-  while (g_main_context_pending (recorder->context))
-    g_main_context_iteration (recorder->context, FALSE);
-  g_main_loop_unref (recorder->loop);
-  g_main_context_unref (recorder->context);
+  itest_loop_thread_stop (&recorder->runner, recorder_remove_listener, recorder);
   g_array_unref (recorder->events);
   g_mutex_clear (&recorder->lock);
   g_cond_clear (&recorder->cond);

@@ -409,7 +409,7 @@ test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
 
 /* Someone deletes the holder's node by hand: the holder hears LOST and
  * is_held turns false, whether that happens right after the grant (before
- * the deferred node watch is set) or later. */
+ * the deferred node watch is set) or once the server lists that watch. */
 static void
 test_mutex__node_deleted_by_hand_is_lost (void)
 {
@@ -420,16 +420,19 @@ test_mutex__node_deleted_by_hand_is_lost (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_PTR_NOT_NULL_FATAL (admin);
-  for (int pause_ms = 0; pause_ms <= 500; pause_ms += 500)
+  for (int watch_set_first = 0; watch_set_first <= 1; watch_set_first++)
     {
       ZkrMutex *mutex = mutex_new (session, path);
       ItestLossRecorder *recorder = itest_loss_recorder_new (mutex, mutex_add_loss);
       g_autofree char *node = NULL;
+      ItestWatchOn on;
 
       CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, 5000, NULL, &error));
       node = zkr_mutex_dup_node_path (mutex);
-      if (pause_ms > 0)
-        g_usleep ((gulong) pause_ms * 1000); /* lets the hold settle; not a wait for a result */
+      on.node_path = node;
+      on.session_id = zkr_session_get_id (session);
+      if (watch_set_first)
+        CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
       CU_ASSERT_EQUAL (zkr_op_delete_sync (admin, node, -1), ZOK);
       CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS) > 0);
       CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));

@@ -175,37 +175,6 @@ sorted_children (ZkrSession *session, const char *path)
   return children;
 }
 
-/* TRUE when, on some server, @session_id watches @node_path (wchp). */
-typedef struct {
-  const char *node_path;
-  gint64 session_id;
-} WatchOn;
-
-static gboolean
-session_watches (gpointer data)
-{
-  WatchOn *on = data;
-  g_autofree char *id = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", on->session_id);
-
-  for (guint n = 1; n <= 3; n++)
-    {
-      g_autofree char *answer = itest_fourlw (n, "wchp");
-      g_auto (GStrv) lines = g_strsplit (answer != NULL ? answer : "", "\n", -1);
-      gboolean in_node = FALSE;
-
-      for (guint i = 0; lines[i] != NULL; i++)
-        {
-          const char *line = g_strstrip (lines[i]);
-
-          if (line[0] == '/')
-            in_node = strcmp (line, on->node_path) == 0;
-          else if (in_node && g_ascii_strcasecmp (line, id) == 0)
-            return TRUE;
-        }
-    }
-  return FALSE;
-}
-
 /* ---- tests ------------------------------------------------------------ */
 
 static void
@@ -435,7 +404,7 @@ test_rwlock__downgrade_keeps_a_queued_writer_out (void)
   gint64 write_token, read_token;
   struct Stat stat;
   Acquirer *w;
-  WatchOn on;
+  ItestWatchOn on;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (a);
   CU_ASSERT_PTR_NOT_NULL_FATAL (b);
@@ -475,7 +444,7 @@ test_rwlock__downgrade_keeps_a_queued_writer_out (void)
   CU_ASSERT_TRUE (itest_node_absent (a, write_node));
   on.node_path = read_node;
   on.session_id = zkr_session_get_id (b);
-  CU_ASSERT_TRUE (itest_wait_for (session_watches, &on, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
   CU_ASSERT_FALSE (acquirer_is_done (w));
   children = sorted_children (a, path);
   CU_ASSERT_EQUAL (children->len, 2);
@@ -882,6 +851,7 @@ test_rwlock__expired_holder_loses_both_sides (void)
   CU_ASSERT_TRUE (wait_children (b, path, 3));
   CU_ASSERT_FATAL (itest_expire_session (a));
   CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 2, WAIT_MS) > 0);
+  CU_ASSERT_EQUAL (itest_loss_count (recorder, ZKR_LOCK_LOST), 2);
   CU_ASSERT_TRUE (itest_loss_right_source (recorder));
   CU_ASSERT_FALSE (zkr_rwlock_is_write_held (holder));
   CU_ASSERT_FALSE (zkr_rwlock_is_read_held (holder));

@@ -65,6 +65,36 @@ count_bytes (gint32 count, char out[5])
   out[4] = '\0';
 }
 
+/* Curator's SharedCount.setCount (@count) on @count_path. */
+static int
+set_count (ZkrSession *session, const char *count_path, gint32 count)
+{
+  char bytes[5];
+
+  count_bytes (count, bytes);
+  return zkr_op_set_sync (session, count_path, bytes, 4);
+}
+
+/* Makes @base, its count node @base/count holding 1, and a semaphore on
+ * @base/sem following that count for each of @a and @b. */
+static void
+shared_count_pair (ZkrSession *a, ZkrSession *b, const char *base, char **path,
+                   char **count_path, ZkrSemaphore **sem_a, ZkrSemaphore **sem_b)
+{
+  g_autoptr (GError) error = NULL;
+  char bytes[5];
+
+  make_base (a, base);
+  *path = child_path (base, "sem");
+  *count_path = child_path (base, "count");
+  count_bytes (1, bytes);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (a, *count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  *sem_a = zkr_semaphore_new_shared_count (a, *path, *count_path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (*sem_a);
+  *sem_b = zkr_semaphore_new_shared_count (b, *path, *count_path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (*sem_b);
+}
+
 typedef struct {
   ZkrSession *session;
   const char *path;
@@ -393,19 +423,10 @@ test_semaphore__max_follows_the_shared_count_node (void)
   g_autoptr (GPtrArray) first = NULL;
   g_autoptr (GPtrArray) second = NULL;
   ZkrSemaphore *sem_a, *sem_b;
-  char bytes[5];
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (a);
   CU_ASSERT_PTR_NOT_NULL_FATAL (b);
-  make_base (a, base);
-  path = child_path (base, "sem");
-  count_path = child_path (base, "count");
-  count_bytes (1, bytes);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (a, count_path, bytes, 4, 0, NULL, NULL), ZOK);
-  sem_a = zkr_semaphore_new_shared_count (a, path, count_path, &error);
-  sem_b = zkr_semaphore_new_shared_count (b, path, count_path, &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (sem_a);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (sem_b);
+  shared_count_pair (a, b, base, &path, &count_path, &sem_a, &sem_b);
   CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (sem_a), 1);
 
   first = zkr_semaphore_acquire (sem_a, 1, 5000, NULL, &error);
@@ -416,16 +437,14 @@ test_semaphore__max_follows_the_shared_count_node (void)
   g_clear_error (&error);
 
   /* Curator's SharedCount.setCount(2): the next acquire sees it. */
-  count_bytes (2, bytes);
-  CU_ASSERT_EQUAL (zkr_op_set_sync (a, count_path, bytes, 4), ZOK);
+  CU_ASSERT_EQUAL (set_count (a, count_path, 2), ZOK);
   second = zkr_semaphore_acquire (sem_b, 1, 5000, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (second);
   CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (sem_b), 2);
   CU_ASSERT_EQUAL (leases_count (a, path), 2);
 
   /* Down to 1: two held already, nobody else gets one. */
-  count_bytes (1, bytes);
-  CU_ASSERT_EQUAL (zkr_op_set_sync (a, count_path, bytes, 4), ZOK);
+  CU_ASSERT_EQUAL (set_count (a, count_path, 1), ZOK);
   CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (second, 0), &error));
   g_clear_pointer (&second, g_ptr_array_unref);
   second = zkr_semaphore_acquire (sem_b, 1, 0, NULL, &error);
@@ -503,19 +522,10 @@ test_semaphore__a_waiter_wakes_when_the_shared_count_grows (void)
   LeasesWaiting waiting;
   ZkrSemaphore *sem_a;
   GThread *thread;
-  char bytes[5];
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (a);
   CU_ASSERT_PTR_NOT_NULL_FATAL (b);
-  make_base (a, base);
-  path = child_path (base, "sem");
-  count_path = child_path (base, "count");
-  count_bytes (1, bytes);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (a, count_path, bytes, 4, 0, NULL, NULL), ZOK);
-  sem_a = zkr_semaphore_new_shared_count (a, path, count_path, &error);
-  waiter.semaphore = zkr_semaphore_new_shared_count (b, path, count_path, &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (sem_a);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter.semaphore);
+  shared_count_pair (a, b, base, &path, &count_path, &sem_a, &waiter.semaphore);
   waiter.count = 1;
   first = zkr_semaphore_acquire (sem_a, 1, 5000, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (first);
@@ -524,8 +534,7 @@ test_semaphore__a_waiter_wakes_when_the_shared_count_grows (void)
   waiting.session = a;
   waiting.path = path;
   CU_ASSERT_TRUE (itest_wait_for (two_leases_exist, &waiting, 10000));
-  count_bytes (2, bytes);
-  CU_ASSERT_EQUAL (zkr_op_set_sync (a, count_path, bytes, 4), ZOK);
+  CU_ASSERT_EQUAL (set_count (a, count_path, 2), ZOK);
   g_thread_join (thread);
   /* Without the count watch it would time out: A never releases first. */
   CU_ASSERT_PTR_NOT_NULL (waiter.leases);

@@ -124,6 +124,33 @@ zkr_cli_parse (ZkrCli *cli, GOptionContext *context, int *argc, char ***argv)
   return cli_check_connection_options (cli);
 }
 
+char **
+zkr_cli_split_command (int *argc, char **argv)
+{
+  for (int i = 1; i < *argc; i++)
+    if (strcmp (argv[i], "--") == 0)
+      {
+        char **command = g_strdupv (argv + i + 1);
+
+        *argc = i;
+        return command;
+      }
+  return NULL;
+}
+
+gboolean
+zkr_cli_check_path_and_command (ZkrCli *cli, int argc, char **argv, char **command)
+{
+  if (argc < 2)
+    return zkr_cli_usage_error (cli, "missing PATH"), FALSE;
+  if (argc > 2)
+    return zkr_cli_usage_error (cli, "unexpected argument '%s' (put CMD after '--')", argv[2]),
+           FALSE;
+  if (command == NULL || command[0] == NULL)
+    return zkr_cli_usage_error (cli, "missing '--' and CMD"), FALSE;
+  return TRUE;
+}
+
 int
 zkr_cli_exit_status_for (const GError *error)
 {
@@ -142,6 +169,15 @@ zkr_cli_exit_status_for (const GError *error)
     default:
       return ZKR_EXIT_UNAVAILABLE;
     }
+}
+
+int
+zkr_cli_report (ZkrCli *cli, const GError *error)
+{
+  if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT))
+    return zkr_cli_usage_error (cli, "%s", error->message);
+  zkr_cli_error (cli, "%s", error->message);
+  return zkr_cli_exit_status_for (error);
 }
 
 ZkrSession *

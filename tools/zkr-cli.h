@@ -52,8 +52,23 @@ void zkr_cli_note (ZkrCli *cli, const char *format, ...) G_GNUC_PRINTF (2, 3);
  * refused credentials, ZKR_EXIT_UNAVAILABLE otherwise). (transfer full) */
 ZkrSession *zkr_cli_connect (ZkrCli *cli, int *exit_status);
 
+/* Splits "... -- CMD ARGS" at the first "--" (GOption would keep or drop
+ * it depending on what follows): returns CMD ARGS, NULL without "--", and
+ * cuts *@argc before it. (transfer full) */
+char **zkr_cli_split_command (int *argc, char **argv);
+
+/* Checks a "PATH -- CMD [ARG…]" command line after parsing: exactly one
+ * PATH, then a CMD. On a bad one prints the usage error and returns FALSE:
+ * exit with ZKR_EXIT_USAGE. */
+gboolean zkr_cli_check_path_and_command (ZkrCli *cli, int argc, char **argv, char **command);
+
 /* The exit status for a ZKR_ERROR met after connecting. */
 int zkr_cli_exit_status_for (const GError *error);
+
+/* Reports @error met after connecting: a ZKR_ERROR_INVALID_ARGUMENT as a
+ * usage error, anything else with zkr_cli_error(). Returns the exit status
+ * (zkr_cli_exit_status_for()). */
+int zkr_cli_report (ZkrCli *cli, const GError *error);
 
 void zkr_cli_clear (ZkrCli *cli);
 

@@ -215,10 +215,12 @@ zkr_demo_worker_main (const char *hosts, const char *base, int index)
       return 1;
     }
   worker.mutex = zkr_mutex_new (worker.session, lock_path, &error);
-  worker.latch = zkr_leader_latch_new (worker.session, latch_path, id, &error);
-  if (worker.mutex == NULL || worker.latch == NULL)
+  if (worker.mutex != NULL)
+    worker.latch = zkr_leader_latch_new (worker.session, latch_path, id, &error);
+  if (worker.latch == NULL)
     {
       fprintf (stderr, "%s: %s\n", id, error->message);
+      zkr_session_close (worker.session);
       return 1;
     }
   zkr_mutex_add_loss_listener (worker.mutex, on_loss, &worker, NULL);
@@ -228,6 +230,7 @@ zkr_demo_worker_main (const char *hosts, const char *base, int index)
   if (!zkr_leader_latch_start (worker.latch, &error))
     {
       fprintf (stderr, "%s: %s\n", id, error->message);
+      zkr_session_close (worker.session);
       return 1;
     }
   say (&worker, "READY");
@@ -454,6 +457,14 @@ spawn_child (Demo2 *demo, const char *self, int index)
   return TRUE;
 }
 
+static void
+stop_children (Demo2 *demo, int signo)
+{
+  for (int i = 0; i < WORKERS; i++)
+    if (demo->children[i].alive)
+      kill (demo->children[i].pid, signo);
+}
+
 /* The script, one step a second. */
 static gboolean
 tick (gpointer data)
@@ -495,17 +506,13 @@ tick (gpointer data)
   else if (demo->phase == 3 && now > demo->start_stop_at)
     {
       note (demo, "stopping the workers (SIGTERM: each releases and leaves the latch)");
-      for (int i = 0; i < WORKERS; i++)
-        if (demo->children[i].alive)
-          kill (demo->children[i].pid, SIGTERM);
+      stop_children (demo, SIGTERM);
       demo->phase = 4;
     }
   else if (t > 90 && demo->phase < 4)
     {
       note (demo, "the script is stuck; stopping");
-      for (int i = 0; i < WORKERS; i++)
-        if (demo->children[i].alive)
-          kill (demo->children[i].pid, SIGTERM);
+      stop_children (demo, SIGTERM);
       demo->phase = 4;
     }
   return G_SOURCE_CONTINUE;
@@ -614,6 +621,7 @@ zkr_demo_workers_run (const char *self, const char *hosts)
   if (session == NULL || !zkr_session_wait_connected (session, 30000, &error))
     {
       fprintf (stderr, "zkr-demo: %s\n", error->message);
+      g_clear_pointer (&session, zkr_session_unref);
       return 1;
     }
   demo.hosts = hosts;
@@ -630,7 +638,13 @@ zkr_demo_workers_run (const char *self, const char *hosts)
           WORKERS, demo.base, demo.base);
   for (int i = 0; i < WORKERS; i++)
     if (!spawn_child (&demo, self, i))
-      return 1;
+      {
+        /* The workers already started must not run on without us. */
+        stop_children (&demo, SIGKILL);
+        zkr_session_close (session);
+        zkr_session_unref (session);
+        return 1;
+      }
   g_timeout_add (250, tick, &demo);
   g_main_loop_run (demo.loop);
   /* Drain what the workers wrote last. */

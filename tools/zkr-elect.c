@@ -166,9 +166,7 @@ elect_run_connected (ElectRun *run, char **command)
 
   run->latch = zkr_leader_latch_new (run->session, run->path, run->id, &error);
   if (run->latch == NULL)
-    return error->code == ZKR_ERROR_INVALID_ARGUMENT
-             ? zkr_cli_usage_error (&run->cli, "%s", error->message)
-             : (zkr_cli_error (&run->cli, "%s", error->message), ZKR_EXIT_UNAVAILABLE);
+    return zkr_cli_report (&run->cli, error);
   /* Like a lock: the term ends at the safe deadline, not at the first
    * connection loss, and CMD is stopped within the safety margin. */
   zkr_leader_latch_set_yield_policy (run->latch, ZKR_LEADER_YIELD_ON_LOST);
@@ -208,13 +206,8 @@ elect_run_connected (ElectRun *run, char **command)
 static gboolean
 elect_check_arguments (ElectRun *run, int argc, char **argv, char **command)
 {
-  if (argc < 2)
-    return zkr_cli_usage_error (&run->cli, "missing PATH"), FALSE;
-  if (argc > 2)
-    return zkr_cli_usage_error (&run->cli, "unexpected argument '%s' (put CMD after '--')",
-                                argv[2]), FALSE;
-  if (command == NULL || command[0] == NULL)
-    return zkr_cli_usage_error (&run->cli, "missing '--' and CMD"), FALSE;
+  if (!zkr_cli_check_path_and_command (&run->cli, argc, argv, command))
+    return FALSE;
   if (run->timeout_s != -1 && !(run->timeout_s > 0 && run->timeout_s < 1e9))
     return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds > 0", run->timeout_s),
            FALSE;
@@ -227,21 +220,6 @@ elect_check_arguments (ElectRun *run, int argc, char **argv, char **command)
     run->id = g_strdup_printf ("%s:%ld", g_get_host_name (), (long) getpid ());
   run->path = argv[1];
   return TRUE;
-}
-
-/* Splits "... -- CMD ARGS" at the first "--" (as zkr lock does). */
-static char **
-split_command (int *argc, char **argv)
-{
-  for (int i = 1; i < *argc; i++)
-    if (g_str_equal (argv[i], "--"))
-      {
-        char **command = g_strdupv (argv + i + 1);
-
-        *argc = i;
-        return command;
-      }
-  return NULL;
 }
 
 int
@@ -262,7 +240,7 @@ zkr_cmd_elect (int argc, char **argv)
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
-  g_auto (GStrv) command = split_command (&argc, argv);
+  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
   int status = ZKR_EXIT_USAGE;
 
   context = zkr_cli_context_new (&run.cli, "Run CMD while this process is the elected leader.",

@@ -364,13 +364,8 @@ zkr_cmd_holders (int argc, char **argv)
           holders.json ? print_json (&holders) : print_table (&holders);
           status = 0;
         }
-      else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT))
-        status = zkr_cli_usage_error (&holders.cli, "%s", error->message);
       else
-        {
-          zkr_cli_error (&holders.cli, "%s", error->message);
-          status = zkr_cli_exit_status_for (error);
-        }
+        status = zkr_cli_report (&holders.cli, error);
       g_ptr_array_unref (holders.rows);
       zkr_session_close (holders.session);
       zkr_session_unref (holders.session);

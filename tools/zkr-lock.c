@@ -4,9 +4,6 @@
  * lost while CMD runs, CMD is stopped before anyone else can hold the lock
  * (zkr-guard.c) and zkr exits 70. */
 
-#include <signal.h>
-#include <string.h>
-
 #include "zkr-cli.h"
 #include "zkr-guard.h"
 
@@ -255,9 +252,7 @@ lock_run_connected (LockRun *run, char **command)
   int status;
 
   if (!lock_object_new (run, &error))
-    return error->code == ZKR_ERROR_INVALID_ARGUMENT
-             ? zkr_cli_usage_error (&run->cli, "%s", error->message)
-             : (zkr_cli_error (&run->cli, "%s", error->message), ZKR_EXIT_UNAVAILABLE);
+    return zkr_cli_report (&run->cli, error);
   run->guard = zkr_guard_new ("zkr lock", run->on_loss, run->cli.quiet);
   zkr_guard_set_grace_ms (run->guard,
                           zkr_guard_grace_for_session_ms (zkr_session_get_timeout_ms (run->session)));
@@ -278,13 +273,8 @@ lock_run_connected (LockRun *run, char **command)
 static gboolean
 lock_check_arguments (LockRun *run, int argc, char **argv, char **command)
 {
-  if (argc < 2)
-    return zkr_cli_usage_error (&run->cli, "missing PATH"), FALSE;
-  if (argc > 2)
-    return zkr_cli_usage_error (&run->cli, "unexpected argument '%s' (put CMD after '--')",
-                                argv[2]), FALSE;
-  if (command == NULL || command[0] == NULL)
-    return zkr_cli_usage_error (&run->cli, "missing '--' and CMD"), FALSE;
+  if (!zkr_cli_check_path_and_command (&run->cli, argc, argv, command))
+    return FALSE;
   if (run->shared && run->max_leases != 0)
     return zkr_cli_usage_error (&run->cli, "--shared and --semaphore exclude each other"), FALSE;
   if (run->max_leases < 0)
@@ -299,22 +289,6 @@ lock_check_arguments (LockRun *run, int argc, char **argv, char **command)
   run->path = argv[1];
   run->mode = run->shared ? MODE_READ : run->max_leases > 0 ? MODE_SEMAPHORE : MODE_MUTEX;
   return TRUE;
-}
-
-/* Splits "... -- CMD ARGS" at the first "--": GOption would keep or drop
- * it depending on what follows. *@argc is cut before it. */
-static char **
-split_command (int *argc, char **argv)
-{
-  for (int i = 1; i < *argc; i++)
-    if (strcmp (argv[i], "--") == 0)
-      {
-        char **command = g_strdupv (argv + i + 1);
-
-        *argc = i;
-        return command;
-      }
-  return NULL;
 }
 
 int
@@ -336,7 +310,7 @@ zkr_cmd_lock (int argc, char **argv)
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
-  g_auto (GStrv) command = split_command (&argc, argv);
+  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
   int status = ZKR_EXIT_USAGE;
 
   context = zkr_cli_context_new (&run.cli, "Run CMD while holding a distributed lock.",
