@@ -9,6 +9,7 @@
 
 #include "itest.h"
 #include "log.h"
+#include "notifier.h"
 
 const char *
 itest_hosts (void)
@@ -347,7 +348,10 @@ itest_loop_thread_stop (ItestLoopThread *runner, GSourceFunc last, gpointer data
 {
   LoopThreadStop stop = { runner, last, data };
 
-  g_main_context_invoke (runner->context, loop_thread_quit, &stop);
+  /* zkr_context_post, not g_main_context_invoke: its publishing store lets
+   * ThreadSanitizer see that @stop was written before the thread reads it
+   * (GLib's own locking is invisible to it). */
+  zkr_context_post (runner->context, loop_thread_quit, &stop, NULL);
   g_thread_join (runner->thread);
   while (g_main_context_pending (runner->context))
     g_main_context_iteration (runner->context, FALSE);

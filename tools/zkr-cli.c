@@ -142,13 +142,14 @@ gboolean
 zkr_cli_check_path_and_command (ZkrCli *cli, int argc, char **argv, char **command)
 {
   if (argc < 2)
-    return zkr_cli_usage_error (cli, "missing PATH"), FALSE;
-  if (argc > 2)
-    return zkr_cli_usage_error (cli, "unexpected argument '%s' (put CMD after '--')", argv[2]),
-           FALSE;
-  if (command == NULL || command[0] == NULL)
-    return zkr_cli_usage_error (cli, "missing '--' and CMD"), FALSE;
-  return TRUE;
+    zkr_cli_usage_error (cli, "missing PATH");
+  else if (argc > 2)
+    zkr_cli_usage_error (cli, "unexpected argument '%s' (put CMD after '--')", argv[2]);
+  else if (command == NULL || command[0] == NULL)
+    zkr_cli_usage_error (cli, "missing '--' and CMD");
+  else
+    return TRUE;
+  return FALSE;
 }
 
 int
