@@ -1,6 +1,8 @@
 /* zkr: ZooKeeper requests whose replies are handed to the session's worker
  * thread. The completion thread copies the reply and posts it; the
- * liveness clock advances by the send time of every request answered. */
+ * liveness clock advances by the send time of every request answered.
+ * A blocking caller's reply (zkr_op_sync) is handed over right where it
+ * arrives instead: see "direct calls" below. */
 
 #include <string.h>
 
@@ -21,7 +23,49 @@ typedef struct {
   int flags;
   int version;
   gboolean watch;
+  /* A blocking caller waits for this reply: it is handed over on the
+   * thread that completes the request, without a trip through the worker. */
+  gboolean direct;
+  zhandle_t *zh;       /* direct: the handle it was sent on, compared only */
+  gboolean tracked;    /* direct: listed in direct_calls */
 } OpCall;
+
+/* ---- direct calls ---------------------------------------------------
+ * libzookeeper does not complete every request when a handle is closed
+ * (zookeeper_close stops its completion thread, and what it had not run
+ * yet is dropped). The worker's own requests are covered by the session's
+ * state events; a blocking caller has nobody else to wake it. So every
+ * direct call in flight is listed here, and once zookeeper_close()
+ * returned, the ones of that handle still listed are completed with
+ * ZCLOSING (zkr_ops_handle_closed). Whoever takes a call off the list
+ * completes it: exactly once. Lock order: the session's handle lock, then
+ * direct_lock. */
+static GMutex direct_lock;
+static GHashTable *direct_calls; /* OpCall* set; protected by direct_lock */
+
+static void
+direct_track (OpCall *call, zhandle_t *zh)
+{
+  g_mutex_lock (&direct_lock);
+  if (direct_calls == NULL)
+    direct_calls = g_hash_table_new (NULL, NULL);
+  call->zh = zh;
+  call->tracked = TRUE;
+  g_hash_table_add (direct_calls, call);
+  g_mutex_unlock (&direct_lock);
+}
+
+/* TRUE when the caller took @call off the list and so must complete it. */
+static gboolean
+direct_take (OpCall *call)
+{
+  gboolean taken;
+
+  g_mutex_lock (&direct_lock);
+  taken = direct_calls != NULL && g_hash_table_remove (direct_calls, call);
+  g_mutex_unlock (&direct_lock);
+  return taken;
+}
 
 void
 zkr_reply_clear (ZkrReply *reply)
@@ -83,7 +127,68 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
   else if (rc == ZSESSIONEXPIRED && call->reply.session_id != 0)
     /* Before the reply: the worker learns first that the session is gone. */
     zkr_session_note_expired (call->session, call->reply.session_id);
-  zkr_session_post (call->session, op_dispatch, call, op_call_free);
+  if (!call->direct)
+    {
+      zkr_session_post (call->session, op_dispatch, call, op_call_free);
+      return;
+    }
+  op_dispatch (call);
+  op_call_free (call);
+}
+
+/* libzookeeper's completions: a direct call that the handle's close
+ * already completed is not touched (cannot happen: close completes only
+ * what libzookeeper will never complete; the check keeps "exactly once"
+ * local). */
+static gboolean
+op_completion_is_ours (OpCall *call)
+{
+  return !call->direct || direct_take (call);
+}
+
+guint
+zkr_ops_test_count_blocking (ZkrSession *session)
+{
+  GHashTableIter iter;
+  gpointer key;
+  guint count = 0;
+
+  g_mutex_lock (&direct_lock);
+  if (direct_calls != NULL)
+    {
+      g_hash_table_iter_init (&iter, direct_calls);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        count += ((OpCall *) key)->session == session;
+    }
+  g_mutex_unlock (&direct_lock);
+  return count;
+}
+
+void
+zkr_ops_handle_closed (ZkrSession *session, zhandle_t *zh)
+{
+  GPtrArray *leftovers = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  g_mutex_lock (&direct_lock);
+  if (direct_calls != NULL)
+    {
+      g_hash_table_iter_init (&iter, direct_calls);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        /* The address of a freed handle can come back, in another
+         * session's next handle: the session tells them apart (its own
+         * next handle is opened only after this returns). */
+        if (((OpCall *) key)->session == session && ((OpCall *) key)->zh == zh)
+          {
+            g_ptr_array_add (leftovers, key);
+            g_hash_table_iter_remove (&iter);
+          }
+    }
+  g_mutex_unlock (&direct_lock);
+  for (guint i = 0; i < leftovers->len; i++)
+    op_complete (g_ptr_array_index (leftovers, i), ZCLOSING, NULL);
+  g_ptr_array_unref (leftovers);
 }
 
 static void
@@ -91,6 +196,8 @@ string_stat_done (int rc, const char *value, const struct Stat *stat, const void
 {
   OpCall *call = (OpCall *) data;
 
+  if (!op_completion_is_ours (call))
+    return;
   if (rc == ZOK && value != NULL)
     call->reply.path = g_strdup (value);
   op_complete (call, rc, stat);
@@ -100,19 +207,22 @@ static void
 string_done (int rc, const char *value, const void *data)
 {
   (void) value;
-  op_complete ((OpCall *) data, rc, NULL);
+  if (op_completion_is_ours ((OpCall *) data))
+    op_complete ((OpCall *) data, rc, NULL);
 }
 
 static void
 void_done (int rc, const void *data)
 {
-  op_complete ((OpCall *) data, rc, NULL);
+  if (op_completion_is_ours ((OpCall *) data))
+    op_complete ((OpCall *) data, rc, NULL);
 }
 
 static void
 stat_done (int rc, const struct Stat *stat, const void *data)
 {
-  op_complete ((OpCall *) data, rc, stat);
+  if (op_completion_is_ours ((OpCall *) data))
+    op_complete ((OpCall *) data, rc, stat);
 }
 
 static void
@@ -120,6 +230,8 @@ data_done (int rc, const char *value, int value_len, const struct Stat *stat, co
 {
   OpCall *call = (OpCall *) data;
 
+  if (!op_completion_is_ours (call))
+    return;
   if (rc == ZOK)
     call->reply.data = g_bytes_new (value, value != NULL && value_len > 0 ? (gsize) value_len : 0);
   op_complete (call, rc, stat);
@@ -130,6 +242,8 @@ strings_done (int rc, const struct String_vector *strings, const void *data)
 {
   OpCall *call = (OpCall *) data;
 
+  if (!op_completion_is_ours (call))
+    return;
   if (rc == ZOK)
     {
       int count = strings != NULL ? strings->count : 0;
@@ -156,13 +270,18 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
     }
   else
     {
+      /* Listed before it leaves: its reply may come before issue returns. */
+      if (call->direct)
+        direct_track (call, zh);
       call->reply.send_time = g_get_monotonic_time ();
       rc = issue (zh, call);
+      if (rc != ZOK && call->direct)
+        direct_take (call);
       zkr_session_unlock_handle (session);
     }
   if (rc != ZOK)
     {
-      /* Refused before it left: no completion will come, post our own. */
+      /* Refused before it left: no completion will come, make our own. */
       call->reply.send_time = 0;
       op_complete (call, rc, NULL);
     }
@@ -182,6 +301,8 @@ zkr_buffer_dup (const char *data, int len)
   return copy;
 }
 
+static void sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data);
+
 static OpCall *
 op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
 {
@@ -190,6 +311,8 @@ op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
   call->path = g_strdup (path);
   call->func = func;
   call->user_data = user_data;
+  /* The blocking twins' reply goes straight to the waiting thread. */
+  call->direct = func == sync_done;
   return call;
 }
 
@@ -319,7 +442,9 @@ typedef struct {
   ZkrReply reply;
 } SyncWait;
 
-/* Worker thread: move the reply to the waiting thread. */
+/* The thread that completes a direct call (libzookeeper's completion
+ * thread, the sender when refused, the closer at handle close): move the
+ * reply to the waiting thread. */
 static void
 sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {

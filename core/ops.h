@@ -55,6 +55,12 @@ typedef void (*ZkrSendFunc) (ZkrSession *session, ZkrReplyFunc func, gpointer us
 int zkr_op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out);
 void zkr_reply_clear (ZkrReply *reply);
 
+/* The session, right after zookeeper_close(@zh) returned: completes with
+ * ZCLOSING the blocking calls sent on @zh that libzookeeper dropped. */
+void zkr_ops_handle_closed (ZkrSession *session, zhandle_t *zh);
+/* Tests: blocking requests of @session sent and not yet answered. */
+guint zkr_ops_test_count_blocking (ZkrSession *session);
+
 /* Convenience blocking calls built on zkr_op_sync(). */
 int zkr_op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
                         int flags, char **created_path, struct Stat *stat);

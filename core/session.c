@@ -79,6 +79,12 @@ struct _ZkrSession {
   GMainLoop *worker_loop;
   GThread *worker;
   gboolean free_in_worker;    /* set before the loop quits */
+  /* Posts to the worker: one queue and one source whose ready time is the
+   * wake-up, so a post into a queue that already waits costs no system
+   * call, and replies that arrive together are run in one wake-up. */
+  GMutex post_lock;
+  GQueue posts;               /* of WorkerPost*; protected by post_lock */
+  GSource *post_source;       /* attached for the session's life */
   GSource *ping_source;
   GSource *deadline_source;
   GSource *reopen_source;
@@ -137,15 +143,95 @@ static void session_free (ZkrSession *session);
 
 /* ---- posting to the worker ---------------------------------------- */
 
+typedef struct {
+  GSourceFunc func;
+  gpointer data;
+  GDestroyNotify destroy;
+} WorkerPost;
+
+static void
+worker_post_free (WorkerPost *post)
+{
+  if (post->destroy != NULL)
+    post->destroy (post->data);
+  g_free (post);
+}
+
+/* Worker thread: runs what was posted, in order. The ready time is reset
+ * before the queue is taken: a post that finds the queue empty after that
+ * sets it again, so nothing is left waiting without a wake-up. */
+static gboolean
+worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  ZkrSession *session = user_data;
+  GQueue batch = G_QUEUE_INIT;
+  WorkerPost *post;
+
+  (void) callback;
+  g_source_set_ready_time (source, -1);
+  g_mutex_lock (&session->post_lock);
+  batch = session->posts;
+  g_queue_init (&session->posts);
+  g_mutex_unlock (&session->post_lock);
+  while ((post = g_queue_pop_head (&batch)) != NULL)
+    {
+      /* Every post runs once (they all return G_SOURCE_REMOVE). */
+      (void) post->func (post->data);
+      worker_post_free (post);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs worker_posts_funcs = {
+  .dispatch = worker_posts_dispatch,
+};
+
+static void
+worker_posts_init (ZkrSession *session)
+{
+  g_mutex_init (&session->post_lock);
+  g_queue_init (&session->posts);
+  session->post_source = g_source_new (&worker_posts_funcs, sizeof (GSource));
+  /* The priority idle posts had: timers still come first. */
+  g_source_set_priority (session->post_source, G_PRIORITY_DEFAULT_IDLE);
+  g_source_set_callback (session->post_source, NULL, session, NULL);
+  g_source_set_static_name (session->post_source, "zkr-worker-posts");
+  g_source_attach (session->post_source, session->worker_ctx);
+}
+
+/* After the worker ended: what was posted behind its quit is dropped. */
+static void
+worker_posts_clear (ZkrSession *session)
+{
+  WorkerPost *post;
+
+  g_source_destroy (session->post_source);
+  g_clear_pointer (&session->post_source, g_source_unref);
+  while ((post = g_queue_pop_head (&session->posts)) != NULL)
+    worker_post_free (post);
+  g_mutex_clear (&session->post_lock);
+}
+
 void
 zkr_session_post (ZkrSession *session,
                   GSourceFunc func,
                   gpointer data,
                   GDestroyNotify destroy)
 {
+  WorkerPost *post = g_new (WorkerPost, 1);
+  gboolean was_empty;
+
+  post->func = func;
+  post->data = data;
+  post->destroy = destroy;
   /* Always deferred: completions never run inside the call that caused
    * them. */
-  zkr_context_post (session->worker_ctx, func, data, destroy);
+  g_mutex_lock (&session->post_lock);
+  was_empty = g_queue_is_empty (&session->posts);
+  g_queue_push_tail (&session->posts, post);
+  g_mutex_unlock (&session->post_lock);
+  if (was_empty)
+    g_source_set_ready_time (session->post_source, 0);
 }
 
 GMainContext *
@@ -487,7 +573,10 @@ session_close_handle (ZkrSession *session)
   session->generation++;
   g_mutex_unlock (&session->lock);
   if (zh != NULL)
-    zookeeper_close (zh);
+    {
+      zookeeper_close (zh);
+      zkr_ops_handle_closed (session, zh);
+    }
   g_free (handle_ctx);
 }
 
@@ -949,6 +1038,7 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
   session->watches = g_hash_table_new_full (NULL, NULL, NULL, watch_free);
   session->worker_ctx = g_main_context_new ();
   session->worker_loop = g_main_loop_new (session->worker_ctx, FALSE);
+  worker_posts_init (session);
   session->worker = g_thread_new ("zkr-session", worker_main, session);
   if (!session_open_handle (session, error))
     {
@@ -1028,6 +1118,7 @@ session_free (ZkrSession *session)
   zkr_notifier_free (session->listeners);
   g_array_unref (session->internal_listeners);
   g_hash_table_unref (session->watches);
+  worker_posts_clear (session);
   g_main_loop_unref (session->worker_loop);
   g_main_context_unref (session->worker_ctx);
   if (session->acl_owned)

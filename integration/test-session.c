@@ -165,6 +165,140 @@ test_session__suspends_and_reconnects_through_a_healed_partition (void)
   zkr_test_proxy_free (proxy);
 }
 
+/* A blocking request whose reply never comes (black hole) while the
+ * session is closed: libzookeeper may drop its completion when the handle
+ * closes, and the caller must still get an answer. */
+typedef struct {
+  ZkrSession *session;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  int rc;
+} BlockedRequest;
+
+static gpointer
+blocked_request_run (gpointer data)
+{
+  BlockedRequest *request = data;
+  struct Stat stat;
+  int rc;
+
+  rc = zkr_op_exists_sync (request->session, "/", &stat);
+  g_mutex_lock (&request->lock);
+  request->rc = rc;
+  request->done = TRUE;
+  g_cond_broadcast (&request->cond);
+  g_mutex_unlock (&request->lock);
+  return NULL;
+}
+
+static gboolean
+blocking_request_sent (gpointer data)
+{
+  return zkr_ops_test_count_blocking (data) == 1;
+}
+
+static void
+test_session__a_blocking_request_in_flight_at_close_is_answered (void)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  /* On the heap, and leaked if the request never returns: the thread
+   * still owns it then. */
+  BlockedRequest *request = g_new0 (BlockedRequest, 1);
+  gint64 deadline;
+  GThread *thread;
+  gboolean done = TRUE;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  address = zkr_test_proxy_dup_address (proxy);
+  /* Long enough that the black hole is not noticed before the close. */
+  request->session = itest_connect (address, 20000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (request->session);
+  g_mutex_init (&request->lock);
+  g_cond_init (&request->cond);
+  CU_ASSERT_EQUAL (zkr_op_exists_sync (request->session, "/", NULL), ZOK);
+  zkr_test_proxy_blackhole (proxy);
+  thread = g_thread_new ("blocked-request", blocked_request_run, request);
+  /* Sent, and it cannot be answered. */
+  CU_ASSERT_TRUE_FATAL (itest_wait_for (blocking_request_sent, request->session, WAIT_MS));
+  CU_ASSERT_FALSE (request->done);
+  zkr_session_close (request->session);
+  deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  g_mutex_lock (&request->lock);
+  while (!request->done && done)
+    done = g_cond_wait_until (&request->cond, &request->lock, deadline);
+  done = request->done;
+  g_mutex_unlock (&request->lock);
+  CU_ASSERT_TRUE_FATAL (done);
+  CU_ASSERT_NOT_EQUAL (request->rc, ZOK);
+  g_thread_join (thread);
+  g_mutex_clear (&request->lock);
+  g_cond_clear (&request->cond);
+  zkr_session_unref (request->session);
+  g_free (request);
+  zkr_test_proxy_free (proxy);
+}
+
+/* Blocking requests racing a close with replies coming in: a close while
+ * libzookeeper's completion thread is busy is when it drops completions.
+ * Every caller must get an answer. */
+#define RACE_THREADS 4
+#define RACE_ROUNDS 30
+
+typedef struct {
+  ZkrSession *session;
+  gint answered;   /* atomic: requests answered ZOK */
+  gint finished;   /* atomic: threads that got a refusal and stopped */
+} CloseRace;
+
+static gpointer
+close_race_run (gpointer data)
+{
+  CloseRace *race = data;
+
+  while (zkr_op_exists_sync (race->session, "/", NULL) == ZOK)
+    g_atomic_int_inc (&race->answered);
+  g_atomic_int_inc (&race->finished);
+  return NULL;
+}
+
+static gboolean
+close_race_warmed_up (gpointer data)
+{
+  return g_atomic_int_get (&((CloseRace *) data)->answered) >= 20 * RACE_THREADS;
+}
+
+static gboolean
+close_race_all_finished (gpointer data)
+{
+  return g_atomic_int_get (&((CloseRace *) data)->finished) == RACE_THREADS;
+}
+
+static void
+test_session__blocking_requests_racing_a_close_are_all_answered (void)
+{
+  for (int round = 0; round < RACE_ROUNDS; round++)
+    {
+      /* Leaked if a thread never returns: it still uses it then. */
+      CloseRace *race = g_new0 (CloseRace, 1);
+      GThread *threads[RACE_THREADS];
+
+      race->session = itest_connect (itest_hosts (), 10000);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (race->session);
+      for (int i = 0; i < RACE_THREADS; i++)
+        threads[i] = g_thread_new ("close-race", close_race_run, race);
+      CU_ASSERT_TRUE_FATAL (itest_wait_for (close_race_warmed_up, race, WAIT_MS));
+      zkr_session_close (race->session);
+      CU_ASSERT_TRUE_FATAL (itest_wait_for (close_race_all_finished, race, WAIT_MS));
+      for (int i = 0; i < RACE_THREADS; i++)
+        g_thread_join (threads[i]);
+      zkr_session_unref (race->session);
+      g_free (race);
+    }
+}
+
 typedef struct {
   GMutex lock;
   GCond cond;
@@ -624,6 +758,8 @@ static const ZkrTestCase tests[] = {
   { "test_session__bad_hosts_fail_within_the_connection_timeout", test_session__bad_hosts_fail_within_the_connection_timeout },
   { "test_session__protected_create_adopts_its_node_after_a_lost_reply", test_session__protected_create_adopts_its_node_after_a_lost_reply },
   { "test_session__suspends_and_reconnects_through_a_healed_partition", test_session__suspends_and_reconnects_through_a_healed_partition },
+  { "test_session__a_blocking_request_in_flight_at_close_is_answered", test_session__a_blocking_request_in_flight_at_close_is_answered },
+  { "test_session__blocking_requests_racing_a_close_are_all_answered", test_session__blocking_requests_racing_a_close_are_all_answered },
   { "test_session__guaranteed_delete_finishes_after_a_reconnect", test_session__guaranteed_delete_finishes_after_a_reconnect },
   { "test_session__lost_then_fresh_session_when_expired_from_outside", test_session__lost_then_fresh_session_when_expired_from_outside },
   { "test_session__a_request_answered_session_expired_means_lost", test_session__a_request_answered_session_expired_means_lost },

@@ -961,6 +961,8 @@ acquire_start (gpointer data)
   ZkrQueueLock *lock = acquire->lock;
   gint64 now = g_get_monotonic_time ();
 
+  /* What a release from the caller's thread left running. */
+  hold_stop (lock);
   lock->acquire = acquire;
   acquire->listener_id = zkr_session_add_internal_listener (lock->session, acquire_on_state, acquire);
   if (acquire->cancellable != NULL)
@@ -1207,6 +1209,7 @@ gboolean
 zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
 {
   ReleaseStart *start;
+  char *node;
   int answer;
 
   g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
@@ -1218,15 +1221,36 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
                    lock->recipe->kind, lock->user_path);
       return FALSE;
     }
-  start = g_new0 (ReleaseStart, 1);
-  start->lock = lock_ref (lock);
-  start->node = g_steal_pointer (&lock->node_path);
+  node = g_steal_pointer (&lock->node_path);
   lock->state = LOCK_IDLE;
   lock->token = 0;
   lock->release_pending = TRUE;
   lock->release_answer = RELEASE_WAITING;
   g_mutex_unlock (&lock->mutex);
 
+  /* The common case straight from this thread: the delete is sent from
+   * here and its reply comes back here (two thread hand-offs fewer than
+   * through the worker). The hold's listener and watch are left to the
+   * worker, which stops them when it next touches this lock (acquire_start,
+   * free_in_worker, a loss); until then they see a lock that is not held
+   * and do nothing. Anything but a clean answer goes the worker's way:
+   * the guaranteed delete. */
+  if (zkr_session_is_connected (lock->session))
+    {
+      int rc = zkr_op_delete_sync (lock->session, node, -1);
+
+      if (rc == ZOK || rc == ZNONODE)
+        {
+          g_mutex_lock (&lock->mutex);
+          lock->release_pending = FALSE;
+          g_mutex_unlock (&lock->mutex);
+          g_free (node);
+          return TRUE;
+        }
+    }
+  start = g_new0 (ReleaseStart, 1);
+  start->lock = lock_ref (lock);
+  start->node = node;
   zkr_session_post (lock->session, release_start, start, NULL);
   g_mutex_lock (&lock->mutex);
   while (lock->release_answer == RELEASE_WAITING)
