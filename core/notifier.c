@@ -88,6 +88,34 @@ zkr_context_post (GMainContext *context, GSourceFunc func, gpointer data,
   g_main_context_unref (context);
 }
 
+void
+zkr_wait_init (ZkrWait *wait)
+{
+  g_mutex_init (&wait->lock);
+  g_cond_init (&wait->cond);
+  wait->done = FALSE;
+}
+
+void
+zkr_wait_done (ZkrWait *wait)
+{
+  g_mutex_lock (&wait->lock);
+  wait->done = TRUE;
+  g_cond_signal (&wait->cond);
+  g_mutex_unlock (&wait->lock);
+}
+
+void
+zkr_wait_block (ZkrWait *wait)
+{
+  g_mutex_lock (&wait->lock);
+  while (!wait->done)
+    g_cond_wait (&wait->cond, &wait->lock);
+  g_mutex_unlock (&wait->lock);
+  g_mutex_clear (&wait->lock);
+  g_cond_clear (&wait->cond);
+}
+
 static void
 context_post (GMainContext *context, GSourceFunc func, gpointer data, GDestroyNotify destroy)
 {

@@ -42,6 +42,22 @@ void zkr_notifier_emit (ZkrNotifier *notifier, int event);
 void zkr_context_post (GMainContext *context, GSourceFunc func, gpointer data,
                        GDestroyNotify destroy);
 
+/* A one-shot hand-off to a blocked thread. The waiter calls
+ * zkr_wait_init(), hands the wait to another thread and calls
+ * zkr_wait_block(), which returns (and clears the wait) once that thread
+ * called zkr_wait_done(). What the other thread wrote before
+ * zkr_wait_done() is visible to the waiter after zkr_wait_block(); done
+ * touches nothing after its unlock, so the waiter may free the wait at once. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+} ZkrWait;
+
+void zkr_wait_init (ZkrWait *wait);
+void zkr_wait_done (ZkrWait *wait);
+void zkr_wait_block (ZkrWait *wait);
+
 typedef void (*ZkrBlockingFunc) (gpointer data);
 
 /* Runs @work(@data) on a short-lived thread of its own, where blocking zkr

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "notifier.h"
 #include "ops.h"
 
 typedef struct {
@@ -436,9 +437,7 @@ zkr_op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
 /* ---- blocking twins ------------------------------------------------ */
 
 typedef struct {
-  GMutex lock;
-  GCond cond;
-  gboolean done;
+  ZkrWait wait;
   ZkrReply reply;
 } SyncWait;
 
@@ -448,33 +447,24 @@ typedef struct {
 static void
 sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
-  SyncWait *wait = user_data;
+  SyncWait *sync = user_data;
 
   (void) session;
-  g_mutex_lock (&wait->lock);
-  wait->reply = *reply;
+  sync->reply = *reply;
   memset (reply, 0, sizeof *reply);
-  wait->done = TRUE;
-  g_cond_signal (&wait->cond);
-  g_mutex_unlock (&wait->lock);
+  zkr_wait_done (&sync->wait);
 }
 
 int
 zkr_op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out)
 {
-  SyncWait wait = { 0 };
+  SyncWait sync;
 
   g_return_val_if_fail (!zkr_session_in_worker (session), ZAPIERROR);
-  g_mutex_init (&wait.lock);
-  g_cond_init (&wait.cond);
-  send (session, sync_done, &wait, send_data);
-  g_mutex_lock (&wait.lock);
-  while (!wait.done)
-    g_cond_wait (&wait.cond, &wait.lock);
-  g_mutex_unlock (&wait.lock);
-  g_mutex_clear (&wait.lock);
-  g_cond_clear (&wait.cond);
-  *out = wait.reply;
+  zkr_wait_init (&sync.wait);
+  send (session, sync_done, &sync, send_data);
+  zkr_wait_block (&sync.wait);
+  *out = sync.reply;
   return out->rc;
 }
 

@@ -229,9 +229,13 @@ zkr_session_post (ZkrSession *session,
   g_mutex_lock (&session->post_lock);
   was_empty = g_queue_is_empty (&session->posts);
   g_queue_push_tail (&session->posts, post);
-  g_mutex_unlock (&session->post_lock);
+  /* Still under the lock: once it is released the post can run, and it
+   * may drop the session's last reference (the session is then freed on
+   * the worker). The worker takes the queue only after resetting the ready
+   * time, and never holds this lock while GLib holds the context's. */
   if (was_empty)
     g_source_set_ready_time (session->post_source, 0);
+  g_mutex_unlock (&session->post_lock);
 }
 
 GMainContext *

@@ -390,9 +390,7 @@ hold_stop (ZkrQueueLock *lock)
  * a main context of its own: one futex wake-up instead of an event fd,
  * a context and a task per call. */
 typedef struct {
-  GMutex lock;
-  GCond cond;
-  gboolean done;
+  ZkrWait wait;
   GError *error;   /* (owned) (nullable): NULL means granted */
 } AcquireWait;
 
@@ -527,11 +525,8 @@ acquire_answer (Acquire *acquire, GError *error)
       task_return_in_context (g_steal_pointer (&acquire->task), error);
       return;
     }
-  g_mutex_lock (&wait->lock);
   wait->error = error;
-  wait->done = TRUE;
-  g_cond_signal (&wait->cond);
-  g_mutex_unlock (&wait->lock);
+  zkr_wait_done (&wait->wait);
 }
 
 static void
@@ -1048,32 +1043,34 @@ zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
 }
 
 gboolean
-zkr_queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
-                             GCancellable *cancellable, GError **error)
+zkr_queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
+                                  GCancellable *cancellable, const char *fixed_suffix,
+                                  GError **error)
 {
   AcquireWait wait = { 0 };
   Acquire *acquire;
 
   g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
-  acquire = acquire_new (lock, timeout_ms, cancellable, NULL, error);
+  acquire = acquire_new (lock, timeout_ms, cancellable, fixed_suffix, error);
   if (acquire == NULL)
     return FALSE;
-  g_mutex_init (&wait.lock);
-  g_cond_init (&wait.cond);
+  zkr_wait_init (&wait.wait);
   acquire->wait = &wait;
   zkr_session_post (lock->session, acquire_start, acquire, NULL);
-  g_mutex_lock (&wait.lock);
-  while (!wait.done)
-    g_cond_wait (&wait.cond, &wait.lock);
-  g_mutex_unlock (&wait.lock);
-  g_mutex_clear (&wait.lock);
-  g_cond_clear (&wait.cond);
+  zkr_wait_block (&wait.wait);
   if (wait.error != NULL)
     {
       g_propagate_error (error, wait.error);
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+zkr_queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
+                             GCancellable *cancellable, GError **error)
+{
+  return zkr_queue_lock_acquire_sync_full (lock, timeout_ms, cancellable, NULL, error);
 }
 
 static gboolean

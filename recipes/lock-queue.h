@@ -66,6 +66,10 @@ void zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
  * for, without a main context or a task (never from the worker). */
 gboolean zkr_queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
                                       GCancellable *cancellable, GError **error);
+/* The same with a fixed node suffix, as zkr_queue_lock_acquire_full(). */
+gboolean zkr_queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
+                                           GCancellable *cancellable,
+                                           const char *fixed_suffix, GError **error);
 /* Runs @async_start (which must end up returning into a GTask whose
  * callback this function waits for) on a private main context, then
  * returns the GTask's boolean result. The blocking twin of any _async. */

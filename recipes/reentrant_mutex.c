@@ -123,6 +123,37 @@ typedef struct {
   GTask *outer;              /* (owned) */
 } FirstAcquire;
 
+/* Counts a reentry by the calling thread (TRUE: nothing to send), or
+ * resets its count and hands back in *@queue its entry for the engine to
+ * take (FALSE). */
+static gboolean
+acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
+{
+  Hold *hold;
+  gboolean reentered;
+
+  g_mutex_lock (&mutex->lock);
+  hold = hold_for_thread_locked (mutex, g_thread_self ());
+  reentered = hold->count > 0 && zkr_queue_lock_is_held (hold->queue);
+  if (reentered)
+    hold->count++; /* reentry: counted here, nothing sent */
+  else
+    hold->count = 0; /* a hold that was lost starts over */
+  *queue = hold->queue;
+  g_mutex_unlock (&mutex->lock);
+  return reentered;
+}
+
+/* The engine granted @thread's first hold. Shared by both acquire paths:
+ * the async one in the caller's context, the blocking one in its thread. */
+static void
+grant_finish (ZkrReentrantMutex *mutex, GThread *thread)
+{
+  g_mutex_lock (&mutex->lock);
+  ((Hold *) g_hash_table_lookup (mutex->holds, thread))->count = 1;
+  g_mutex_unlock (&mutex->lock);
+}
+
 /* In the caller's context: the engine granted the thread's first hold. */
 static void
 first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
@@ -133,9 +164,7 @@ first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
   (void) source;
   if (g_task_propagate_boolean (G_TASK (result), &error))
     {
-      g_mutex_lock (&first->mutex->lock);
-      ((Hold *) g_hash_table_lookup (first->mutex->holds, first->thread))->count = 1;
-      g_mutex_unlock (&first->mutex->lock);
+      grant_finish (first->mutex, first->thread);
       g_task_return_boolean (first->outer, TRUE);
     }
   else
@@ -152,33 +181,25 @@ zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
 {
   GTask *outer, *inner;
   FirstAcquire *first;
-  GThread *self = g_thread_self ();
-  Hold *hold;
+  ZkrQueueLock *queue;
 
   g_return_if_fail (mutex != NULL);
   outer = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (outer, zkr_reentrant_mutex_acquire_async);
   g_task_set_check_cancellable (outer, FALSE);
-  g_mutex_lock (&mutex->lock);
-  hold = hold_for_thread_locked (mutex, self);
-  if (hold->count > 0 && zkr_queue_lock_is_held (hold->queue))
+  if (acquire_prepare (mutex, &queue))
     {
-      /* Reentry: counted here, nothing sent. */
-      hold->count++;
-      g_mutex_unlock (&mutex->lock);
       g_task_return_boolean (outer, TRUE);
       g_object_unref (outer);
       return;
     }
-  hold->count = 0; /* a hold that was lost starts over */
-  g_mutex_unlock (&mutex->lock);
   first = g_new0 (FirstAcquire, 1);
   first->mutex = zkr_reentrant_mutex_ref (mutex);
-  first->thread = self;
+  first->thread = g_thread_self ();
   first->outer = outer;
   inner = g_task_new (NULL, cancellable, first_acquire_done, first);
   g_task_set_check_cancellable (inner, FALSE);
-  zkr_queue_lock_acquire (hold->queue, timeout_ms, cancellable, inner);
+  zkr_queue_lock_acquire (queue, timeout_ms, cancellable, inner);
 }
 
 gboolean
@@ -191,19 +212,22 @@ zkr_reentrant_mutex_acquire_finish (ZkrReentrantMutex *mutex, GAsyncResult *resu
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-static void
-acquire_start (gpointer object, int timeout_ms, GCancellable *cancellable,
-               GAsyncReadyCallback callback, gpointer user_data)
-{
-  zkr_reentrant_mutex_acquire_async (object, timeout_ms, cancellable, callback, user_data);
-}
-
+/* The blocking twin of the async acquire: the same decisions, the
+ * engine's blocking acquire in between, all in the calling thread (whose
+ * entry it is). */
 gboolean
 zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
                              GCancellable *cancellable, GError **error)
 {
+  ZkrQueueLock *queue;
+
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr_queue_run_sync (mutex, acquire_start, timeout_ms, cancellable, error);
+  if (acquire_prepare (mutex, &queue))
+    return TRUE;
+  if (!zkr_queue_lock_acquire_sync (queue, timeout_ms, cancellable, error))
+    return FALSE;
+  grant_finish (mutex, g_thread_self ());
+  return TRUE;
 }
 
 /* The calling thread's entry if it holds, else NULL. Lock held. */

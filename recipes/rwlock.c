@@ -288,6 +288,13 @@ held_by_self_locked (ZkrRwlock *rwlock, SideKind kind)
 
 /* ==== acquire ========================================================= */
 
+/* What an acquire by the calling thread needs, decided under the lock. */
+typedef enum {
+  PREPARE_REENTERED,     /* counted, nothing to send */
+  PREPARE_REFUSED,       /* the error is set */
+  PREPARE_ACQUIRE,       /* the engine must take the queue (with the suffix) */
+} PrepareOutcome;
+
 typedef struct {
   ZkrRwlock *rwlock;     /* (owned) */
   GThread *thread;
@@ -312,53 +319,62 @@ downgrade_still_valid_locked (ZkrRwlock *rwlock, Holds *holds, ZkrQueueLock **st
   return FALSE;
 }
 
+/* The engine granted @thread's first hold of @kind: count it, or for a
+ * downgrade keep it only while the write hold is still ours. Returns NULL
+ * or ZKR_ERROR_LOCK_LOST (transfer full). Shared by both acquire paths:
+ * the async one in the caller's context, the blocking one in its thread. */
+static GError *
+grant_finish (ZkrRwlock *rwlock, GThread *thread, SideKind kind, gboolean downgrade)
+{
+  ZkrQueueLock *stale = NULL;
+  Holds *holds;
+
+  g_mutex_lock (&rwlock->lock);
+  holds = g_hash_table_lookup (rwlock->holds, thread);
+  if (!downgrade)
+    holds->sides[kind].count = 1;
+  else if (downgrade_still_valid_locked (rwlock, holds, &stale))
+    {
+      /* The read hold takes the write node's place in the queue, so
+       * it takes its token too: its own czxid is above that of the
+       * writers queued behind, who hold after it. */
+      holds->sides[SIDE_READ].count = 1;
+      holds->sides[SIDE_READ].token = zkr_queue_lock_get_token (holds->sides[SIDE_WRITE].queue);
+    }
+  g_mutex_unlock (&rwlock->lock);
+  if (stale == NULL)
+    return NULL;
+  zkr_queue_lock_free (stale);
+  return g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
+                      "downgrade of read-write lock %s: the write lock was lost "
+                      "while taking the read lock", rwlock->path);
+}
+
 /* In the caller's context: the engine granted the thread's first hold. */
 static void
 first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   FirstAcquire *first = user_data;
-  ZkrRwlock *rwlock = first->rwlock;
-  ZkrQueueLock *stale = NULL;
   GError *error = NULL;
-  Holds *holds;
 
   (void) source;
   if (g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      g_mutex_lock (&rwlock->lock);
-      holds = g_hash_table_lookup (rwlock->holds, first->thread);
-      if (!first->downgrade)
-        holds->sides[first->kind].count = 1;
-      else if (downgrade_still_valid_locked (rwlock, holds, &stale))
-        {
-          /* The read hold takes the write node's place in the queue, so
-           * it takes its token too: its own czxid is above that of the
-           * writers queued behind, who hold after it. */
-          holds->sides[SIDE_READ].count = 1;
-          holds->sides[SIDE_READ].token = zkr_queue_lock_get_token (holds->sides[SIDE_WRITE].queue);
-        }
-      g_mutex_unlock (&rwlock->lock);
-      if (stale != NULL)
-        {
-          zkr_queue_lock_free (stale);
-          error = g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
-                               "downgrade of read-write lock %s: the write lock was lost "
-                               "while taking the read lock", rwlock->path);
-        }
-    }
+    error = grant_finish (first->rwlock, first->thread, first->kind, first->downgrade);
   if (error != NULL)
     g_task_return_error (first->outer, error);
   else
     g_task_return_boolean (first->outer, TRUE);
   g_object_unref (first->outer);
-  zkr_rwlock_unref (rwlock);
+  zkr_rwlock_unref (first->rwlock);
   g_free (first);
 }
 
-/* Returns the task at once (reentry, refused upgrade) or starts the
- * engine; *@suffix gets the downgrade suffix. Lock held. */
-static ZkrQueueLock *
-acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, GTask *outer, char **suffix)
+/* Counts a reentry, refuses an upgrade, or hands back in *@queue the
+ * calling thread's entry for the engine to take, with the downgrade
+ * suffix in *@suffix when it is one. Lock held. */
+static PrepareOutcome
+acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue,
+                        char **suffix, GError **error)
 {
   Holds *holds = holds_for_thread_locked (rwlock, g_thread_self ());
   Side *side = &holds->sides[kind];
@@ -368,17 +384,16 @@ acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, GTask *outer, char **s
     {
       /* Reentry: counted here, nothing sent. */
       side->count++;
-      g_task_return_boolean (outer, TRUE);
-      return NULL;
+      return PREPARE_REENTERED;
     }
   if (kind == SIDE_WRITE && side_is_held (&holds->sides[SIDE_READ]))
     {
       /* Our own read node would block our write node forever. */
-      g_task_return_new_error (outer, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD,
-                               "read-write lock %s: this thread holds the read lock; "
-                               "upgrading to the write lock is not supported "
-                               "(release the read lock first)", rwlock->path);
-      return NULL;
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD,
+                   "read-write lock %s: this thread holds the read lock; "
+                   "upgrading to the write lock is not supported "
+                   "(release the read lock first)", rwlock->path);
+      return PREPARE_REFUSED;
     }
   side->count = 0; /* a hold that was lost starts over */
   side->token = 0;
@@ -389,7 +404,20 @@ acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, GTask *outer, char **s
       if (write_node != NULL)
         *suffix = zkr_rwlock_downgrade_suffix (write_node);
     }
-  return side->queue;
+  *queue = side->queue;
+  return PREPARE_ACQUIRE;
+}
+
+static PrepareOutcome
+acquire_prepare (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue, char **suffix,
+                 GError **error)
+{
+  PrepareOutcome outcome;
+
+  g_mutex_lock (&rwlock->lock);
+  outcome = acquire_prepare_locked (rwlock, kind, queue, suffix, error);
+  g_mutex_unlock (&rwlock->lock);
+  return outcome;
 }
 
 static void
@@ -398,7 +426,8 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
                       gpointer user_data, gpointer source_tag)
 {
   g_autofree char *suffix = NULL;
-  ZkrQueueLock *queue;
+  ZkrQueueLock *queue = NULL;
+  GError *error = NULL;
   FirstAcquire *first;
   GTask *outer, *inner;
 
@@ -408,13 +437,18 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
   /* As the mutex: a cancel is reported by the engine, after our node is
    * gone; a lock granted just before the cancel stays granted. */
   g_task_set_check_cancellable (outer, FALSE);
-  g_mutex_lock (&rwlock->lock);
-  queue = acquire_prepare_locked (rwlock, kind, outer, &suffix);
-  g_mutex_unlock (&rwlock->lock);
-  if (queue == NULL)
+  switch (acquire_prepare (rwlock, kind, &queue, &suffix, &error))
     {
+    case PREPARE_REENTERED:
+      g_task_return_boolean (outer, TRUE);
       g_object_unref (outer);
       return;
+    case PREPARE_REFUSED:
+      g_task_return_error (outer, error);
+      g_object_unref (outer);
+      return;
+    case PREPARE_ACQUIRE:
+      break;
     }
   first = g_new0 (FirstAcquire, 1);
   first->rwlock = zkr_rwlock_ref (rwlock);
@@ -425,6 +459,35 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
   inner = g_task_new (NULL, cancellable, first_acquire_done, first);
   g_task_set_check_cancellable (inner, FALSE);
   zkr_queue_lock_acquire_full (queue, timeout_ms, cancellable, suffix, inner);
+}
+
+/* The blocking twin of rwlock_acquire_async(): the same decisions, the
+ * engine's blocking acquire in between, all in the calling thread (whose
+ * entries they are). */
+static gboolean
+rwlock_acquire_sync (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
+                     GCancellable *cancellable, GError **error)
+{
+  g_autofree char *suffix = NULL;
+  ZkrQueueLock *queue = NULL;
+  GError *lost;
+
+  switch (acquire_prepare (rwlock, kind, &queue, &suffix, error))
+    {
+    case PREPARE_REENTERED:
+      return TRUE;
+    case PREPARE_REFUSED:
+      return FALSE;
+    case PREPARE_ACQUIRE:
+      break;
+    }
+  if (!zkr_queue_lock_acquire_sync_full (queue, timeout_ms, cancellable, suffix, error))
+    return FALSE;
+  lost = grant_finish (rwlock, g_thread_self (), kind, suffix != NULL);
+  if (lost == NULL)
+    return TRUE;
+  g_propagate_error (error, lost);
+  return FALSE;
 }
 
 void
@@ -463,26 +526,12 @@ zkr_rwlock_acquire_write_finish (ZkrRwlock *rwlock, GAsyncResult *result, GError
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-static void
-read_start (gpointer object, int timeout_ms, GCancellable *cancellable,
-            GAsyncReadyCallback callback, gpointer user_data)
-{
-  zkr_rwlock_acquire_read_async (object, timeout_ms, cancellable, callback, user_data);
-}
-
-static void
-write_start (gpointer object, int timeout_ms, GCancellable *cancellable,
-             GAsyncReadyCallback callback, gpointer user_data)
-{
-  zkr_rwlock_acquire_write_async (object, timeout_ms, cancellable, callback, user_data);
-}
-
 gboolean
 zkr_rwlock_acquire_read (ZkrRwlock *rwlock, int timeout_ms, GCancellable *cancellable,
                          GError **error)
 {
   g_return_val_if_fail (rwlock != NULL, FALSE);
-  return zkr_queue_run_sync (rwlock, read_start, timeout_ms, cancellable, error);
+  return rwlock_acquire_sync (rwlock, SIDE_READ, timeout_ms, cancellable, error);
 }
 
 gboolean
@@ -490,7 +539,7 @@ zkr_rwlock_acquire_write (ZkrRwlock *rwlock, int timeout_ms, GCancellable *cance
                           GError **error)
 {
   g_return_val_if_fail (rwlock != NULL, FALSE);
-  return zkr_queue_run_sync (rwlock, write_start, timeout_ms, cancellable, error);
+  return rwlock_acquire_sync (rwlock, SIDE_WRITE, timeout_ms, cancellable, error);
 }
 
 /* ==== release and the rest ============================================ */
