@@ -11,6 +11,7 @@
 
 #include "itest.h"
 #include "lock-queue.h"
+#include "path.h"
 #include "proxy.h"
 #include "zkr-test.h"
 
@@ -639,6 +640,79 @@ test_mutex__waiter_watches_only_predecessor (void)
   zkr_session_unref (holder_session);
 }
 
+/* A waiter whose node someone deletes while it waits must not claim the
+ * lock on the strength of an old listing: it finds its node gone on the
+ * next listing and queues again with a new one (as Curator does). */
+typedef struct {
+  ZkrMutex *mutex;
+  gboolean acquired;
+  gboolean verified;
+  char *node;
+} VanishedWaiter;
+
+static gpointer
+vanished_waiter_run (gpointer data)
+{
+  VanishedWaiter *waiter = data;
+  g_autoptr (GError) error = NULL;
+
+  waiter->acquired = zkr_mutex_acquire (waiter->mutex, WAIT_MS, NULL, &error);
+  if (waiter->acquired)
+    {
+      waiter->verified = zkr_mutex_verify (waiter->mutex, NULL);
+      waiter->node = zkr_mutex_dup_node_path (waiter->mutex);
+      zkr_mutex_release (waiter->mutex, NULL);
+    }
+  return NULL;
+}
+
+static void
+test_mutex__waiter_whose_node_vanished_queues_again (void)
+{
+  g_autofree char *path = itest_scratch_path ("mutex-waiter-node-gone");
+  g_autofree char *holder_node = NULL;
+  g_autofree char *waiter_node = NULL;
+  g_autoptr (GPtrArray) children = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other = itest_connect (itest_hosts (), 10000);
+  VanishedWaiter waiter = { 0 };
+  ZkrMutex *holder;
+  ItestWatchOn on;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  holder = mutex_new (session, path);
+  waiter.mutex = mutex_new (other, path);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  holder_node = zkr_mutex_dup_node_path (holder);
+  thread = g_thread_new ("vanished-waiter", vanished_waiter_run, &waiter);
+  /* The waiter is queued and watches the holder's node. */
+  on.node_path = holder_node;
+  on.session_id = zkr_session_get_id (other);
+  CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
+  CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, path, &children), ZOK);
+  CU_ASSERT_EQUAL_FATAL (children->len, 2);
+  for (guint i = 0; i < children->len; i++)
+    if (!g_str_has_suffix (holder_node, g_ptr_array_index (children, i)))
+      waiter_node = zkr_path_join (path, g_ptr_array_index (children, i));
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_node);
+  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, waiter_node, -1), ZOK);
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  g_thread_join (thread);
+  CU_ASSERT_TRUE (waiter.acquired);
+  CU_ASSERT_TRUE (waiter.verified);
+  CU_ASSERT_STRING_NOT_EQUAL (waiter.node, waiter_node);
+  g_free (waiter.node);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_mutex_unref (waiter.mutex);
+  zkr_mutex_unref (holder);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (other);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
   ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
@@ -649,6 +723,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__async_acquire_calls_back_in_the_callers_context),
   ZKR_TEST_CASE (test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock),
   ZKR_TEST_CASE (test_mutex__node_deleted_by_hand_is_lost),
+  ZKR_TEST_CASE (test_mutex__waiter_whose_node_vanished_queues_again),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },
 };

@@ -67,7 +67,6 @@ static const ZkrQueueRecipe latch_recipe = {
   .sort = zkr_node_sort,        /* its sorter is fixForSorting("latch-") */
   .predicate = zkr_queue_predicate_first,
   .kind = "leader latch",
-  .sequential_only = TRUE,
 };
 
 /* ==== shared with the selector ======================================== */

@@ -56,7 +56,6 @@ static const ZkrQueueRecipe selector_recipe = {
   .sort = zkr_node_sort,
   .predicate = zkr_queue_predicate_first,
   .kind = "leader selector",
-  .sequential_only = TRUE,
 };
 
 static gpointer

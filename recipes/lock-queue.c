@@ -133,7 +133,6 @@ const ZkrQueueRecipe zkr_queue_mutex_recipe = {
   .sort = zkr_node_sort,
   .predicate = zkr_queue_predicate_first,
   .kind = "mutex",
-  .sequential_only = TRUE,
 };
 
 gboolean
@@ -410,8 +409,6 @@ struct _Acquire {
   struct Stat stat;
   GPtrArray *early_listing;      /* a listing that came before our node */
   guint listings_in_flight;
-  GPtrArray *last_sorted;        /* (nullable) the last listing evaluated */
-  char *waiting_on;              /* (nullable) the node we watch, from it */
   guint watch_id;
   GSource *timeout_source;
   guint listener_id;
@@ -419,7 +416,11 @@ struct _Acquire {
   gboolean watch_children;       /* the predicate waits for any change of
                                   * the children (semaphore leases) */
   char *fixed_suffix;            /* (nullable) a non-sequential node name */
+  guint requeues;                /* new nodes after ours was deleted */
 };
+
+/* How often an acquire queues again after someone deleted its node. */
+#define ACQUIRE_MAX_REQUEUES 3
 
 static Acquire *
 acquire_ref (Acquire *acquire)
@@ -439,8 +440,6 @@ acquire_unref (Acquire *acquire)
   g_free (acquire->node_path);
   g_free (acquire->fixed_suffix);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
-  g_clear_pointer (&acquire->last_sorted, g_ptr_array_unref);
-  g_free (acquire->waiting_on);
   lock_unref (acquire->lock);
   g_free (acquire);
 }
@@ -674,35 +673,6 @@ zkr_queue_test_get_watch_wakeups (void)
   return (guint) g_atomic_int_get (&watch_wakeups);
 }
 
-static gint find_name (GPtrArray *names, const char *name);
-static void acquire_through (Acquire *acquire);
-
-/* The node we waited on is gone. In a queue of sequential nodes only, the
- * queue now is our last listing minus some nodes before ours (none can
- * have been added before us): if the predicate lets us through on that
- * listing minus the one we know is gone, it would on the real one too.
- * Returns FALSE when a fresh listing is needed. */
-static gboolean
-acquire_through_without (Acquire *acquire, const char *gone)
-{
-  ZkrQueueLock *lock = acquire->lock;
-  g_autoptr (GPtrArray) rest = NULL;
-  const char *wait_on = NULL;
-  gint ours;
-
-  if (!lock->recipe->sequential_only || acquire->last_sorted == NULL || gone == NULL)
-    return FALSE;
-  rest = g_ptr_array_sized_new (acquire->last_sorted->len);
-  for (guint i = 0; i < acquire->last_sorted->len; i++)
-    if (strcmp (g_ptr_array_index (acquire->last_sorted, i), gone) != 0)
-      g_ptr_array_add (rest, g_ptr_array_index (acquire->last_sorted, i));
-  ours = find_name (rest, acquire->node_name);
-  if (ours < 0 || !lock->recipe->predicate (rest, (guint) ours, &wait_on, lock->predicate_data))
-    return FALSE;
-  acquire_through (acquire);
-  return TRUE;
-}
-
 static void
 acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointer user_data)
 {
@@ -712,11 +682,12 @@ acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointe
   (void) path;
   g_atomic_int_inc (&watch_wakeups);
   acquire->watch_id = 0;
+  (void) event_type;
   if (acquire->finished)
     return;
-  if (event_type == ZOO_DELETED_EVENT && !acquire->watch_children &&
-      acquire_through_without (acquire, acquire->waiting_on))
-    return;
+  /* Always a fresh listing, never our last one minus the node that went:
+   * only a listing shows that our own node is still there (someone may
+   * have deleted it while we waited). */
   acquire_list (acquire);
 }
 
@@ -734,8 +705,7 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
           if (acquire->watch_id != 0)
             zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
           acquire->watch_id = 0;
-          if (!acquire_through_without (acquire, acquire->waiting_on))
-            acquire_list (acquire);
+          acquire_list (acquire);
         }
       else if (reply->rc != ZOK && !zkr_zk_rc_is_retryable (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "watch predecessor of");
@@ -767,6 +737,8 @@ acquire_through (Acquire *acquire)
     acquire_succeed (acquire);
 }
 
+static void acquire_requeue (Acquire *acquire);
+
 /* Step 3-5 of DESIGN.md §3.1 on a fresh listing. */
 static void
 acquire_evaluate (Acquire *acquire, GPtrArray *children)
@@ -780,6 +752,18 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   ours = find_name (children, acquire->node_name);
   if (ours < 0)
     {
+      /* Someone deleted our node while we waited (our session is the same:
+       * a lost one ends the acquire on its own). As Curator: queue again
+       * with a new node, a few times; a fixed-name node (a downgrade) is
+       * not ours to recreate. */
+      if (acquire->fixed_suffix == NULL && acquire->requeues < ACQUIRE_MAX_REQUEUES)
+        {
+          g_debug ("%s %s: our node %s vanished while waiting; queueing again",
+                   lock->recipe->kind, lock->user_path, acquire->node_name);
+          acquire->requeues++;
+          acquire_requeue (acquire);
+          return;
+        }
       acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                                           "our node %s vanished while acquiring %s %s",
                                           acquire->node_name, lock->recipe->kind, lock->user_path));
@@ -807,10 +791,6 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
         }
       return;
     }
-  g_clear_pointer (&acquire->last_sorted, g_ptr_array_unref);
-  acquire->last_sorted = g_ptr_array_ref (children);
-  g_free (acquire->waiting_on);
-  acquire->waiting_on = g_strdup (wait_on);
   watch_path = zkr_path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
     zkr_session_watch_remove (lock->session, acquire->watch_id);
@@ -913,6 +893,24 @@ acquire_create (Acquire *acquire)
                                           acquire->fixed_suffix != NULL ? ZOO_EPHEMERAL
                                                                         : ZOO_EPHEMERAL | ZOO_SEQUENCE,
                                           acquire_create_sent, acquire_created, acquire);
+}
+
+/* Our node is gone: forget it and everything learnt from it, and create a
+ * new one at the back of the queue. A listing still on its way (sent
+ * before the new create, so answered before it) is kept as an early
+ * listing and judged like any other. */
+static void
+acquire_requeue (Acquire *acquire)
+{
+  if (acquire->watch_id != 0)
+    zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
+  acquire->watch_id = 0;
+  acquire->watch_children = FALSE;
+  g_clear_pointer (&acquire->node_name, g_free);
+  g_clear_pointer (&acquire->node_path, g_free);
+  g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
+  memset (&acquire->stat, 0, sizeof acquire->stat);
+  acquire_create (acquire);
 }
 
 static void

@@ -28,12 +28,6 @@ typedef struct {
   ZkrQueueSortFunc sort;
   ZkrQueuePredicate predicate;
   const char *kind;             /* "mutex", ... for messages */
-  /* Every node of this queue is EPHEMERAL_SEQUENTIAL (no fixed-suffix
-   * nodes, such as the rwlock's downgrade, ever): nothing can sort before
-   * a node that exists already. Then the deletion of the node we wait on
-   * is judged on our last listing minus that node, without listing again:
-   * one round trip less per hand-off. */
-  gboolean sequential_only;
 } ZkrQueueRecipe;
 
 typedef struct _ZkrQueueLock ZkrQueueLock;
