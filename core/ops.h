@@ -1,7 +1,10 @@
 /* zkr internal: ZooKeeper requests whose replies come back on the
  * session's worker thread. The completion thread only copies the reply and
- * posts it; nothing of ours runs there. Every answered request advances
- * the session's liveness clock by its send time. */
+ * posts it; no recipe code runs there. The blocking twins (zkr_op_sync and
+ * the *_sync calls) are the exception: their reply is handed to the
+ * waiting thread right on the completion thread, and one that libzookeeper
+ * drops when its handle closes is answered ZCLOSING. Every answered request
+ * advances the session's liveness clock by its send time. */
 #pragma once
 
 #include <zookeeper/zookeeper.h>
@@ -47,9 +50,10 @@ void zkr_op_set (ZkrSession *session, const char *path, const char *data, int le
 void zkr_op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
                        gpointer user_data);
 
-/* Blocking twin for callers that are NOT on the worker thread (tests, sync
- * checks): sends through @send and waits for the reply, which is copied
- * into @out (free with zkr_reply_clear()). Returns the reply's rc. */
+/* Blocking twin for callers that are NOT on the worker thread (release,
+ * verify, tests): sends through @send and waits for the reply, which is
+ * copied into @out (free with zkr_reply_clear()). Returns the reply's rc;
+ * always returns, also when the handle is closed meanwhile. */
 typedef void (*ZkrSendFunc) (ZkrSession *session, ZkrReplyFunc func, gpointer user_data,
                              gpointer send_data);
 int zkr_op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out);
