@@ -468,8 +468,11 @@ create_send (ZkrProtectedCreate *create)
   g_autofree char *path = zkr_path_join (create->parent, base);
 
   create->in_flight = TRUE;
-  zkr_op_create (create->session, path, create->data, create->len, create->flags,
-                 create_reply, create);
+  /* A request sent right behind (the listing of a lock queue) is answered
+   * next: a successful create can wait for its reply to wake the worker. */
+  zkr_op_create_full (create->session, path, create->data, create->len, create->flags,
+                      create->sent != NULL ? ZKR_WAKE_ON_ERROR : ZKR_WAKE_ALWAYS,
+                      create_reply, create);
   if (create->sent != NULL)
     create->sent (create->session, create->user_data);
 }

@@ -27,6 +27,7 @@ typedef struct {
   /* A blocking caller waits for this reply: it is handed over on the
    * thread that completes the request, without a trip through the worker. */
   gboolean direct;
+  ZkrWake wake;
   zhandle_t *zh;       /* direct: the handle it was sent on, compared only */
   gboolean tracked;    /* direct: listed in direct_calls */
 } OpCall;
@@ -130,7 +131,10 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
     zkr_session_note_expired (call->session, call->reply.session_id);
   if (!call->direct)
     {
-      zkr_session_post (call->session, op_dispatch, call, op_call_free);
+      if (call->wake == ZKR_WAKE_ON_ERROR && rc == ZOK)
+        zkr_session_post_quiet (call->session, op_dispatch, call, op_call_free);
+      else
+        zkr_session_post (call->session, op_dispatch, call, op_call_free);
       return;
     }
   op_dispatch (call);
@@ -329,8 +333,16 @@ void
 zkr_op_create (ZkrSession *session, const char *path, const char *data, int len,
                int flags, ZkrReplyFunc func, gpointer user_data)
 {
+  zkr_op_create_full (session, path, data, len, flags, ZKR_WAKE_ALWAYS, func, user_data);
+}
+
+void
+zkr_op_create_full (ZkrSession *session, const char *path, const char *data, int len,
+                    int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data)
+{
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->is_create = TRUE;
   call->data = zkr_buffer_dup (data, len);
   call->len = len;
@@ -380,8 +392,16 @@ void
 zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
             ZkrReplyFunc func, gpointer user_data)
 {
+  zkr_op_get_full (session, path, watch, ZKR_WAKE_ALWAYS, func, user_data);
+}
+
+void
+zkr_op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                 ZkrReplyFunc func, gpointer user_data)
+{
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->watch = watch;
   op_send (session, call, issue_get);
 }

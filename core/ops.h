@@ -40,6 +40,21 @@ void zkr_op_exists (ZkrSession *session, const char *path, gboolean watch,
                     ZkrReplyFunc func, gpointer user_data);
 void zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
                  ZkrReplyFunc func, gpointer user_data);
+
+/* When the reply wakes the worker. A request whose success needs no action
+ * until something else happens (a watch set ahead of its event; a create
+ * with a listing sent right behind it, whose reply comes next) saves a
+ * wake-up with ZKR_WAKE_ON_ERROR: a ZOK reply then runs, in order, with the
+ * next reply or event that does wake it. */
+typedef enum {
+  ZKR_WAKE_ALWAYS,
+  ZKR_WAKE_ON_ERROR,
+} ZkrWake;
+
+void zkr_op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                      ZkrReplyFunc func, gpointer user_data);
+void zkr_op_create_full (ZkrSession *session, const char *path, const char *data, int len,
+                         int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
 void zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
                           ZkrReplyFunc func, gpointer user_data);
 void zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,

@@ -33,6 +33,14 @@ void zkr_session_post (ZkrSession *session,
                        GSourceFunc func,
                        gpointer data,
                        GDestroyNotify destroy);
+/* The same, in the same order, without waking the worker: it runs with
+ * the next post that does (every session event, answer and timer-driven
+ * request does). Only for work that may wait until something else
+ * happens. */
+void zkr_session_post_quiet (ZkrSession *session,
+                             GSourceFunc func,
+                             gpointer data,
+                             GDestroyNotify destroy);
 
 /* Applies the namespace: "/a" -> "/ns/a". (transfer full) */
 char *zkr_session_resolve_path (ZkrSession *session, const char *path);

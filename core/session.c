@@ -84,6 +84,7 @@ struct _ZkrSession {
    * call, and replies that arrive together are run in one wake-up. */
   GMutex post_lock;
   GQueue posts;               /* of WorkerPost*; protected by post_lock */
+  gboolean post_wake_set;     /* the ready time is set; post_lock */
   GSource *post_source;       /* attached for the session's life */
   GSource *ping_source;
   GSource *deadline_source;
@@ -170,6 +171,7 @@ worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data
   (void) callback;
   g_source_set_ready_time (source, -1);
   g_mutex_lock (&session->post_lock);
+  session->post_wake_set = FALSE;
   batch = session->posts;
   g_queue_init (&session->posts);
   g_mutex_unlock (&session->post_lock);
@@ -212,14 +214,11 @@ worker_posts_clear (ZkrSession *session)
   g_mutex_clear (&session->post_lock);
 }
 
-void
-zkr_session_post (ZkrSession *session,
-                  GSourceFunc func,
-                  gpointer data,
-                  GDestroyNotify destroy)
+static void
+worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
+                  GDestroyNotify destroy, gboolean wake)
 {
   WorkerPost *post = g_new (WorkerPost, 1);
-  gboolean was_empty;
 
   post->func = func;
   post->data = data;
@@ -227,15 +226,35 @@ zkr_session_post (ZkrSession *session,
   /* Always deferred: completions never run inside the call that caused
    * them. */
   g_mutex_lock (&session->post_lock);
-  was_empty = g_queue_is_empty (&session->posts);
   g_queue_push_tail (&session->posts, post);
   /* Still under the lock: once it is released the post can run, and it
    * may drop the session's last reference (the session is then freed on
    * the worker). The worker takes the queue only after resetting the ready
    * time, and never holds this lock while GLib holds the context's. */
-  if (was_empty)
-    g_source_set_ready_time (session->post_source, 0);
+  if (wake && !session->post_wake_set)
+    {
+      session->post_wake_set = TRUE;
+      g_source_set_ready_time (session->post_source, 0);
+    }
   g_mutex_unlock (&session->post_lock);
+}
+
+void
+zkr_session_post (ZkrSession *session,
+                  GSourceFunc func,
+                  gpointer data,
+                  GDestroyNotify destroy)
+{
+  worker_post_push (session, func, data, destroy, TRUE);
+}
+
+void
+zkr_session_post_quiet (ZkrSession *session,
+                        GSourceFunc func,
+                        gpointer data,
+                        GDestroyNotify destroy)
+{
+  worker_post_push (session, func, data, destroy, FALSE);
 }
 
 GMainContext *

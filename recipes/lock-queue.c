@@ -797,7 +797,9 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   acquire->watch_id = zkr_session_watch_add (lock->session, watch_path, acquire_on_watch, acquire);
   /* get_data, not exists: an exists on a node already gone would leave a
    * creation watch behind. */
-  zkr_op_get (lock->session, watch_path, TRUE, acquire_watch_reply, acquire_ref (acquire));
+  /* ZOK means "wait for the event": no need to wake the worker for it. */
+  zkr_op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR, acquire_watch_reply,
+                   acquire_ref (acquire));
 }
 
 static void
