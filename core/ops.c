@@ -29,7 +29,6 @@ typedef struct {
   gboolean direct;
   ZkrWake wake;
   zhandle_t *zh;       /* direct: the handle it was sent on, compared only */
-  gboolean tracked;    /* direct: listed in direct_calls */
 } OpCall;
 
 /* ---- direct calls ---------------------------------------------------
@@ -52,7 +51,6 @@ direct_track (OpCall *call, zhandle_t *zh)
   if (direct_calls == NULL)
     direct_calls = g_hash_table_new (NULL, NULL);
   call->zh = zh;
-  call->tracked = TRUE;
   g_hash_table_add (direct_calls, call);
   g_mutex_unlock (&direct_lock);
 }
@@ -141,10 +139,10 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
   op_call_free (call);
 }
 
-/* libzookeeper's completions: a direct call that the handle's close
- * already completed is not touched (cannot happen: close completes only
- * what libzookeeper will never complete; the check keeps "exactly once"
- * local). */
+/* libzookeeper's completions take a direct call off the list before
+ * completing it. They never meet a call the sweep completed (and freed):
+ * the sweep runs only once zookeeper_close() returned, when libzookeeper
+ * calls nothing more for that handle. */
 static gboolean
 op_completion_is_ours (OpCall *call)
 {

@@ -80,8 +80,8 @@ struct _ZkrSession {
   GThread *worker;
   gboolean free_in_worker;    /* set before the loop quits */
   /* Posts to the worker: one queue and one source whose ready time is the
-   * wake-up, so a post into a queue that already waits costs no system
-   * call, and replies that arrive together are run in one wake-up. */
+   * wake-up, so a post while a wake-up is pending costs no system call and
+   * replies that arrive together run in one wake-up. */
   GMutex post_lock;
   GQueue posts;               /* of WorkerPost*; protected by post_lock */
   gboolean post_wake_set;     /* the ready time is set; post_lock */
@@ -159,8 +159,9 @@ worker_post_free (WorkerPost *post)
 }
 
 /* Worker thread: runs what was posted, in order. The ready time is reset
- * before the queue is taken: a post that finds the queue empty after that
- * sets it again, so nothing is left waiting without a wake-up. */
+ * before the queue is taken and the wake flag cleared with the taking: a
+ * waking post after that sets both again, so nothing that asked for a
+ * wake-up is left waiting. Quiet posts run with the next batch. */
 static gboolean
 worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
 {
