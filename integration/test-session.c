@@ -170,26 +170,24 @@ test_session__suspends_and_reconnects_through_a_healed_partition (void)
  * closes, and the caller must still get an answer. */
 typedef struct {
   ZkrSession *session;
-  GMutex lock;
-  GCond cond;
-  gboolean done;
   int rc;
+  gint done;   /* atomic; set after rc */
 } BlockedRequest;
 
 static gpointer
 blocked_request_run (gpointer data)
 {
   BlockedRequest *request = data;
-  struct Stat stat;
-  int rc;
 
-  rc = zkr_op_exists_sync (request->session, "/", &stat);
-  g_mutex_lock (&request->lock);
-  request->rc = rc;
-  request->done = TRUE;
-  g_cond_broadcast (&request->cond);
-  g_mutex_unlock (&request->lock);
+  request->rc = zkr_op_exists_sync (request->session, "/", NULL);
+  g_atomic_int_set (&request->done, 1);
   return NULL;
+}
+
+static gboolean
+blocked_request_done (gpointer data)
+{
+  return g_atomic_int_get (&((BlockedRequest *) data)->done) == 1;
 }
 
 static gboolean
@@ -207,35 +205,23 @@ test_session__a_blocking_request_in_flight_at_close_is_answered (void)
   /* On the heap, and leaked if the request never returns: the thread
    * still owns it then. */
   BlockedRequest *request = g_new0 (BlockedRequest, 1);
-  gint64 deadline;
   GThread *thread;
-  gboolean done = TRUE;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
   address = zkr_test_proxy_dup_address (proxy);
   /* Long enough that the black hole is not noticed before the close. */
   request->session = itest_connect (address, 20000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (request->session);
-  g_mutex_init (&request->lock);
-  g_cond_init (&request->cond);
   CU_ASSERT_EQUAL (zkr_op_exists_sync (request->session, "/", NULL), ZOK);
   zkr_test_proxy_blackhole (proxy);
   thread = g_thread_new ("blocked-request", blocked_request_run, request);
   /* Sent, and it cannot be answered. */
   CU_ASSERT_TRUE_FATAL (itest_wait_for (blocking_request_sent, request->session, WAIT_MS));
-  CU_ASSERT_FALSE (request->done);
+  CU_ASSERT_FALSE (blocked_request_done (request));
   zkr_session_close (request->session);
-  deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
-  g_mutex_lock (&request->lock);
-  while (!request->done && done)
-    done = g_cond_wait_until (&request->cond, &request->lock, deadline);
-  done = request->done;
-  g_mutex_unlock (&request->lock);
-  CU_ASSERT_TRUE_FATAL (done);
+  CU_ASSERT_TRUE_FATAL (itest_wait_for (blocked_request_done, request, WAIT_MS));
   CU_ASSERT_NOT_EQUAL (request->rc, ZOK);
   g_thread_join (thread);
-  g_mutex_clear (&request->lock);
-  g_cond_clear (&request->cond);
   zkr_session_unref (request->session);
   g_free (request);
   zkr_test_proxy_free (proxy);
