@@ -28,6 +28,18 @@ typedef struct {
  * call that sent it. @reply is borrowed for the call's duration. */
 typedef void (*ZkrReplyFunc) (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 
+/* A node watch (see zkr_session_watch_add) whose event comes with a fresh
+ * listing of @list_path's children: the moment the event arrives, the
+ * listing is sent from the thread it arrives on, and @func runs on the
+ * worker with the listing's reply (borrowed) once it is back. That saves
+ * the worker a wake-up and the listing a thread hop, where a plain watch
+ * would wake the worker only for it to send the same listing. A watch
+ * removed before its reply came never runs. */
+typedef void (*ZkrWatchListingFunc) (ZkrSession *session, int event_type, ZkrReply *listing,
+                                     gpointer user_data);
+guint zkr_session_watch_add_listing (ZkrSession *session, const char *path, const char *list_path,
+                                     ZkrWatchListingFunc func, gpointer user_data);
+
 /* Paths are full ZooKeeper paths (namespace already applied). With @watch,
  * a data (get, exists) or child (get_children) watch is left through the
  * session's watcher; register interest with zkr_session_watch_add(). The

@@ -38,7 +38,11 @@ typedef struct {
 typedef struct {
   guint id;
   char *path;
-  ZkrWatchFunc func;
+  ZkrWatchFunc func;                /* (nullable) a plain watch, or: */
+  ZkrWatchListingFunc listing_func; /* (nullable) one answered with a listing */
+  char *list_path;                  /* listing watch: what to list */
+  gboolean listing_sent;            /* listing watch: fired; the listing is on
+                                     * its way and its reply runs the watch */
   gpointer user_data;
 } Watch;
 
@@ -824,9 +828,95 @@ on_zk_state (ZkrSession *session, guint generation, int zk_state)
 }
 
 static void
+watch_free (gpointer data)
+{
+  Watch *watch = data;
+
+  g_free (watch->path);
+  g_free (watch->list_path);
+  g_free (watch);
+}
+
+/* A listing watch that fired: the listing sent for it. */
+typedef struct {
+  guint watch_id;
+  int type;           /* the event's type */
+} WatchListing;
+
+/* Worker thread: the listing a listing watch asked for came back; the
+ * watch runs with it unless it was removed meanwhile. */
+static void
+watch_listing_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  WatchListing *listing = user_data;
+  gpointer watch = NULL;
+
+  g_mutex_lock (&session->lock);
+  g_hash_table_steal_extended (session->watches, GUINT_TO_POINTER (listing->watch_id), NULL,
+                               &watch);
+  g_mutex_unlock (&session->lock);
+  if (watch != NULL)
+    {
+      ((Watch *) watch)->listing_func (session, listing->type, reply, ((Watch *) watch)->user_data);
+      watch_free (watch);
+    }
+  g_free (listing);
+}
+
+/* Under the session lock: marks the listing watches on @path that have not
+ * fired yet and adds their listings to @out (WatchListing*, then the path
+ * to list, in pairs); returns whether a plain watch is on @path too. */
+static gboolean
+watches_fire_listings (ZkrSession *session, int type, const char *path, GPtrArray *out)
+{
+  GHashTableIter iter;
+  gpointer value;
+  gboolean plain = FALSE;
+
+  g_hash_table_iter_init (&iter, session->watches);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Watch *watch = value;
+      WatchListing *listing;
+
+      if (g_strcmp0 (watch->path, path) != 0)
+        continue;
+      if (watch->func != NULL)
+        {
+          plain = TRUE;
+          continue;
+        }
+      if (watch->listing_sent)
+        continue;
+      watch->listing_sent = TRUE;
+      listing = g_new0 (WatchListing, 1);
+      listing->watch_id = watch->id;
+      listing->type = type;
+      g_ptr_array_add (out, listing);
+      g_ptr_array_add (out, g_strdup (watch->list_path));
+    }
+  return plain;
+}
+
+/* No lock held: sends the listings watches_fire_listings() collected. */
+static void
+watches_send_listings (ZkrSession *session, GPtrArray *listings)
+{
+  for (guint i = 0; i + 1 < listings->len; i += 2)
+    {
+      g_autofree char *list_path = g_ptr_array_index (listings, i + 1);
+
+      zkr_op_get_children (session, list_path, FALSE, watch_listing_reply,
+                           g_ptr_array_index (listings, i));
+    }
+  g_ptr_array_unref (listings);
+}
+
+static void
 on_node_event (ZkrSession *session, guint generation, int type, const char *path)
 {
-  g_autoptr (GPtrArray) fired = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) fired = g_ptr_array_new_with_free_func (watch_free);
+  GPtrArray *listings = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer value;
 
@@ -834,24 +924,27 @@ on_node_event (ZkrSession *session, guint generation, int type, const char *path
   if (generation != session->generation)
     {
       g_mutex_unlock (&session->lock);
+      g_ptr_array_unref (listings);
       return;
     }
+  /* Listing watches added after the event passed the completion thread. */
+  watches_fire_listings (session, type, path, listings);
   g_hash_table_iter_init (&iter, session->watches);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       Watch *watch = value;
-      if (g_strcmp0 (watch->path, path) == 0)
+      if (watch->func != NULL && g_strcmp0 (watch->path, path) == 0)
         {
           g_ptr_array_add (fired, watch);
           g_hash_table_iter_steal (&iter);
         }
     }
   g_mutex_unlock (&session->lock);
+  watches_send_listings (session, listings);
   for (guint i = 0; i < fired->len; i++)
     {
       Watch *watch = g_ptr_array_index (fired, i);
       watch->func (session, type, path, watch->user_data);
-      g_free (watch->path);
     }
 }
 
@@ -884,23 +977,52 @@ handle_event_dispatch (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* ZooKeeper's completion thread: must not block, no lock held; only posts. */
+/* ZooKeeper's completion thread: must not block; only posts, and sends the
+ * listings of listing watches (their replies then wake the worker, so the
+ * event itself need not when no plain watch waits for it). */
 static void
 session_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
 {
   HandleContext *handle_ctx = ctx;
+  ZkrSession *session = handle_ctx->session;
   HandleEvent *event = g_new0 (HandleEvent, 1);
+  GPtrArray *listings = g_ptr_array_new ();
+  gboolean plain = TRUE;
 
   (void) zh;
-  event->session = handle_ctx->session;
+  event->session = session;
   event->generation = handle_ctx->generation;
   event->type = type;
   event->state = state;
   event->path = g_strdup (path);
-  zkr_session_post (handle_ctx->session, handle_event_dispatch, event, handle_event_free);
+  if (type != ZOO_SESSION_EVENT && path != NULL)
+    {
+      g_mutex_lock (&session->lock);
+      if (handle_ctx->generation == session->generation)
+        plain = watches_fire_listings (session, type, path, listings);
+      g_mutex_unlock (&session->lock);
+    }
+  /* The event first: a listing's reply is handled after it. */
+  if (plain || listings->len == 0)
+    zkr_session_post (session, handle_event_dispatch, event, handle_event_free);
+  else
+    zkr_session_post_quiet (session, handle_event_dispatch, event, handle_event_free);
+  watches_send_listings (session, listings);
 }
 
 /* ---- watches ------------------------------------------------------ */
+
+static guint
+watch_insert (ZkrSession *session, Watch *watch)
+{
+  guint id;
+
+  g_mutex_lock (&session->lock);
+  id = watch->id = ++session->next_id;
+  g_hash_table_insert (session->watches, GUINT_TO_POINTER (id), watch);
+  g_mutex_unlock (&session->lock);
+  return id;
+}
 
 guint
 zkr_session_watch_add (ZkrSession *session,
@@ -913,11 +1035,23 @@ zkr_session_watch_add (ZkrSession *session,
   watch->path = g_strdup (path);
   watch->func = func;
   watch->user_data = user_data;
-  g_mutex_lock (&session->lock);
-  watch->id = ++session->next_id;
-  g_hash_table_insert (session->watches, GUINT_TO_POINTER (watch->id), watch);
-  g_mutex_unlock (&session->lock);
-  return watch->id;
+  return watch_insert (session, watch);
+}
+
+guint
+zkr_session_watch_add_listing (ZkrSession *session,
+                               const char *path,
+                               const char *list_path,
+                               ZkrWatchListingFunc func,
+                               gpointer user_data)
+{
+  Watch *watch = g_new0 (Watch, 1);
+
+  watch->path = g_strdup (path);
+  watch->list_path = g_strdup (list_path);
+  watch->listing_func = func;
+  watch->user_data = user_data;
+  return watch_insert (session, watch);
 }
 
 void
@@ -928,14 +1062,6 @@ zkr_session_watch_remove (ZkrSession *session, guint id)
   g_mutex_unlock (&session->lock);
 }
 
-static void
-watch_free (gpointer data)
-{
-  Watch *watch = data;
-
-  g_free (watch->path);
-  g_free (watch);
-}
 
 /* ---- construction ------------------------------------------------- */
 

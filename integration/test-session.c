@@ -714,6 +714,290 @@ test_session__keeps_working_while_the_ensemble_loses_a_member (void)
   zkr_session_unref (session);
 }
 
+/* ---- listing watches --------------------------------------------- */
+
+/* What a listing watch saw; the fields are written before @calls grows. */
+typedef struct {
+  gint calls;
+  int event_type;
+  int rc;
+  GPtrArray *children; /* (owned) (nullable) */
+} ListingSeen;
+
+static void
+on_listing (ZkrSession *session, int event_type, ZkrReply *listing, gpointer user_data)
+{
+  ListingSeen *seen = user_data;
+
+  (void) session;
+  seen->event_type = event_type;
+  seen->rc = listing->rc;
+  g_clear_pointer (&seen->children, g_ptr_array_unref);
+  if (listing->children != NULL)
+    seen->children = g_ptr_array_ref (listing->children);
+  g_atomic_int_inc (&seen->calls);
+}
+
+static gboolean
+listing_seen (gpointer data)
+{
+  return g_atomic_int_get (&((ListingSeen *) data)->calls) > 0;
+}
+
+static gint
+name_compare (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The listing's names as "a,b" (sorted). */
+static char *
+listing_describe (const ListingSeen *seen)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+
+  for (guint i = 0; seen->children != NULL && i < seen->children->len; i++)
+    g_ptr_array_add (names, g_ptr_array_index (seen->children, i));
+  g_ptr_array_sort (names, name_compare);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (",", (char **) names->pdata);
+}
+
+/* A ZooKeeper data watch on @path, left by a get on the worker, with a
+ * listing watch of @list_path (when @seen is set) registered first. */
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  const char *list_path;
+  ListingSeen *seen;
+  guint id;
+  gint rc; /* G_MININT until answered */
+} ListingWatchSet;
+
+static void
+listing_watch_set_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  (void) session;
+  g_atomic_int_set (&((ListingWatchSet *) user_data)->rc, reply->rc);
+}
+
+static gboolean
+listing_watch_set_in_worker (gpointer data)
+{
+  ListingWatchSet *set = data;
+
+  if (set->seen != NULL)
+    set->id = zkr_session_watch_add_listing (set->session, set->path, set->list_path, on_listing,
+                                             set->seen);
+  zkr_op_get (set->session, set->path, TRUE, listing_watch_set_reply, set);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+listing_watch_set_answered (gpointer data)
+{
+  return g_atomic_int_get (&((ListingWatchSet *) data)->rc) != G_MININT;
+}
+
+/* Returns the get's rc (G_MININT: no answer in time). */
+static int
+listing_watch_set (ZkrSession *session, const char *path, const char *list_path,
+                   ListingSeen *seen, guint *id)
+{
+  ListingWatchSet set = { session, path, list_path, seen, 0, G_MININT };
+
+  zkr_session_post (session, listing_watch_set_in_worker, &set, NULL);
+  if (!itest_wait_for (listing_watch_set_answered, &set, WAIT_MS))
+    return G_MININT; /* leaks @set's slot to a late reply: the test fails anyway */
+  if (id != NULL)
+    *id = set.id;
+  return g_atomic_int_get (&set.rc);
+}
+
+/* Holds the worker thread until released (or WAIT_MS passed). */
+typedef struct {
+  gint entered;
+  gint released;
+} WorkerGate;
+
+static gboolean
+worker_gate_hold (gpointer data)
+{
+  WorkerGate *gate = data;
+  gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+
+  g_atomic_int_set (&gate->entered, 1);
+  while (!g_atomic_int_get (&gate->released) && g_get_monotonic_time () < deadline)
+    g_usleep (1000);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+worker_gate_entered (gpointer data)
+{
+  return g_atomic_int_get (&((WorkerGate *) data)->entered);
+}
+
+static gboolean
+worker_flag_set (gpointer data)
+{
+  g_atomic_int_set ((gint *) data, 1);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+flag_is_set (gpointer data)
+{
+  return g_atomic_int_get ((gint *) data);
+}
+
+/* TRUE once everything posted to the worker before this call has run. */
+static gboolean
+worker_drained (ZkrSession *session)
+{
+  gint done = 0;
+
+  zkr_session_post (session, worker_flag_set, &done, NULL);
+  return itest_wait_for (flag_is_set, &done, WAIT_MS);
+}
+
+/* @base with children a and b; NULL (and a failure) when it cannot be made. */
+static char *
+listing_tree_new (ZkrSession *session, const char *name)
+{
+  g_autofree char *base = itest_scratch_path (name);
+  g_autofree char *a = g_strdup_printf ("%s/a", base);
+  g_autofree char *b = g_strdup_printf ("%s/b", base);
+
+  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  if (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL) != ZOK ||
+      zkr_op_create_sync (session, a, NULL, -1, 0, NULL, NULL) != ZOK ||
+      zkr_op_create_sync (session, b, NULL, -1, 0, NULL, NULL) != ZOK)
+    {
+      CU_FAIL ("cannot create the listing watch's nodes");
+      itest_delete_tree (session, base);
+      return NULL;
+    }
+  return g_steal_pointer (&base);
+}
+
+static void
+listing_tree_free (ZkrSession *session, char *base)
+{
+  CU_ASSERT_TRUE (itest_delete_tree (session, base));
+  CU_ASSERT_TRUE (itest_node_absent (session, base));
+  g_free (base);
+}
+
+/* The lock engine's hand-off: the watched node goes, the watch runs once,
+ * on the worker, with a listing taken after the event (the node is gone
+ * from it). */
+static void
+test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ListingSeen seen = { 0 };
+  g_autofree char *a = NULL;
+  g_autofree char *names = NULL;
+  char *base;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  base = listing_tree_new (session, "listing-watch");
+  if (base != NULL)
+    {
+      a = g_strdup_printf ("%s/a", base);
+      CU_ASSERT_EQUAL (listing_watch_set (session, a, base, &seen, NULL), ZOK);
+      CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
+      CU_ASSERT_TRUE (itest_wait_for (listing_seen, &seen, WAIT_MS));
+      CU_ASSERT_TRUE (worker_drained (session));
+      CU_ASSERT_EQUAL (g_atomic_int_get (&seen.calls), 1);
+      CU_ASSERT_EQUAL (seen.event_type, ZOO_DELETED_EVENT);
+      CU_ASSERT_EQUAL (seen.rc, ZOK);
+      names = listing_describe (&seen);
+      CU_ASSERT_STRING_EQUAL (names, "b");
+      listing_tree_free (session, base);
+    }
+  g_clear_pointer (&seen.children, g_ptr_array_unref);
+  zkr_session_unref (session);
+}
+
+/* The listing is sent the moment the event arrives; a watch removed while
+ * its reply waits for the (busy) worker never runs, a second one on the
+ * same node does. */
+static void
+test_session__a_listing_watch_removed_before_its_reply_never_runs (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ListingSeen removed = { 0 }, kept = { 0 };
+  WorkerGate gate = { 0 };
+  g_autofree char *a = NULL;
+  guint removed_id = 0;
+  char *base;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  base = listing_tree_new (session, "listing-removed");
+  if (base != NULL)
+    {
+      a = g_strdup_printf ("%s/a", base);
+      CU_ASSERT_EQUAL (listing_watch_set (session, a, base, &removed, &removed_id), ZOK);
+      CU_ASSERT_EQUAL (listing_watch_set (session, a, base, &kept, NULL), ZOK);
+      zkr_session_post (session, worker_gate_hold, &gate, NULL);
+      CU_ASSERT_TRUE (itest_wait_for (worker_gate_entered, &gate, WAIT_MS));
+      /* Same session: the event comes before the delete's reply, so the
+       * listings were sent before this returns, and answered before the
+       * exists is; those replies now wait behind the gate. */
+      CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
+      CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
+      zkr_session_watch_remove (session, removed_id);
+      g_atomic_int_set (&gate.released, 1);
+      CU_ASSERT_TRUE (itest_wait_for (listing_seen, &kept, WAIT_MS));
+      CU_ASSERT_TRUE (worker_drained (session));
+      CU_ASSERT_EQUAL (g_atomic_int_get (&kept.calls), 1);
+      CU_ASSERT_EQUAL (kept.rc, ZOK);
+      CU_ASSERT_EQUAL (g_atomic_int_get (&removed.calls), 0);
+      listing_tree_free (session, base);
+    }
+  g_clear_pointer (&kept.children, g_ptr_array_unref);
+  zkr_session_unref (session);
+}
+
+/* A listing watch added after its event passed the completion thread (the
+ * event still queued for the worker) runs too, like a plain watch added
+ * then: the worker sends its listing. */
+static void
+test_session__a_listing_watch_added_behind_its_event_still_runs (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ListingSeen seen = { 0 };
+  WorkerGate gate = { 0 };
+  g_autofree char *a = NULL;
+  g_autofree char *names = NULL;
+  char *base;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  base = listing_tree_new (session, "listing-late");
+  if (base != NULL)
+    {
+      a = g_strdup_printf ("%s/a", base);
+      /* Only the ZooKeeper watch, no zkr watch yet. */
+      CU_ASSERT_EQUAL (listing_watch_set (session, a, base, NULL, NULL), ZOK);
+      zkr_session_post (session, worker_gate_hold, &gate, NULL);
+      CU_ASSERT_TRUE (itest_wait_for (worker_gate_entered, &gate, WAIT_MS));
+      CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
+      zkr_session_watch_add_listing (session, a, base, on_listing, &seen);
+      g_atomic_int_set (&gate.released, 1);
+      CU_ASSERT_TRUE (itest_wait_for (listing_seen, &seen, WAIT_MS));
+      CU_ASSERT_TRUE (worker_drained (session));
+      CU_ASSERT_EQUAL (g_atomic_int_get (&seen.calls), 1);
+      CU_ASSERT_EQUAL (seen.event_type, ZOO_DELETED_EVENT);
+      names = listing_describe (&seen);
+      CU_ASSERT_STRING_EQUAL (names, "b");
+      listing_tree_free (session, base);
+    }
+  g_clear_pointer (&seen.children, g_ptr_array_unref);
+  zkr_session_unref (session);
+}
+
 /* Every test cleaned up after itself: nothing of this process is left. */
 static void
 test_session__no_node_left_behind (void)
@@ -752,6 +1036,9 @@ static const ZkrTestCase tests[] = {
   { "test_session__liveness_deadline_passes_before_the_server_expires_us", test_session__liveness_deadline_passes_before_the_server_expires_us },
   { "test_session__suspends_and_reconnects_when_its_server_pauses", test_session__suspends_and_reconnects_when_its_server_pauses },
   { "test_session__keeps_working_while_the_ensemble_loses_a_member", test_session__keeps_working_while_the_ensemble_loses_a_member },
+  { "test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event", test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event },
+  { "test_session__a_listing_watch_removed_before_its_reply_never_runs", test_session__a_listing_watch_removed_before_its_reply_never_runs },
+  { "test_session__a_listing_watch_added_behind_its_event_still_runs", test_session__a_listing_watch_added_behind_its_event_still_runs },
   { "test_session__no_node_left_behind", test_session__no_node_left_behind },
   { NULL, NULL },
 };

@@ -691,6 +691,24 @@ acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointe
   acquire_list (acquire);
 }
 
+static void acquire_on_listing (Acquire *acquire, ZkrReply *reply);
+
+/* The predecessor changed: the listing sent the moment the event came
+ * (always a fresh one, as above) is here. */
+static void
+acquire_on_watch_listing (ZkrSession *session, int event_type, ZkrReply *listing,
+                          gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  (void) event_type;
+  g_atomic_int_inc (&watch_wakeups);
+  acquire->watch_id = 0;
+  if (!acquire->finished)
+    acquire_on_listing (acquire, listing);
+}
+
 static void
 acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
@@ -794,7 +812,8 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   watch_path = zkr_path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
     zkr_session_watch_remove (lock->session, acquire->watch_id);
-  acquire->watch_id = zkr_session_watch_add (lock->session, watch_path, acquire_on_watch, acquire);
+  acquire->watch_id = zkr_session_watch_add_listing (lock->session, watch_path, lock->path,
+                                                     acquire_on_watch_listing, acquire);
   /* get_data, not exists: an exists on a node already gone would leave a
    * creation watch behind. */
   /* ZOK means "wait for the event": no need to wake the worker for it. */
@@ -802,16 +821,11 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
                    acquire_ref (acquire));
 }
 
+/* A listing came back (of our own, or with a watch's event). */
 static void
-acquire_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+acquire_on_listing (Acquire *acquire, ZkrReply *reply)
 {
-  Acquire *acquire = user_data;
-
-  (void) session;
-  acquire->listings_in_flight--;
-  if (acquire->finished)
-    ;
-  else if (reply->rc != ZOK)
+  if (reply->rc != ZOK)
     {
       /* A listing behind a create that failed (ZNONODE: no parent yet) is
        * answered by the create's own retry; connection trouble by the
@@ -827,6 +841,17 @@ acquire_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     }
   else
     acquire_evaluate (acquire, reply->children);
+}
+
+static void
+acquire_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  acquire->listings_in_flight--;
+  if (!acquire->finished)
+    acquire_on_listing (acquire, reply);
   acquire_unref (acquire);
 }
 
