@@ -8,8 +8,14 @@
 #include "nodes.h"
 #include "path.h"
 
-/* A helper waiting for the session to be connected again. It registers an
- * internal listener and removes it before it runs its continuation. */
+/* A helper waiting for the session to be connected again before its owner
+ * sends again. It registers an internal listener and removes it before it
+ * runs its continuation. Already connected (a retryable answer from a
+ * server we are still connected to: session moved, throttled), the first
+ * resend goes at once and the next ones after a growing pause, during
+ * which CLOSED and LOST still end the owner and a reconnect cuts the pause
+ * short: resending at once for ever would be a tight loop, and against a
+ * throttling server exactly the wrong answer. */
 typedef struct {
   ZkrSession *session;
   guint listener_id;
@@ -18,7 +24,13 @@ typedef struct {
   void (*on_lost) (gpointer owner);   /* nullable: then LOST is ignored */
   gpointer owner;
   gboolean posted;                    /* on_connected is queued to run */
+  GSource *pause;                     /* (nullable) pausing before a resend */
+  guint resends;                      /* while connected, since the last
+                                       * (re)connect */
 } ConnectWait;
+
+#define CONNECT_WAIT_FIRST_PAUSE_MS 10
+#define CONNECT_WAIT_MAX_PAUSE_MS 1000
 
 static void
 connect_wait_cancel (ConnectWait *wait)
@@ -26,6 +38,11 @@ connect_wait_cancel (ConnectWait *wait)
   if (wait->listener_id != 0)
     zkr_session_remove_internal_listener (wait->session, wait->listener_id);
   wait->listener_id = 0;
+  if (wait->pause != NULL)
+    {
+      g_source_destroy (wait->pause);
+      g_clear_pointer (&wait->pause, g_source_unref);
+    }
 }
 
 static void
@@ -37,6 +54,7 @@ connect_wait_on_state (ZkrSession *session, ZkrSessionState state, gpointer user
   if (state == ZKR_SESSION_STATE_CONNECTED || state == ZKR_SESSION_STATE_RECONNECTED)
     {
       connect_wait_cancel (wait);
+      wait->resends = 0;
       wait->on_connected (wait->owner);
     }
   else if (state == ZKR_SESSION_STATE_CLOSED)
@@ -63,17 +81,34 @@ connect_wait_now (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+connect_wait_pause_done (gpointer data)
+{
+  ConnectWait *wait = data;
+
+  connect_wait_cancel (wait);
+  wait->on_connected (wait->owner);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 connect_wait_start (ConnectWait *wait)
 {
-  g_assert (wait->listener_id == 0);
+  g_assert (wait->listener_id == 0 && wait->pause == NULL);
   /* Check and registration both happen on the worker, where transitions
    * happen, so no transition can fall between them. */
   if (zkr_session_is_connected (wait->session))
     {
-      wait->posted = TRUE;
-      zkr_session_post (wait->session, connect_wait_now, wait, NULL);
-      return;
+      if (wait->resends++ == 0)
+        {
+          wait->posted = TRUE;
+          zkr_session_post (wait->session, connect_wait_now, wait, NULL);
+          return;
+        }
+      wait->pause = g_timeout_source_new (MIN (CONNECT_WAIT_FIRST_PAUSE_MS << MIN (wait->resends - 2, 7),
+                                               CONNECT_WAIT_MAX_PAUSE_MS));
+      g_source_set_callback (wait->pause, connect_wait_pause_done, wait, NULL);
+      g_source_attach (wait->pause, zkr_session_get_worker_context (wait->session));
     }
   wait->listener_id = zkr_session_add_internal_listener (wait->session, connect_wait_on_state, wait);
 }

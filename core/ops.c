@@ -111,11 +111,8 @@ static void
 op_complete (OpCall *call, int rc, const struct Stat *stat)
 {
   if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0 &&
-      zkr_session_test_take_expire_answer (call->session))
-    {
-      rc = ZSESSIONEXPIRED;
-      stat = NULL;
-    }
+      zkr_session_test_take_rewrite (call->session, &rc))
+    stat = NULL;
   call->reply.rc = rc;
   if (stat != NULL && rc == ZOK)
     {

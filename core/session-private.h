@@ -99,10 +99,12 @@ gboolean zkr_session_test_copy_client_id (ZkrSession *session, clientid_t *out);
 gboolean zkr_session_test_expire_once (ZkrSession *session, const char *hosts);
 void zkr_session_test_drop_next_create_reply (ZkrSession *session);
 gboolean zkr_session_test_take_drop_create_reply (ZkrSession *session);
-/* Test hook: the next request the server answers is answered "session
- * expired" instead, as the leader answers a connection whose session was
- * closed while a follower kept the connection open. */
-void zkr_session_test_expire_next_answer (ZkrSession *session);
-gboolean zkr_session_test_take_expire_answer (ZkrSession *session);
+/* Test hook: the next @count answers from the server (-1: every one, until
+ * called again with 0) are replaced by @rc: ZSESSIONEXPIRED as the leader
+ * answers a connection whose session was closed while a follower kept it
+ * open; ZTHROTTLEDOP as a server shedding load. */
+void zkr_session_test_rewrite_answers (ZkrSession *session, int rc, int count);
+gboolean zkr_session_test_take_rewrite (ZkrSession *session, int *rc);
+guint zkr_session_test_count_rewritten (ZkrSession *session);
 
 G_END_DECLS

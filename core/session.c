@@ -68,7 +68,9 @@ struct _ZkrSession {
   guint lost_count;           /* protected by lock */
   guint pending_deletes;      /* protected by lock */
   gboolean drop_next_create_reply; /* test hook; protected by lock */
-  gint expire_next_answer;    /* test hook; atomic */
+  gint rewrite_rc;            /* test hook: the answer given instead; atomic */
+  gint rewrite_left;          /* test hook: answers still to rewrite (-1: all); atomic */
+  gint rewritten;             /* test hook: answers rewritten so far; atomic */
   ZkrNotifier *listeners;     /* public state listeners */
   GArray *internal_listeners; /* of InternalListener; protected by lock */
   GHashTable *watches;        /* id -> Watch*; protected by lock */
@@ -1500,16 +1502,34 @@ zkr_session_test_take_drop_create_reply (ZkrSession *session)
 }
 
 void
-zkr_session_test_expire_next_answer (ZkrSession *session)
+zkr_session_test_rewrite_answers (ZkrSession *session, int rc, int count)
 {
-  g_atomic_int_set (&session->expire_next_answer, 1);
+  g_atomic_int_set (&session->rewrite_left, 0);
+  g_atomic_int_set (&session->rewrite_rc, rc);
+  g_atomic_int_set (&session->rewrite_left, count);
 }
 
 gboolean
-zkr_session_test_take_expire_answer (ZkrSession *session)
+zkr_session_test_take_rewrite (ZkrSession *session, int *rc)
 {
-  return g_atomic_int_get (&session->expire_next_answer) != 0 &&
-         g_atomic_int_compare_and_exchange (&session->expire_next_answer, 1, 0);
+  gint left;
+
+  do
+    {
+      left = g_atomic_int_get (&session->rewrite_left);
+      if (left == 0)
+        return FALSE;
+    }
+  while (left > 0 && !g_atomic_int_compare_and_exchange (&session->rewrite_left, left, left - 1));
+  *rc = g_atomic_int_get (&session->rewrite_rc);
+  g_atomic_int_inc (&session->rewritten);
+  return TRUE;
+}
+
+guint
+zkr_session_test_count_rewritten (ZkrSession *session)
+{
+  return (guint) g_atomic_int_get (&session->rewritten);
 }
 
 void

@@ -492,7 +492,7 @@ test_session__a_request_answered_session_expired_means_lost (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   id = zkr_session_get_id (session);
-  zkr_session_test_expire_next_answer (session);
+  zkr_session_test_rewrite_answers (session, ZSESSIONEXPIRED, 1);
   /* Our request or the session's own liveness ping gets that answer (so
    * ours may also end with the closed handle). */
   zkr_op_exists_sync (session, "/", NULL);
@@ -674,6 +674,75 @@ test_session__guaranteed_delete_finishes_after_a_reconnect (void)
   zkr_session_unref (session);
   zkr_session_unref (observer);
   zkr_test_proxy_free (proxy);
+}
+
+typedef struct {
+  ZkrSession *session;
+  guint count;
+} RewrittenAtLeast;
+
+static gboolean
+rewritten_at_least (gpointer data)
+{
+  RewrittenAtLeast *at_least = data;
+
+  return zkr_session_test_count_rewritten (at_least->session) >= at_least->count;
+}
+
+/* A server that answers "throttled" while we stay connected: the delete
+ * is sent again after a growing pause, not in a tight loop (before, it
+ * was resent the moment each answer came: hundreds of times a second),
+ * stays pending and not done meanwhile, and finishes once the server
+ * accepts again. */
+static void
+test_session__a_throttled_guaranteed_delete_pauses_between_resends (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("throttled");
+  g_autofree char *node = NULL;
+  DeleteRequest request = { 0 };
+  RewrittenAtLeast at_least;
+  gint64 deadline;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  node = g_strdup_printf ("%s/node", base);
+  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, 0, NULL, NULL), ZOK);
+  request.session = session;
+  request.path = node;
+  g_mutex_init (&request.lock);
+  g_cond_init (&request.cond);
+
+  zkr_session_test_rewrite_answers (session, ZTHROTTLEDOP, -1);
+  zkr_session_post (session, delete_start, &request, NULL);
+  at_least.session = session;
+  at_least.count = 3;
+  CU_ASSERT_TRUE (itest_wait_for (rewritten_at_least, &at_least, WAIT_MS));
+  /* A tight loop reaches 50 more answers within a second on any machine
+   * with sub-10 ms round trips; the pauses (10, 20, 40 ... ms) allow about
+   * six. A slower machine only makes fewer. */
+  at_least.count = zkr_session_test_count_rewritten (session) + 50;
+  CU_ASSERT_FALSE (itest_wait_for (rewritten_at_least, &at_least, 1000));
+  g_mutex_lock (&request.lock);
+  CU_ASSERT_FALSE (request.done);
+  g_mutex_unlock (&request.lock);
+  CU_ASSERT_EQUAL (zkr_session_get_pending_deletes (session), 1);
+
+  zkr_session_test_rewrite_answers (session, ZOK, 0);
+  deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  g_mutex_lock (&request.lock);
+  while (!request.done && g_cond_wait_until (&request.cond, &request.lock, deadline))
+    ;
+  CU_ASSERT_TRUE (request.done);
+  g_mutex_unlock (&request.lock);
+  CU_ASSERT_EQUAL (request.rc, ZOK);
+  CU_ASSERT_EQUAL (zkr_session_get_pending_deletes (session), 0);
+  CU_ASSERT_TRUE (itest_node_absent (session, node));
+  CU_ASSERT_TRUE (itest_delete_tree (session, base));
+  g_mutex_clear (&request.lock);
+  g_cond_clear (&request.cond);
+  zkr_session_unref (session);
 }
 
 /* Kill the member the session uses: it fails over and keeps its id. */
@@ -1031,6 +1100,7 @@ static const ZkrTestCase tests[] = {
   { "test_session__a_blocking_request_in_flight_at_close_is_answered", test_session__a_blocking_request_in_flight_at_close_is_answered },
   { "test_session__blocking_requests_racing_a_close_are_all_answered", test_session__blocking_requests_racing_a_close_are_all_answered },
   { "test_session__guaranteed_delete_finishes_after_a_reconnect", test_session__guaranteed_delete_finishes_after_a_reconnect },
+  { "test_session__a_throttled_guaranteed_delete_pauses_between_resends", test_session__a_throttled_guaranteed_delete_pauses_between_resends },
   { "test_session__lost_then_fresh_session_when_expired_from_outside", test_session__lost_then_fresh_session_when_expired_from_outside },
   { "test_session__a_request_answered_session_expired_means_lost", test_session__a_request_answered_session_expired_means_lost },
   { "test_session__liveness_deadline_passes_before_the_server_expires_us", test_session__liveness_deadline_passes_before_the_server_expires_us },
