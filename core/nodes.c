@@ -8,14 +8,52 @@
 #include "nodes.h"
 #include "path.h"
 
-/* A helper waiting for the session to be connected again before its owner
- * sends again. It registers an internal listener and removes it before it
- * runs its continuation. Already connected (a retryable answer from a
- * server we are still connected to: session moved, throttled), the first
- * resend goes at once and the next ones after a growing pause, during
- * which CLOSED and LOST still end the owner and a reconnect cuts the pause
- * short: resending at once for ever would be a tight loop, and against a
- * throttling server exactly the wrong answer. */
+/* ---- resend pauses ------------------------------------------------- */
+
+#define RESEND_FIRST_PAUSE_MS 10
+#define RESEND_MAX_PAUSE_MS 1000
+
+void
+zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
+                        gpointer data)
+{
+  guint ms;
+
+  g_return_if_fail (pause->source == NULL);
+  ms = pause->resends == 0 ? 0
+                           : MIN (RESEND_FIRST_PAUSE_MS << MIN (pause->resends - 1, 7),
+                                  RESEND_MAX_PAUSE_MS);
+  pause->resends++;
+  pause->source = g_timeout_source_new (ms);
+  g_source_set_callback (pause->source, func, data, NULL);
+  g_source_attach (pause->source, zkr_session_get_worker_context (session));
+}
+
+void
+zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset)
+{
+  if (pause->source != NULL)
+    {
+      g_source_destroy (pause->source);
+      g_clear_pointer (&pause->source, g_source_unref);
+    }
+  if (reset)
+    pause->resends = 0;
+}
+
+gboolean
+zkr_resend_pause_is_pending (const ZkrResendPause *pause)
+{
+  return pause->source != NULL;
+}
+
+/* ---- connection waits ---------------------------------------------- */
+
+/* A helper waiting before its owner sends again: for the session to be
+ * connected again, or, already connected, for a resend pause. It listens
+ * for state changes meanwhile (a reconnect ends the pause at once; CLOSED
+ * and LOST end the owner) and stops listening before it runs its
+ * continuation. */
 typedef struct {
   ZkrSession *session;
   guint listener_id;
@@ -23,14 +61,8 @@ typedef struct {
   void (*on_closed) (gpointer owner);
   void (*on_lost) (gpointer owner);   /* nullable: then LOST is ignored */
   gpointer owner;
-  gboolean posted;                    /* on_connected is queued to run */
-  GSource *pause;                     /* (nullable) pausing before a resend */
-  guint resends;                      /* while connected, since the last
-                                       * (re)connect */
+  ZkrResendPause pause;
 } ConnectWait;
-
-#define CONNECT_WAIT_FIRST_PAUSE_MS 10
-#define CONNECT_WAIT_MAX_PAUSE_MS 1000
 
 static void
 connect_wait_cancel (ConnectWait *wait)
@@ -38,11 +70,7 @@ connect_wait_cancel (ConnectWait *wait)
   if (wait->listener_id != 0)
     zkr_session_remove_internal_listener (wait->session, wait->listener_id);
   wait->listener_id = 0;
-  if (wait->pause != NULL)
-    {
-      g_source_destroy (wait->pause);
-      g_clear_pointer (&wait->pause, g_source_unref);
-    }
+  zkr_resend_pause_stop (&wait->pause, FALSE);
 }
 
 static void
@@ -54,7 +82,7 @@ connect_wait_on_state (ZkrSession *session, ZkrSessionState state, gpointer user
   if (state == ZKR_SESSION_STATE_CONNECTED || state == ZKR_SESSION_STATE_RECONNECTED)
     {
       connect_wait_cancel (wait);
-      wait->resends = 0;
+      zkr_resend_pause_stop (&wait->pause, TRUE);
       wait->on_connected (wait->owner);
     }
   else if (state == ZKR_SESSION_STATE_CLOSED)
@@ -69,18 +97,6 @@ connect_wait_on_state (ZkrSession *session, ZkrSessionState state, gpointer user
     }
 }
 
-/* Runs on_connected now (posted) if connected, else at the next
- * (RE)CONNECTED. */
-static gboolean
-connect_wait_now (gpointer data)
-{
-  ConnectWait *wait = data;
-
-  wait->posted = FALSE;
-  wait->on_connected (wait->owner);
-  return G_SOURCE_REMOVE;
-}
-
 static gboolean
 connect_wait_pause_done (gpointer data)
 {
@@ -91,25 +107,16 @@ connect_wait_pause_done (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Runs on_connected after a resend pause if connected, else at the next
+ * (RE)CONNECTED. */
 static void
 connect_wait_start (ConnectWait *wait)
 {
-  g_assert (wait->listener_id == 0 && wait->pause == NULL);
+  g_assert (wait->listener_id == 0);
   /* Check and registration both happen on the worker, where transitions
    * happen, so no transition can fall between them. */
   if (zkr_session_is_connected (wait->session))
-    {
-      if (wait->resends++ == 0)
-        {
-          wait->posted = TRUE;
-          zkr_session_post (wait->session, connect_wait_now, wait, NULL);
-          return;
-        }
-      wait->pause = g_timeout_source_new (MIN (CONNECT_WAIT_FIRST_PAUSE_MS << MIN (wait->resends - 2, 7),
-                                               CONNECT_WAIT_MAX_PAUSE_MS));
-      g_source_set_callback (wait->pause, connect_wait_pause_done, wait, NULL);
-      g_source_attach (wait->pause, zkr_session_get_worker_context (wait->session));
-    }
+    zkr_resend_pause_start (&wait->pause, wait->session, connect_wait_pause_done, wait);
   wait->listener_id = zkr_session_add_internal_listener (wait->session, connect_wait_on_state, wait);
 }
 
@@ -619,9 +626,9 @@ void
 zkr_protected_create_abandon (ZkrProtectedCreate *create)
 {
   create->abandoned = TRUE;
-  if (create->in_flight || create->wait.posted)
-    return; /* the reply in flight, or the queued recovery, finishes it */
-  /* Waiting for a connection: stop waiting and clean up now. */
+  if (create->in_flight)
+    return; /* the reply in flight finishes it */
+  /* Waiting for a connection or a resend pause: stop and clean up now. */
   create_finish (create, ZOK, NULL, NULL);
 }
 

@@ -11,6 +11,26 @@ G_BEGIN_DECLS
 
 typedef void (*ZkrDoneFunc) (ZkrSession *session, int rc, gpointer user_data);
 
+/* A retryable answer from a server we are still connected to (throttled,
+ * session moved) calls for sending again, but not at once: resending the
+ * moment each answer comes is a tight loop, and against a throttling
+ * server exactly the wrong answer. The first resend goes at once (posted),
+ * the next ones after 10 ms, doubling up to 1 s. Start the pause on the
+ * worker; @func runs there once, unless the pause is cleared first. Clear
+ * it after a success (the next pause is short again) and when the owner
+ * goes away. */
+typedef struct {
+  GSource *source;   /* (nullable) pending */
+  guint resends;     /* since the last clear */
+} ZkrResendPause;
+
+void zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
+                             gpointer data);
+/* Stops a pending pause (@func will not run); @reset also starts the
+ * next sequence from the shortest pause. */
+void zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset);
+gboolean zkr_resend_pause_is_pending (const ZkrResendPause *pause);
+
 /* Creates every missing ancestor of @path (not @path itself) as a
  * CONTAINER node; ZNODEEXISTS on the way counts as success. */
 void zkr_ensure_parents (ZkrSession *session, const char *path,

@@ -640,20 +640,19 @@ test_mutex__waiter_watches_only_predecessor (void)
   zkr_session_unref (holder_session);
 }
 
-/* A waiter whose node someone deletes while it waits must not claim the
- * lock on the strength of an old listing: it finds its node gone on the
- * next listing and queues again with a new one (as Curator does). */
+/* A waiter in a thread of its own: acquires (30 s at most), verifies,
+ * notes its node and releases. */
 typedef struct {
   ZkrMutex *mutex;
   gboolean acquired;
   gboolean verified;
   char *node;
-} VanishedWaiter;
+} CheckedWaiter;
 
 static gpointer
-vanished_waiter_run (gpointer data)
+checked_waiter_run (gpointer data)
 {
-  VanishedWaiter *waiter = data;
+  CheckedWaiter *waiter = data;
   g_autoptr (GError) error = NULL;
 
   waiter->acquired = zkr_mutex_acquire (waiter->mutex, WAIT_MS, NULL, &error);
@@ -666,6 +665,9 @@ vanished_waiter_run (gpointer data)
   return NULL;
 }
 
+/* A waiter whose node someone deletes while it waits must not claim the
+ * lock on the strength of an old listing: it finds its node gone on the
+ * next listing and queues again with a new one (as Curator does). */
 static void
 test_mutex__waiter_whose_node_vanished_queues_again (void)
 {
@@ -676,7 +678,7 @@ test_mutex__waiter_whose_node_vanished_queues_again (void)
   g_autoptr (GError) error = NULL;
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   ZkrSession *other = itest_connect (itest_hosts (), 10000);
-  VanishedWaiter waiter = { 0 };
+  CheckedWaiter waiter = { 0 };
   ZkrMutex *holder;
   ItestWatchOn on;
   GThread *thread;
@@ -687,7 +689,7 @@ test_mutex__waiter_whose_node_vanished_queues_again (void)
   waiter.mutex = mutex_new (other, path);
   CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
   holder_node = zkr_mutex_dup_node_path (holder);
-  thread = g_thread_new ("vanished-waiter", vanished_waiter_run, &waiter);
+  thread = g_thread_new ("vanished-waiter", checked_waiter_run, &waiter);
   /* The waiter is queued and watches the holder's node. */
   on.node_path = holder_node;
   on.session_id = zkr_session_get_id (other);
@@ -715,6 +717,50 @@ test_mutex__waiter_whose_node_vanished_queues_again (void)
   zkr_session_unref (session);
 }
 
+/* A server that sheds load answers "throttled" and keeps the connection:
+ * no reconnect will come to make a waiter look again. The listing the
+ * hand-off sends is throttled three times; the waiter lists again after
+ * short pauses and gets the lock. Before, it waited for a reconnect that
+ * never came, until its timeout. */
+static void
+test_mutex__waiter_gets_the_lock_through_throttled_answers (void)
+{
+  g_autofree char *path = itest_scratch_path ("mutex-throttled");
+  g_autofree char *holder_node = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other = itest_connect (itest_hosts (), 10000);
+  CheckedWaiter waiter = { 0 };
+  ZkrMutex *holder;
+  ItestWatchOn on;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  holder = mutex_new (session, path);
+  waiter.mutex = mutex_new (other, path);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  holder_node = zkr_mutex_dup_node_path (holder);
+  thread = g_thread_new ("throttled-waiter", checked_waiter_run, &waiter);
+  on.node_path = holder_node;
+  on.session_id = zkr_session_get_id (other);
+  /* No fatal assertion before the join: the thread uses @waiter. */
+  CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
+  zkr_session_test_rewrite_answers (other, ZTHROTTLEDOP, 3);
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  g_thread_join (thread);
+  CU_ASSERT_TRUE (waiter.acquired);
+  CU_ASSERT_TRUE (waiter.verified);
+  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (other), 3);
+  g_free (waiter.node);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_mutex_unref (waiter.mutex);
+  zkr_mutex_unref (holder);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (other);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
   ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
@@ -726,6 +772,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock),
   ZKR_TEST_CASE (test_mutex__node_deleted_by_hand_is_lost),
   ZKR_TEST_CASE (test_mutex__waiter_whose_node_vanished_queues_again),
+  ZKR_TEST_CASE (test_mutex__waiter_gets_the_lock_through_throttled_answers),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },
 };

@@ -51,6 +51,7 @@ struct _ZkrQueueLock {
   guint hold_listener;
   guint node_watch;
   GSource *node_watch_source;     /* (nullable) the deferred watch below */
+  ZkrResendPause hold_resend;     /* a verify or node watch answered "retry" */
   GSource *deadline_source;
   guint release_listener;
 };
@@ -232,6 +233,10 @@ node_is_ours (ZkrQueueLock *lock, const ZkrReply *reply)
          reply->stat.ephemeralOwner == zkr_session_get_id (lock->session);
 }
 
+static void hold_verify (ZkrQueueLock *lock);
+static void hold_resend_later (ZkrQueueLock *lock);
+static void hold_watch_node (ZkrQueueLock *lock);
+
 static void
 hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
@@ -242,11 +247,15 @@ hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       if (node_is_ours (lock, reply))
         {
+          zkr_resend_pause_stop (&lock->hold_resend, TRUE);
           g_mutex_lock (&lock->mutex);
           lock->state = LOCK_HELD;
           g_mutex_unlock (&lock->mutex);
           lock_emit (lock, ZKR_LOCK_RESTORED);
         }
+      else if (zkr_zk_rc_is_retryable (reply->rc))
+        /* Throttled, say: no verdict yet, ask again. */
+        hold_resend_later (lock);
       else if (zkr_zk_rc_is_server_answer (reply->rc))
         hold_mark_lost (lock, "our node is gone or not ours after reconnecting");
     }
@@ -254,12 +263,24 @@ hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 }
 
 static void
+hold_verify (ZkrQueueLock *lock)
+{
+  g_autofree char *node = NULL;
+
+  g_mutex_lock (&lock->mutex);
+  node = g_strdup (lock->node_path);
+  g_mutex_unlock (&lock->mutex);
+  if (node != NULL)
+    zkr_op_exists (lock->session, node, FALSE, hold_verify_reply, lock_ref (lock));
+}
+
+static void
 hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 {
   ZkrQueueLock *lock = user_data;
-  g_autofree char *node = NULL;
   gboolean held;
 
+  (void) session;
   switch (state)
     {
     case ZKR_SESSION_STATE_SUSPENDED:
@@ -276,11 +297,12 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       break;
     case ZKR_SESSION_STATE_RECONNECTED:
       hold_deadline_clear (lock);
-      g_mutex_lock (&lock->mutex);
-      node = g_strdup (lock->node_path);
-      g_mutex_unlock (&lock->mutex);
-      if (node != NULL)
-        zkr_op_exists (session, node, FALSE, hold_verify_reply, lock_ref (lock));
+      zkr_resend_pause_stop (&lock->hold_resend, TRUE);
+      hold_verify (lock);
+      if (lock->node_watch == 0 && lock->node_watch_source == NULL)
+        /* A watch whose request failed (connection loss, throttled) was
+         * never set, and libzookeeper re-sets only those it has. */
+        hold_watch_node (lock);
       break;
     case ZKR_SESSION_STATE_LOST:
       hold_mark_lost (lock, "the session was lost");
@@ -294,8 +316,6 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       break;
     }
 }
-
-static void hold_watch_node (ZkrQueueLock *lock);
 
 static void
 hold_on_node_event (ZkrSession *session, int event_type, const char *path, gpointer user_data)
@@ -319,6 +339,15 @@ hold_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   if (reply->rc == ZNONODE)
     hold_mark_lost (lock, "our node does not exist");
+  else if (reply->rc != ZOK && lock->node_watch != 0)
+    {
+      /* Not set: set it again once connected (RECONNECTED does that), or
+       * after a pause when the server said "retry". */
+      zkr_session_watch_remove (lock->session, lock->node_watch);
+      lock->node_watch = 0;
+      if (zkr_zk_rc_is_retryable (reply->rc) && zkr_session_is_connected (lock->session))
+        hold_resend_later (lock);
+    }
   lock_unref (lock);
 }
 
@@ -334,6 +363,29 @@ hold_watch_node (ZkrQueueLock *lock)
     return;
   lock->node_watch = zkr_session_watch_add (lock->session, node, hold_on_node_event, lock);
   zkr_op_exists (lock->session, node, TRUE, hold_exists_reply, lock_ref (lock));
+}
+
+/* After a pause: whatever the server told us to ask again. */
+static gboolean
+hold_resend_tick (gpointer data)
+{
+  ZkrQueueLock *lock = data;
+  LockState state = lock_get_state (lock);
+
+  zkr_resend_pause_stop (&lock->hold_resend, FALSE);
+  if (state == LOCK_IN_DOUBT && zkr_session_is_connected (lock->session))
+    hold_verify (lock);
+  else if ((state == LOCK_HELD || state == LOCK_IN_DOUBT) && lock->node_watch == 0 &&
+           lock->node_watch_source == NULL)
+    hold_watch_node (lock);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+hold_resend_later (ZkrQueueLock *lock)
+{
+  if (!zkr_resend_pause_is_pending (&lock->hold_resend))
+    zkr_resend_pause_start (&lock->hold_resend, lock->session, hold_resend_tick, lock);
 }
 
 /* The watch on our own node is set this long after the grant, not with
@@ -381,6 +433,7 @@ hold_stop (ZkrQueueLock *lock)
       g_clear_pointer (&lock->node_watch_source, g_source_unref);
     }
   hold_deadline_clear (lock);
+  zkr_resend_pause_stop (&lock->hold_resend, TRUE);
 }
 
 /* ==== acquiring (worker thread) ===================================== */
@@ -417,6 +470,7 @@ struct _Acquire {
                                   * the children (semaphore leases) */
   char *fixed_suffix;            /* (nullable) a non-sequential node name */
   guint requeues;                /* new nodes after ours was deleted */
+  ZkrResendPause resend;         /* a listing or watch answered "retry" */
 };
 
 /* How often an acquire queues again after someone deleted its node. */
@@ -509,6 +563,7 @@ acquire_detach (Acquire *acquire)
   if (acquire->cancellable != NULL && acquire->cancel_id != 0)
     g_cancellable_disconnect (acquire->cancellable, acquire->cancel_id);
   acquire->cancel_id = 0;
+  zkr_resend_pause_stop (&acquire->resend, TRUE);
 }
 
 /* Hands the outcome to whoever waits: the blocking caller (which may
@@ -693,6 +748,29 @@ acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointe
 
 static void acquire_on_listing (Acquire *acquire, ZkrReply *reply);
 
+static gboolean
+acquire_resend_tick (gpointer data)
+{
+  Acquire *acquire = data;
+
+  zkr_resend_pause_stop (&acquire->resend, FALSE);
+  acquire_list (acquire);
+  return G_SOURCE_REMOVE;
+}
+
+/* A request of a waiter failed with a retryable code. Connection trouble:
+ * the session listener lists again on RECONNECTED. Still connected (the
+ * server throttled us, say): list again after a pause, which re-judges and
+ * re-watches everything. */
+static void
+acquire_look_again_later (Acquire *acquire)
+{
+  if (zkr_session_is_connected (acquire->lock->session) &&
+      !zkr_resend_pause_is_pending (&acquire->resend))
+    zkr_resend_pause_start (&acquire->resend, acquire->lock->session, acquire_resend_tick,
+                            acquire);
+}
+
 /* The predecessor changed: the listing sent the moment the event came
  * (always a fresh one, as above) is here. */
 static void
@@ -727,7 +805,9 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
         }
       else if (reply->rc != ZOK && !zkr_zk_rc_is_retryable (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "watch predecessor of");
-      /* ZOK: wait for the event; retryable: wait for RECONNECTED. */
+      else if (reply->rc != ZOK)
+        acquire_look_again_later (acquire);
+      /* ZOK: wait for the event. */
     }
   acquire_unref (acquire);
 }
@@ -830,8 +910,11 @@ acquire_on_listing (Acquire *acquire, ZkrReply *reply)
       /* A listing behind a create that failed (ZNONODE: no parent yet) is
        * answered by the create's own retry; connection trouble by the
        * session listener. */
-      if (acquire->node_name != NULL && !zkr_zk_rc_is_retryable (reply->rc) &&
-          zkr_zk_rc_is_server_answer (reply->rc))
+      if (acquire->node_name == NULL)
+        ;
+      else if (zkr_zk_rc_is_retryable (reply->rc))
+        acquire_look_again_later (acquire);
+      else if (zkr_zk_rc_is_server_answer (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "list");
     }
   else if (acquire->node_name == NULL)
@@ -840,7 +923,10 @@ acquire_on_listing (Acquire *acquire, ZkrReply *reply)
       acquire->early_listing = g_steal_pointer (&reply->children);
     }
   else
-    acquire_evaluate (acquire, reply->children);
+    {
+      zkr_resend_pause_stop (&acquire->resend, TRUE);
+      acquire_evaluate (acquire, reply->children);
+    }
 }
 
 static void
@@ -954,6 +1040,7 @@ acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
     case ZKR_SESSION_STATE_RECONNECTED:
       /* Not started yet (waiting for a connection), or waiting: look again
        * (a watch event may have been lost with the connection). */
+      zkr_resend_pause_stop (&acquire->resend, TRUE);
       if (acquire->node_name == NULL && acquire->create == NULL)
         acquire_create (acquire);
       else if (acquire->node_name != NULL)
