@@ -41,6 +41,14 @@ void zkr_session_post_quiet (ZkrSession *session,
                              GSourceFunc func,
                              gpointer data,
                              GDestroyNotify destroy);
+/* Holds back the worker's posts until the matching release: they queue,
+ * none runs (a batch already running finishes). A thread other than the
+ * worker that queues a post and then sends requests whose replies that
+ * post must see first (a blocking acquire sending its own create) holds
+ * the posts around both; it must not wait for the worker meanwhile. Holds
+ * nest. */
+void zkr_session_post_hold (ZkrSession *session);
+void zkr_session_post_release (ZkrSession *session);
 
 /* Applies the namespace: "/a" -> "/ns/a". (transfer full) */
 char *zkr_session_resolve_path (ZkrSession *session, const char *path);

@@ -91,6 +91,8 @@ struct _ZkrSession {
   GMutex post_lock;
   GQueue posts;               /* of WorkerPost*; protected by post_lock */
   gboolean post_wake_set;     /* the ready time is set; post_lock */
+  guint post_holds;           /* posts are held back while > 0; post_lock */
+  gboolean post_wake_held;    /* a waking post came during a hold; post_lock */
   GSource *post_source;       /* attached for the session's life */
   GSource *ping_source;
   GSource *deadline_source;
@@ -179,6 +181,13 @@ worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data
   g_source_set_ready_time (source, -1);
   g_mutex_lock (&session->post_lock);
   session->post_wake_set = FALSE;
+  if (session->post_holds > 0)
+    {
+      /* zkr_session_post_release() wakes us again. */
+      session->post_wake_held = TRUE;
+      g_mutex_unlock (&session->post_lock);
+      return G_SOURCE_CONTINUE;
+    }
   batch = session->posts;
   g_queue_init (&session->posts);
   g_mutex_unlock (&session->post_lock);
@@ -238,10 +247,37 @@ worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
    * may drop the session's last reference (the session is then freed on
    * the worker). The worker takes the queue only after resetting the ready
    * time, and never holds this lock while GLib holds the context's. */
-  if (wake && !session->post_wake_set)
+  if (wake && session->post_holds > 0)
+    session->post_wake_held = TRUE;
+  else if (wake && !session->post_wake_set)
     {
       session->post_wake_set = TRUE;
       g_source_set_ready_time (session->post_source, 0);
+    }
+  g_mutex_unlock (&session->post_lock);
+}
+
+void
+zkr_session_post_hold (ZkrSession *session)
+{
+  g_mutex_lock (&session->post_lock);
+  session->post_holds++;
+  g_mutex_unlock (&session->post_lock);
+}
+
+void
+zkr_session_post_release (ZkrSession *session)
+{
+  g_mutex_lock (&session->post_lock);
+  g_assert (session->post_holds > 0);
+  if (--session->post_holds == 0 && session->post_wake_held)
+    {
+      session->post_wake_held = FALSE;
+      if (!session->post_wake_set)
+        {
+          session->post_wake_set = TRUE;
+          g_source_set_ready_time (session->post_source, 0);
+        }
     }
   g_mutex_unlock (&session->post_lock);
 }

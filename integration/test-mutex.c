@@ -665,56 +665,100 @@ checked_waiter_run (gpointer data)
   return NULL;
 }
 
+/* A holder (its own session) and a checked waiter (another session, its
+ * own thread) queued behind it, watching the holder's node. */
+typedef struct {
+  char *path;
+  ZkrSession *session;   /* the holder's */
+  ZkrSession *other;     /* the waiter's */
+  ZkrMutex *holder;
+  char *holder_node;
+  CheckedWaiter waiter;
+  GThread *thread;
+} QueuedWaiter;
+
+/* FALSE (with a failure) when the pair could not be set up; call
+ * queued_waiter_finish() either way. */
+static gboolean
+queued_waiter_start (QueuedWaiter *queued, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  ItestWatchOn on;
+
+  memset (queued, 0, sizeof *queued);
+  queued->path = itest_scratch_path (name);
+  queued->session = itest_connect (itest_hosts (), 10000);
+  queued->other = itest_connect (itest_hosts (), 10000);
+  CU_ASSERT_PTR_NOT_NULL (queued->session);
+  CU_ASSERT_PTR_NOT_NULL (queued->other);
+  if (queued->session == NULL || queued->other == NULL)
+    return FALSE;
+  queued->holder = mutex_new (queued->session, queued->path);
+  queued->waiter.mutex = mutex_new (queued->other, queued->path);
+  if (queued->holder == NULL || queued->waiter.mutex == NULL)
+    return FALSE;
+  CU_ASSERT_TRUE (zkr_mutex_acquire (queued->holder, 5000, NULL, &error));
+  if (error != NULL)
+    return FALSE;
+  queued->holder_node = zkr_mutex_dup_node_path (queued->holder);
+  queued->thread = g_thread_new (name, checked_waiter_run, &queued->waiter);
+  on.node_path = queued->holder_node;
+  on.session_id = zkr_session_get_id (queued->other);
+  CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
+  return TRUE;
+}
+
+/* Releases the holder, joins the waiter and checks that nothing is left. */
+static void
+queued_waiter_finish (QueuedWaiter *queued)
+{
+  if (queued->holder != NULL && zkr_mutex_is_held (queued->holder))
+    CU_ASSERT_TRUE (zkr_mutex_release (queued->holder, NULL));
+  if (queued->thread != NULL)
+    g_thread_join (queued->thread);
+  g_free (queued->waiter.node);
+  if (queued->session != NULL)
+    {
+      CU_ASSERT_EQUAL (itest_count_children (queued->session, queued->path), 0);
+      CU_ASSERT_TRUE (itest_delete_tree (queued->session, queued->path));
+    }
+  g_clear_pointer (&queued->waiter.mutex, zkr_mutex_unref);
+  g_clear_pointer (&queued->holder, zkr_mutex_unref);
+  g_clear_pointer (&queued->other, zkr_session_unref);
+  g_clear_pointer (&queued->session, zkr_session_unref);
+  g_free (queued->holder_node);
+  g_free (queued->path);
+}
+
 /* A waiter whose node someone deletes while it waits must not claim the
  * lock on the strength of an old listing: it finds its node gone on the
  * next listing and queues again with a new one (as Curator does). */
 static void
 test_mutex__waiter_whose_node_vanished_queues_again (void)
 {
-  g_autofree char *path = itest_scratch_path ("mutex-waiter-node-gone");
-  g_autofree char *holder_node = NULL;
   g_autofree char *waiter_node = NULL;
   g_autoptr (GPtrArray) children = NULL;
-  g_autoptr (GError) error = NULL;
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  ZkrSession *other = itest_connect (itest_hosts (), 10000);
-  CheckedWaiter waiter = { 0 };
-  ZkrMutex *holder;
-  ItestWatchOn on;
-  GThread *thread;
+  QueuedWaiter queued;
 
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
-  holder = mutex_new (session, path);
-  waiter.mutex = mutex_new (other, path);
-  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
-  holder_node = zkr_mutex_dup_node_path (holder);
-  thread = g_thread_new ("vanished-waiter", checked_waiter_run, &waiter);
-  /* The waiter is queued and watches the holder's node. */
-  on.node_path = holder_node;
-  on.session_id = zkr_session_get_id (other);
-  CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
-  CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, path, &children), ZOK);
-  CU_ASSERT_EQUAL (children != NULL ? children->len : 0, 2);
-  for (guint i = 0; children != NULL && i < children->len; i++)
-    if (!g_str_has_suffix (holder_node, g_ptr_array_index (children, i)))
-      waiter_node = zkr_path_join (path, g_ptr_array_index (children, i));
-  /* No fatal assertion before the join: the thread uses @waiter. */
-  CU_ASSERT_PTR_NOT_NULL (waiter_node);
-  if (waiter_node != NULL)
-    CU_ASSERT_EQUAL (zkr_op_delete_sync (session, waiter_node, -1), ZOK);
-  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
-  g_thread_join (thread);
-  CU_ASSERT_TRUE (waiter.acquired);
-  CU_ASSERT_TRUE (waiter.verified);
-  CU_ASSERT_STRING_NOT_EQUAL (waiter.node != NULL ? waiter.node : "", waiter_node != NULL ? waiter_node : "");
-  g_free (waiter.node);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  zkr_mutex_unref (waiter.mutex);
-  zkr_mutex_unref (holder);
-  CU_ASSERT_TRUE (itest_delete_tree (session, path));
-  zkr_session_unref (other);
-  zkr_session_unref (session);
+  /* No fatal assertion before the join: the thread uses the waiter. */
+  if (queued_waiter_start (&queued, "mutex-waiter-node-gone"))
+    {
+      CU_ASSERT_EQUAL (zkr_op_get_children_sync (queued.session, queued.path, &children), ZOK);
+      CU_ASSERT_EQUAL (children != NULL ? children->len : 0, 2);
+      for (guint i = 0; children != NULL && i < children->len; i++)
+        if (!g_str_has_suffix (queued.holder_node, g_ptr_array_index (children, i)))
+          waiter_node = zkr_path_join (queued.path, g_ptr_array_index (children, i));
+      CU_ASSERT_PTR_NOT_NULL (waiter_node);
+      if (waiter_node != NULL)
+        CU_ASSERT_EQUAL (zkr_op_delete_sync (queued.session, waiter_node, -1), ZOK);
+      CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
+      g_thread_join (g_steal_pointer (&queued.thread));
+      CU_ASSERT_TRUE (queued.waiter.acquired);
+      CU_ASSERT_TRUE (queued.waiter.verified);
+      CU_ASSERT_STRING_NOT_EQUAL (queued.waiter.node != NULL ? queued.waiter.node : "",
+                                  waiter_node != NULL ? waiter_node : "");
+    }
+  queued_waiter_finish (&queued);
 }
 
 /* A server that sheds load answers "throttled" and keeps the connection:
@@ -725,40 +769,18 @@ test_mutex__waiter_whose_node_vanished_queues_again (void)
 static void
 test_mutex__waiter_gets_the_lock_through_throttled_answers (void)
 {
-  g_autofree char *path = itest_scratch_path ("mutex-throttled");
-  g_autofree char *holder_node = NULL;
-  g_autoptr (GError) error = NULL;
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  ZkrSession *other = itest_connect (itest_hosts (), 10000);
-  CheckedWaiter waiter = { 0 };
-  ZkrMutex *holder;
-  ItestWatchOn on;
-  GThread *thread;
+  QueuedWaiter queued;
 
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
-  holder = mutex_new (session, path);
-  waiter.mutex = mutex_new (other, path);
-  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
-  holder_node = zkr_mutex_dup_node_path (holder);
-  thread = g_thread_new ("throttled-waiter", checked_waiter_run, &waiter);
-  on.node_path = holder_node;
-  on.session_id = zkr_session_get_id (other);
-  /* No fatal assertion before the join: the thread uses @waiter. */
-  CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
-  zkr_session_test_rewrite_answers (other, ZTHROTTLEDOP, 3);
-  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
-  g_thread_join (thread);
-  CU_ASSERT_TRUE (waiter.acquired);
-  CU_ASSERT_TRUE (waiter.verified);
-  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (other), 3);
-  g_free (waiter.node);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  zkr_mutex_unref (waiter.mutex);
-  zkr_mutex_unref (holder);
-  CU_ASSERT_TRUE (itest_delete_tree (session, path));
-  zkr_session_unref (other);
-  zkr_session_unref (session);
+  if (queued_waiter_start (&queued, "mutex-throttled"))
+    {
+      zkr_session_test_rewrite_answers (queued.other, ZTHROTTLEDOP, 3);
+      CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
+      g_thread_join (g_steal_pointer (&queued.thread));
+      CU_ASSERT_TRUE (queued.waiter.acquired);
+      CU_ASSERT_TRUE (queued.waiter.verified);
+      CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (queued.other), 3);
+    }
+  queued_waiter_finish (&queued);
 }
 
 static const ZkrTestCase tests[] = {

@@ -958,6 +958,22 @@ listing_tree_free (ZkrSession *session, char *base)
   g_free (base);
 }
 
+/* Waits for @seen's watch to run, lets the worker finish, and checks it
+ * ran once, for a deletion, with a listing of exactly @names. */
+static void
+listing_check_ran_once (ZkrSession *session, ListingSeen *seen, const char *names)
+{
+  g_autofree char *listed = NULL;
+
+  CU_ASSERT_TRUE (itest_wait_for (listing_seen, seen, WAIT_MS));
+  CU_ASSERT_TRUE (worker_drained (session));
+  CU_ASSERT_EQUAL (g_atomic_int_get (&seen->calls), 1);
+  CU_ASSERT_EQUAL (seen->event_type, ZOO_DELETED_EVENT);
+  CU_ASSERT_EQUAL (seen->rc, ZOK);
+  listed = listing_describe (seen);
+  CU_ASSERT_STRING_EQUAL (listed, names);
+}
+
 /* The lock engine's hand-off: the watched node goes, the watch runs once,
  * on the worker, with a listing taken after the event (the node is gone
  * from it). */
@@ -967,7 +983,6 @@ test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event (vo
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   ListingSeen seen = { 0 };
   g_autofree char *a = NULL;
-  g_autofree char *names = NULL;
   char *base;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
@@ -977,13 +992,7 @@ test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event (vo
       a = g_strdup_printf ("%s/a", base);
       CU_ASSERT_EQUAL (listing_watch_set (session, a, base, &seen, NULL), ZOK);
       CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
-      CU_ASSERT_TRUE (itest_wait_for (listing_seen, &seen, WAIT_MS));
-      CU_ASSERT_TRUE (worker_drained (session));
-      CU_ASSERT_EQUAL (g_atomic_int_get (&seen.calls), 1);
-      CU_ASSERT_EQUAL (seen.event_type, ZOO_DELETED_EVENT);
-      CU_ASSERT_EQUAL (seen.rc, ZOK);
-      names = listing_describe (&seen);
-      CU_ASSERT_STRING_EQUAL (names, "b");
+      listing_check_ran_once (session, &seen, "b");
       listing_tree_free (session, base);
     }
   g_clear_pointer (&seen.children, g_ptr_array_unref);
@@ -1019,10 +1028,7 @@ test_session__a_listing_watch_removed_before_its_reply_never_runs (void)
       CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
       zkr_session_watch_remove (session, removed_id);
       g_atomic_int_set (&gate.released, 1);
-      CU_ASSERT_TRUE (itest_wait_for (listing_seen, &kept, WAIT_MS));
-      CU_ASSERT_TRUE (worker_drained (session));
-      CU_ASSERT_EQUAL (g_atomic_int_get (&kept.calls), 1);
-      CU_ASSERT_EQUAL (kept.rc, ZOK);
+      listing_check_ran_once (session, &kept, "b");
       CU_ASSERT_EQUAL (g_atomic_int_get (&removed.calls), 0);
       listing_tree_free (session, base);
     }
@@ -1040,7 +1046,6 @@ test_session__a_listing_watch_added_behind_its_event_still_runs (void)
   ListingSeen seen = { 0 };
   WorkerGate gate = { 0 };
   g_autofree char *a = NULL;
-  g_autofree char *names = NULL;
   char *base;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
@@ -1055,12 +1060,7 @@ test_session__a_listing_watch_added_behind_its_event_still_runs (void)
       CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
       zkr_session_watch_add_listing (session, a, base, on_listing, &seen);
       g_atomic_int_set (&gate.released, 1);
-      CU_ASSERT_TRUE (itest_wait_for (listing_seen, &seen, WAIT_MS));
-      CU_ASSERT_TRUE (worker_drained (session));
-      CU_ASSERT_EQUAL (g_atomic_int_get (&seen.calls), 1);
-      CU_ASSERT_EQUAL (seen.event_type, ZOO_DELETED_EVENT);
-      names = listing_describe (&seen);
-      CU_ASSERT_STRING_EQUAL (names, "b");
+      listing_check_ran_once (session, &seen, "b");
       listing_tree_free (session, base);
     }
   g_clear_pointer (&seen.children, g_ptr_array_unref);

@@ -1092,10 +1092,35 @@ acquire_start (gpointer data)
       g_source_set_callback (acquire->timeout_source, acquire_timeout_tick, acquire, NULL);
       g_source_attach (acquire->timeout_source, zkr_session_get_worker_context (lock->session));
     }
-  if (zkr_session_is_connected (lock->session))
+  if (acquire->create != NULL)
+    ; /* sent by the caller already (acquire_post_start) */
+  else if (zkr_session_is_connected (lock->session))
     acquire_create (acquire);
   /* else acquire_on_state starts it on (RE)CONNECTED. */
   return G_SOURCE_REMOVE;
+}
+
+/* Hands @acquire to the worker. From another thread while connected, the
+ * caller sends the create and its listing itself, with the worker's posts
+ * held so that acquire_start (queued first, without waking the worker)
+ * runs before their replies: the listing's reply is then the worker's
+ * first wake-up for this acquire, not the start. Holding the posts makes
+ * this thread the worker's stand-in for that moment: no post can run, and
+ * nothing else knows the acquire yet. */
+static void
+acquire_post_start (Acquire *acquire)
+{
+  ZkrSession *session = acquire->lock->session;
+
+  if (zkr_session_in_worker (session) || !zkr_session_is_connected (session))
+    {
+      zkr_session_post (session, acquire_start, acquire, NULL);
+      return;
+    }
+  zkr_session_post_hold (session);
+  zkr_session_post_quiet (session, acquire_start, acquire, NULL);
+  acquire_create (acquire);
+  zkr_session_post_release (session);
 }
 
 void
@@ -1151,7 +1176,7 @@ zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
       return;
     }
   acquire->task = task;
-  zkr_session_post (lock->session, acquire_start, acquire, NULL);
+  acquire_post_start (acquire);
 }
 
 gboolean
@@ -1168,7 +1193,7 @@ zkr_queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
     return FALSE;
   zkr_wait_init (&wait.wait);
   acquire->wait = &wait;
-  zkr_session_post (lock->session, acquire_start, acquire, NULL);
+  acquire_post_start (acquire);
   zkr_wait_block (&wait.wait);
   if (wait.error != NULL)
     {
