@@ -116,7 +116,10 @@ for ((r = 1; r <= repeat; r++)); do
 done
 
 # The table: medians over the repeats, zkr/raw beside each pair. Higher is
-# better for cycles/s, lower for the acquire latencies.
+# better for cycles/s, lower for the acquire latencies. "pairs" is the
+# median of the per-repeat ratios of cycles/s: the two runs of a repeat go
+# back to back, so it cancels a machine whose speed drifts between repeats
+# (shown only when every run of the row finished).
 echo
 {
   printf 'K\traw cyc/s\tzkr cyc/s\tzkr/raw\traw p50 ms\tzkr p50 ms\tzkr/raw\traw p99 ms\tzkr p99 ms\tzkr/raw\tviolations\n'
@@ -136,14 +139,28 @@ echo
     for (i = 1; i <= n; i++) if (parts[i] != "") { split(parts[i], f, " "); s += f[col] }
     return s
   }
+  # The median of zkr/raw over the repeats, pairing the i-th run of each.
+  function pair_median(raw, zkr,    n, m, i, j, t, v, a, b, fa, fb) {
+    n = split(raw, a, ";"); m = split(zkr, b, ";")
+    if (n != m) return "nan"
+    j = 0
+    for (i = 1; i <= n; i++) if (a[i] != "" && b[i] != "") {
+      split(a[i], fa, " "); split(b[i], fb, " ")
+      if (fa[1] + 0 > 0) v[++j] = (fb[1] + 0) / (fa[1] + 0)
+    }
+    if (j == 0) return "nan"
+    for (i = 2; i <= j; i++) { t = v[i]; for (n = i - 1; n >= 1 && v[n] > t; n--) v[n + 1] = v[n]; v[n + 1] = t }
+    return (j % 2) ? v[(j + 1) / 2] : (v[j / 2] + v[j / 2 + 1]) / 2
+  }
   function num(v, digits) { return v == "nan" ? "-" : sprintf("%." digits "f", v) }
   function ratio(a, b) { return (a == "nan" || b == "nan" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-  NR == 1 { printf "%3s %10s %10s %7s   %10s %10s %7s   %10s %10s %7s   %s\n", "K", "raw cyc/s", "zkr cyc/s", "zkr/raw", "raw p50ms", "zkr p50ms", "zkr/raw", "raw p99ms", "zkr p99ms", "zkr/raw", "violations"; next }
+  NR == 1 { printf "%3s %10s %10s %7s %6s   %10s %10s %7s   %10s %10s %7s   %s\n", "K", "raw cyc/s", "zkr cyc/s", "zkr/raw", "pairs", "raw p50ms", "zkr p50ms", "zkr/raw", "raw p99ms", "zkr p99ms", "zkr/raw", "violations"; next }
   {
     rc = median($2, 1); zc = median($3, 1); r50 = median($2, 2); z50 = median($3, 2)
     r99 = median($2, 3); z99 = median($3, 3)
-    printf "%3s %10s %10s %7s   %10s %10s %7s   %10s %10s %7s   %d\n", $1, num(rc, 1), num(zc, 1),
-           ratio(zc, rc), num(r50, 3), num(z50, 3), ratio(z50, r50), num(r99, 3), num(z99, 3),
+    pm = pair_median($2, $3)
+    printf "%3s %10s %10s %7s %6s   %10s %10s %7s   %10s %10s %7s   %d\n", $1, num(rc, 1), num(zc, 1),
+           ratio(zc, rc), num(pm, 2), num(r50, 3), num(z50, 3), ratio(z50, r50), num(r99, 3), num(z99, 3),
            ratio(z99, r99), sum($2, 4) + sum($3, 4)
   }'
 exit $failed
