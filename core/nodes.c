@@ -13,6 +13,8 @@
 #define RESEND_FIRST_PAUSE_MS 10
 #define RESEND_MAX_PAUSE_MS 1000
 
+static gint delayed_pauses; /* atomic */
+
 void
 zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
                         gpointer data)
@@ -24,6 +26,8 @@ zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc 
                            : MIN (RESEND_FIRST_PAUSE_MS << MIN (pause->resends - 1, 7),
                                   RESEND_MAX_PAUSE_MS);
   pause->resends++;
+  if (ms > 0)
+    g_atomic_int_inc (&delayed_pauses);
   pause->source = g_timeout_source_new (ms);
   g_source_set_callback (pause->source, func, data, NULL);
   g_source_attach (pause->source, zkr_session_get_worker_context (session));
@@ -45,6 +49,12 @@ gboolean
 zkr_resend_pause_is_pending (const ZkrResendPause *pause)
 {
   return pause->source != NULL;
+}
+
+guint
+zkr_resend_pause_test_count_delayed (void)
+{
+  return (guint) g_atomic_int_get (&delayed_pauses);
 }
 
 /* ---- connection waits ---------------------------------------------- */

@@ -30,6 +30,9 @@ void zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSource
  * next sequence from the shortest pause. */
 void zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset);
 gboolean zkr_resend_pause_is_pending (const ZkrResendPause *pause);
+/* Tests: pauses started so far with a delay (not the first, immediate
+ * resend), process-wide. */
+guint zkr_resend_pause_test_count_delayed (void);
 
 /* Creates every missing ancestor of @path (not @path itself) as a
  * CONTAINER node; ZNODEEXISTS on the way counts as success. */

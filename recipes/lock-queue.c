@@ -299,7 +299,8 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       hold_deadline_clear (lock);
       zkr_resend_pause_stop (&lock->hold_resend, TRUE);
       hold_verify (lock);
-      if (lock->node_watch == 0 && lock->node_watch_source == NULL)
+      if ((lock_get_state (lock) == LOCK_HELD || lock_get_state (lock) == LOCK_IN_DOUBT) &&
+          lock->node_watch == 0 && lock->node_watch_source == NULL)
         /* A watch whose request failed (connection loss, throttled) was
          * never set, and libzookeeper re-sets only those it has. */
         hold_watch_node (lock);
@@ -734,10 +735,10 @@ acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointe
   Acquire *acquire = user_data;
 
   (void) session;
+  (void) event_type;
   (void) path;
   g_atomic_int_inc (&watch_wakeups);
   acquire->watch_id = 0;
-  (void) event_type;
   if (acquire->finished)
     return;
   /* Always a fresh listing, never our last one minus the node that went:
