@@ -56,9 +56,9 @@ typedef void (*ZkrSentFunc) (ZkrSession *session, gpointer user_data);
  * ephemeralOwner is our current session; otherwise the create is sent
  * again. A session change (LOST) fails it with ZSESSIONEXPIRED and any node
  * of ours is deleted in the background. @done runs once, unless abandoned.
- * Worker thread, or another thread while it holds the session's posts
- * (zkr_session_post_hold): everything after the first send runs on the
- * worker.
+ * Worker thread, or another thread standing in for it
+ * (zkr_session_stand_in_begin): everything after the first send runs where
+ * the worker's code runs.
  * Returns: (transfer none) a handle valid until @done runs or
  * zkr_protected_create_abandon() is called.
  */

@@ -94,6 +94,7 @@ zkr_wait_init (ZkrWait *wait)
   g_mutex_init (&wait->lock);
   g_cond_init (&wait->cond);
   wait->done = FALSE;
+  wait->kicked = FALSE;
 }
 
 void

@@ -52,6 +52,7 @@ typedef struct {
   GMutex lock;
   GCond cond;
   gboolean done;
+  gboolean kicked;   /* zkr_session_block_standing_in(): posts to run */
 } ZkrWait;
 
 void zkr_wait_init (ZkrWait *wait);

@@ -6,6 +6,8 @@
 #include <zookeeper/zookeeper.h>
 #include <zkr/session.h>
 
+#include "notifier.h"
+
 G_BEGIN_DECLS
 
 struct _ZkrSessionOptions {
@@ -41,14 +43,30 @@ void zkr_session_post_quiet (ZkrSession *session,
                              GSourceFunc func,
                              gpointer data,
                              GDestroyNotify destroy);
-/* Holds back the worker's posts until the matching release: they queue,
- * none runs (a batch already running finishes). A thread other than the
- * worker that queues a post and then sends requests whose replies that
- * post must see first (a blocking acquire sending its own create) holds
- * the posts around both; it must not wait for the worker meanwhile. Holds
- * nest. */
-void zkr_session_post_hold (ZkrSession *session);
-void zkr_session_post_release (ZkrSession *session);
+/* Takes the worker's turn: until the matching end, this thread runs in
+ * the worker's place (zkr_session_in_worker() is TRUE here) and the worker
+ * runs nothing. For a thread other than the worker that must queue a post
+ * and send requests whose replies that post must see first (a blocking
+ * acquire sending its own create). Not from the worker; does not nest; the
+ * thread must not wait for the worker meanwhile. */
+void zkr_session_stand_in_begin (ZkrSession *session);
+void zkr_session_stand_in_end (ZkrSession *session);
+/* Blocks until zkr_wait_done (@wait) like zkr_wait_block(), and
+ * meanwhile runs the worker's posts in this thread when they need running
+ * (taking the turn): a reply that ends the wait then wakes this thread
+ * directly instead of the worker, which would then wake it. For waits that
+ * the session's posts end (a blocking acquire). From the worker it is a
+ * plain zkr_wait_block(). Clears @wait like zkr_wait_block(). */
+void zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait);
+
+/* A one-shot timer run by the worker @delay_ms from now (the return value
+ * of @func is ignored), until removed. Unlike a GLib timeout attached from
+ * a stand-in, adding it wakes the worker only when it is due before the
+ * worker's next wake-up anyway. Worker thread or stand-in only; returns an
+ * id for zkr_session_timer_remove(). Timers still pending when the session
+ * is freed are dropped unrun. */
+guint zkr_session_timer_add (ZkrSession *session, guint delay_ms, GSourceFunc func, gpointer data);
+void zkr_session_timer_remove (ZkrSession *session, guint id);
 
 /* Applies the namespace: "/a" -> "/ns/a". (transfer full) */
 char *zkr_session_resolve_path (ZkrSession *session, const char *path);
@@ -114,5 +132,7 @@ gboolean zkr_session_test_take_drop_create_reply (ZkrSession *session);
 void zkr_session_test_rewrite_answers (ZkrSession *session, int rc, int count);
 gboolean zkr_session_test_take_rewrite (ZkrSession *session, int *rc);
 guint zkr_session_test_count_rewritten (ZkrSession *session);
+/* Test hook: how many posts threads standing in ran so far. */
+guint zkr_session_test_count_stand_in_posts (ZkrSession *session);
 
 G_END_DECLS

@@ -80,19 +80,33 @@ struct _ZkrSession {
   gint64 last_ok_send;        /* protected by clock_lock */
 
   /* The worker. ctx, loop and thread are read-only after new(); the
-   * sources are touched only on the worker thread. */
+   * sources are touched only by the thread whose turn it is. */
   GMainContext *worker_ctx;
   GMainLoop *worker_loop;
   GThread *worker;
   gboolean free_in_worker;    /* set before the loop quits */
+  /* Whoever runs the worker's code holds the turn: the worker around each
+   * dispatch, or a stand-in (a thread blocked in the session, or sending
+   * what the worker would) in its place; see zkr_session_block_standing_in. */
+  GMutex turn;
+  GThread *stand_in;          /* (atomic) the stand-in holding the turn */
+  guint stand_in_posts;       /* (atomic) test hook: posts stand-ins ran */
   /* Posts to the worker: one queue and one source whose ready time is the
    * wake-up, so a post while a wake-up is pending costs no system call and
    * replies that arrive together run in one wake-up. */
   GMutex post_lock;
   GQueue posts;               /* of WorkerPost*; protected by post_lock */
   gboolean post_wake_set;     /* the ready time is set; post_lock */
-  guint post_holds;           /* posts are held back while > 0; post_lock */
-  gboolean post_wake_held;    /* a waking post came during a hold; post_lock */
+  GQueue stand_ins;           /* of ZkrWait*, threads blocked standing in;
+                               * post_lock */
+  GList *timers;              /* of SessionTimer*, soonest first; post_lock */
+  gint64 planned_wake;        /* when the worker's poll ends (G_MAXINT64:
+                               * never); post_lock */
+  gboolean planning;          /* the worker is choosing its poll timeout;
+                               * post_lock */
+  gboolean timers_changed;    /* a sooner timer came while planning;
+                               * post_lock */
+  guint next_timer_id;        /* post_lock */
   GSource *post_source;       /* attached for the session's life */
   GSource *ping_source;
   GSource *deadline_source;
@@ -181,13 +195,6 @@ worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data
   g_source_set_ready_time (source, -1);
   g_mutex_lock (&session->post_lock);
   session->post_wake_set = FALSE;
-  if (session->post_holds > 0)
-    {
-      /* zkr_session_post_release() wakes us again. */
-      session->post_wake_held = TRUE;
-      g_mutex_unlock (&session->post_lock);
-      return G_SOURCE_CONTINUE;
-    }
   batch = session->posts;
   g_queue_init (&session->posts);
   g_mutex_unlock (&session->post_lock);
@@ -230,6 +237,29 @@ worker_posts_clear (ZkrSession *session)
   g_mutex_clear (&session->post_lock);
 }
 
+/* Under post_lock: the queued posts are to run soon. A thread blocked
+ * standing in runs them (one thread hand-off instead of two: the replies'
+ * completion thread wakes the waiter, not the worker which would then wake
+ * it); with none, the worker does. */
+static void
+post_wake_locked (ZkrSession *session)
+{
+  ZkrWait *stand_in = g_queue_peek_head (&session->stand_ins);
+
+  if (stand_in != NULL)
+    {
+      g_mutex_lock (&stand_in->lock);
+      stand_in->kicked = TRUE;
+      g_cond_signal (&stand_in->cond);
+      g_mutex_unlock (&stand_in->lock);
+    }
+  else if (!session->post_wake_set)
+    {
+      session->post_wake_set = TRUE;
+      g_source_set_ready_time (session->post_source, 0);
+    }
+}
+
 static void
 worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
                   GDestroyNotify destroy, gboolean wake)
@@ -247,39 +277,89 @@ worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
    * may drop the session's last reference (the session is then freed on
    * the worker). The worker takes the queue only after resetting the ready
    * time, and never holds this lock while GLib holds the context's. */
-  if (wake && session->post_holds > 0)
-    session->post_wake_held = TRUE;
-  else if (wake && !session->post_wake_set)
-    {
-      session->post_wake_set = TRUE;
-      g_source_set_ready_time (session->post_source, 0);
-    }
+  if (wake)
+    post_wake_locked (session);
   g_mutex_unlock (&session->post_lock);
 }
 
-void
-zkr_session_post_hold (ZkrSession *session)
+/* Runs the queued posts in this thread, in the worker's place. */
+static void
+stand_in_run_posts (ZkrSession *session)
 {
+  GQueue batch;
+  WorkerPost *post;
+
+  zkr_session_stand_in_begin (session);
   g_mutex_lock (&session->post_lock);
-  session->post_holds++;
+  batch = session->posts;
+  g_queue_init (&session->posts);
   g_mutex_unlock (&session->post_lock);
+  while ((post = g_queue_pop_head (&batch)) != NULL)
+    {
+      (void) post->func (post->data);
+      worker_post_free (post);
+      g_atomic_int_inc (&session->stand_in_posts);
+    }
+  zkr_session_stand_in_end (session);
 }
 
 void
-zkr_session_post_release (ZkrSession *session)
+zkr_session_stand_in_begin (ZkrSession *session)
 {
-  g_mutex_lock (&session->post_lock);
-  g_assert (session->post_holds > 0);
-  if (--session->post_holds == 0 && session->post_wake_held)
+  g_mutex_lock (&session->turn);
+  g_atomic_pointer_set (&session->stand_in, g_thread_self ());
+}
+
+void
+zkr_session_stand_in_end (ZkrSession *session)
+{
+  g_atomic_pointer_set (&session->stand_in, NULL);
+  g_mutex_unlock (&session->turn);
+}
+
+void
+zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait)
+{
+  gboolean owed;
+
+  if (zkr_session_in_worker (session))
     {
-      session->post_wake_held = FALSE;
-      if (!session->post_wake_set)
-        {
-          session->post_wake_set = TRUE;
-          g_source_set_ready_time (session->post_source, 0);
-        }
+      zkr_wait_block (wait);
+      return;
     }
+  /* Our own reference: the posts we run may drop the others. */
+  zkr_session_ref (session);
+  g_mutex_lock (&session->post_lock);
+  g_queue_push_tail (&session->stand_ins, wait);
   g_mutex_unlock (&session->post_lock);
+  for (;;)
+    {
+      gboolean done, kicked;
+
+      g_mutex_lock (&wait->lock);
+      while (!wait->done && !wait->kicked)
+        g_cond_wait (&wait->cond, &wait->lock);
+      done = wait->done;
+      kicked = wait->kicked;
+      wait->kicked = FALSE;
+      g_mutex_unlock (&wait->lock);
+      if (kicked)
+        stand_in_run_posts (session);
+      if (done)
+        break;
+    }
+  g_mutex_lock (&session->post_lock);
+  g_queue_remove (&session->stand_ins, wait);
+  /* A wake-up handed to us after our last look is passed on. */
+  g_mutex_lock (&wait->lock);
+  owed = wait->kicked;
+  g_mutex_unlock (&wait->lock);
+  if (owed)
+    post_wake_locked (session);
+  g_mutex_unlock (&session->post_lock);
+  g_mutex_clear (&wait->lock);
+  g_cond_clear (&wait->cond);
+  zkr_session_unref (session);
 }
 
 void
@@ -309,17 +389,159 @@ zkr_session_get_worker_context (ZkrSession *session)
 gboolean
 zkr_session_in_worker (ZkrSession *session)
 {
-  return g_thread_self () == session->worker;
+  GThread *self = g_thread_self ();
+
+  return self == session->worker || self == g_atomic_pointer_get (&session->stand_in);
 }
 
+/* ---- session timers ---------------------------------------------- */
+
+typedef struct {
+  guint id;
+  gint64 when;                /* monotonic, microseconds */
+  GSourceFunc func;
+  gpointer data;
+} SessionTimer;
+
+static gint
+timer_compare (gconstpointer a, gconstpointer b)
+{
+  gint64 x = ((const SessionTimer *) a)->when, y = ((const SessionTimer *) b)->when;
+
+  return x < y ? -1 : x > y;
+}
+
+guint
+zkr_session_timer_add (ZkrSession *session, guint delay_ms, GSourceFunc func, gpointer data)
+{
+  SessionTimer *timer = g_new (SessionTimer, 1);
+  gboolean wake = FALSE;
+  guint id;
+
+  g_return_val_if_fail (zkr_session_in_worker (session), 0);
+  timer->when = g_get_monotonic_time () + (gint64) delay_ms * 1000;
+  timer->func = func;
+  timer->data = data;
+  g_mutex_lock (&session->post_lock);
+  id = timer->id = ++session->next_timer_id;
+  session->timers = g_list_insert_sorted (session->timers, timer, timer_compare);
+  /* Only a timer due before the worker's poll ends needs to wake it: from
+   * a stand-in, a timer per grant (most of them removed again unfired)
+   * then costs no wake-up of the worker. */
+  if (session->planning)
+    session->timers_changed = TRUE;
+  else if (timer->when < session->planned_wake)
+    {
+      session->planned_wake = timer->when;
+      wake = TRUE;
+    }
+  g_mutex_unlock (&session->post_lock);
+  if (wake)
+    g_main_context_wakeup (session->worker_ctx);
+  return id;
+}
+
+void
+zkr_session_timer_remove (ZkrSession *session, guint id)
+{
+  g_return_if_fail (zkr_session_in_worker (session));
+  g_mutex_lock (&session->post_lock);
+  for (GList *l = session->timers; l != NULL; l = l->next)
+    if (((SessionTimer *) l->data)->id == id)
+      {
+        g_free (l->data);
+        session->timers = g_list_delete_link (session->timers, l);
+        break;
+      }
+  g_mutex_unlock (&session->post_lock);
+}
+
+/* Worker thread, before polling: shortens GLib's @timeout (ms, -1: none)
+ * to the soonest session timer and records when the poll will end. */
+static gint
+timers_plan (ZkrSession *session, gint timeout)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 wake = timeout < 0 ? G_MAXINT64 : now + (gint64) timeout * 1000;
+
+  g_mutex_lock (&session->post_lock);
+  session->planning = FALSE;
+  if (session->timers_changed)
+    {
+      session->timers_changed = FALSE;
+      wake = now;
+    }
+  if (session->timers != NULL && ((SessionTimer *) session->timers->data)->when < wake)
+    wake = ((SessionTimer *) session->timers->data)->when;
+  session->planned_wake = wake;
+  g_mutex_unlock (&session->post_lock);
+  if (wake == G_MAXINT64)
+    return -1;
+  return wake <= now ? 0 : (gint) ((wake - now + 999) / 1000);
+}
+
+/* Worker thread, holding the turn: runs the timers that are due. */
+static void
+timers_run (ZkrSession *session)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (;;)
+    {
+      SessionTimer *timer = NULL;
+
+      g_mutex_lock (&session->post_lock);
+      if (session->timers != NULL && ((SessionTimer *) session->timers->data)->when <= now)
+        {
+          timer = session->timers->data;
+          session->timers = g_list_delete_link (session->timers, session->timers);
+        }
+      g_mutex_unlock (&session->post_lock);
+      if (timer == NULL)
+        return;
+      /* One-shot: the return value is not looked at. */
+      (void) timer->func (timer->data);
+      g_free (timer);
+    }
+}
+
+/* GLib's loop, with the turn taken around each dispatch so that a stand-in
+ * and the worker never run the session's code at the same time, and the
+ * session's own timers (zkr_session_timer_add) served beside GLib's. */
 static gpointer
 worker_main (gpointer data)
 {
   ZkrSession *session = data;
   GMainContext *ctx = session->worker_ctx;
+  GPollFD *fds = NULL;
+  gint allocated = 0;
 
   g_main_context_push_thread_default (ctx);
-  g_main_loop_run (session->worker_loop);
+  while (g_main_loop_is_running (session->worker_loop))
+    {
+      gint priority, timeout, count;
+      gboolean ready;
+
+      g_mutex_lock (&session->post_lock);
+      session->planning = TRUE;
+      g_mutex_unlock (&session->post_lock);
+      g_main_context_prepare (ctx, &priority);
+      while ((count = g_main_context_query (ctx, priority, &timeout, fds, allocated)) > allocated)
+        {
+          allocated = count;
+          fds = g_renew (GPollFD, fds, allocated);
+        }
+      timeout = timers_plan (session, timeout);
+      if (count > 0 || timeout != 0)
+        g_poll (fds, (guint) count, timeout);
+      ready = g_main_context_check (ctx, priority, fds, count);
+      g_mutex_lock (&session->turn);
+      if (ready)
+        g_main_context_dispatch (ctx);
+      timers_run (session);
+      g_mutex_unlock (&session->turn);
+    }
+  g_free (fds);
   g_main_context_pop_thread_default (ctx);
   if (session->free_in_worker)
     session_free (session);
@@ -1225,7 +1447,9 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
                                          (void (*) (gpointer)) zkr_session_unref, state_marshal);
   session->watches = g_hash_table_new_full (NULL, NULL, NULL, watch_free);
   session->worker_ctx = g_main_context_new ();
-  session->worker_loop = g_main_loop_new (session->worker_ctx, FALSE);
+  session->worker_loop = g_main_loop_new (session->worker_ctx, TRUE);
+  g_mutex_init (&session->turn);
+  session->planned_wake = G_MAXINT64;
   worker_posts_init (session);
   session->worker = g_thread_new ("zkr-session", worker_main, session);
   if (!session_open_handle (session, error))
@@ -1309,6 +1533,8 @@ session_free (ZkrSession *session)
   worker_posts_clear (session);
   g_main_loop_unref (session->worker_loop);
   g_main_context_unref (session->worker_ctx);
+  g_mutex_clear (&session->turn);
+  g_list_free_full (session->timers, g_free);
   if (session->acl_owned)
     g_free (session->acl.data);
   zkr_hosts_clear (&session->hosts);
@@ -1566,6 +1792,12 @@ guint
 zkr_session_test_count_rewritten (ZkrSession *session)
 {
   return (guint) g_atomic_int_get (&session->rewritten);
+}
+
+guint
+zkr_session_test_count_stand_in_posts (ZkrSession *session)
+{
+  return (guint) g_atomic_int_get (&session->stand_in_posts);
 }
 
 void

@@ -783,6 +783,28 @@ test_mutex__waiter_gets_the_lock_through_throttled_answers (void)
   queued_waiter_finish (&queued);
 }
 
+/* A waiter blocked in acquire runs its session's posts itself when they
+ * come (zkr_session_block_standing_in): the reply that grants it the lock
+ * wakes its own thread, not the worker, which would then wake it. */
+static void
+test_mutex__a_blocked_waiter_runs_its_hand_off_itself (void)
+{
+  QueuedWaiter queued;
+  guint before;
+
+  if (queued_waiter_start (&queued, "mutex-stand-in"))
+    {
+      before = zkr_session_test_count_stand_in_posts (queued.other);
+      CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
+      g_thread_join (g_steal_pointer (&queued.thread));
+      CU_ASSERT_TRUE (queued.waiter.acquired);
+      CU_ASSERT_TRUE (queued.waiter.verified);
+      /* At least the event and the listing's reply. */
+      CU_ASSERT_TRUE (zkr_session_test_count_stand_in_posts (queued.other) >= before + 2);
+    }
+  queued_waiter_finish (&queued);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
   ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
@@ -795,6 +817,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__node_deleted_by_hand_is_lost),
   ZKR_TEST_CASE (test_mutex__waiter_whose_node_vanished_queues_again),
   ZKR_TEST_CASE (test_mutex__waiter_gets_the_lock_through_throttled_answers),
+  ZKR_TEST_CASE (test_mutex__a_blocked_waiter_runs_its_hand_off_itself),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },
 };

@@ -939,6 +939,57 @@ worker_drained (ZkrSession *session)
   return itest_wait_for (flag_is_set, &done, WAIT_MS);
 }
 
+typedef struct {
+  gint soon_runs;
+  gint late_runs;
+} TimerRuns;
+
+static gboolean
+timer_soon_tick (gpointer data)
+{
+  g_atomic_int_inc (&((TimerRuns *) data)->soon_runs);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+timer_late_tick (gpointer data)
+{
+  g_atomic_int_inc (&((TimerRuns *) data)->late_runs);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+timer_late_ran (gpointer data)
+{
+  return g_atomic_int_get (&((TimerRuns *) data)->late_runs) > 0;
+}
+
+/* Session timers, added by a stand-in (this thread, holding the worker's
+ * turn) while the worker sleeps until its next ping, ten seconds away: the
+ * add wakes it, the timer runs once; one removed before it was due (and
+ * due first) never runs. */
+static void
+test_session__session_timers_run_once_unless_removed (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 30000);
+  TimerRuns runs = { 0 };
+  guint soon;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_TRUE (worker_drained (session));
+  zkr_session_stand_in_begin (session);
+  soon = zkr_session_timer_add (session, 20, timer_soon_tick, &runs);
+  CU_ASSERT_NOT_EQUAL (zkr_session_timer_add (session, 60, timer_late_tick, &runs), 0);
+  zkr_session_timer_remove (session, soon);
+  zkr_session_stand_in_end (session);
+  /* Well before the ping would wake the worker anyway. */
+  CU_ASSERT_TRUE (itest_wait_for (timer_late_ran, &runs, 5000));
+  CU_ASSERT_TRUE (worker_drained (session));
+  CU_ASSERT_EQUAL (g_atomic_int_get (&runs.late_runs), 1);
+  CU_ASSERT_EQUAL (g_atomic_int_get (&runs.soon_runs), 0);
+  zkr_session_unref (session);
+}
+
 /* @base with children a and b; NULL (and a failure) when it cannot be made. */
 static char *
 listing_tree_new (ZkrSession *session, const char *name)
@@ -1116,6 +1167,7 @@ static const ZkrTestCase tests[] = {
   { "test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event", test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event },
   { "test_session__a_listing_watch_removed_before_its_reply_never_runs", test_session__a_listing_watch_removed_before_its_reply_never_runs },
   { "test_session__a_listing_watch_added_behind_its_event_still_runs", test_session__a_listing_watch_added_behind_its_event_still_runs },
+  { "test_session__session_timers_run_once_unless_removed", test_session__session_timers_run_once_unless_removed },
   { "test_session__no_node_left_behind", test_session__no_node_left_behind },
   { NULL, NULL },
 };

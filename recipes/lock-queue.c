@@ -50,7 +50,7 @@ struct _ZkrQueueLock {
   Acquire *acquire;
   guint hold_listener;
   guint node_watch;
-  GSource *node_watch_source;     /* (nullable) the deferred watch below */
+  guint node_watch_timer;         /* the deferred watch below (0: none) */
   ZkrResendPause hold_resend;     /* a verify or node watch answered "retry" */
   GSource *deadline_source;
   guint release_listener;
@@ -300,7 +300,7 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       zkr_resend_pause_stop (&lock->hold_resend, TRUE);
       hold_verify (lock);
       if ((lock_get_state (lock) == LOCK_HELD || lock_get_state (lock) == LOCK_IN_DOUBT) &&
-          lock->node_watch == 0 && lock->node_watch_source == NULL)
+          lock->node_watch == 0 && lock->node_watch_timer == 0)
         /* A watch whose request failed (connection loss, throttled) was
          * never set, and libzookeeper re-sets only those it has. */
         hold_watch_node (lock);
@@ -377,7 +377,7 @@ hold_resend_tick (gpointer data)
   if (state == LOCK_IN_DOUBT && zkr_session_is_connected (lock->session))
     hold_verify (lock);
   else if ((state == LOCK_HELD || state == LOCK_IN_DOUBT) && lock->node_watch == 0 &&
-           lock->node_watch_source == NULL)
+           lock->node_watch_timer == 0)
     hold_watch_node (lock);
   return G_SOURCE_REMOVE;
 }
@@ -403,7 +403,7 @@ hold_node_watch_tick (gpointer data)
 {
   ZkrQueueLock *lock = data;
 
-  g_clear_pointer (&lock->node_watch_source, g_source_unref);
+  lock->node_watch_timer = 0;
   if (lock_get_state (lock) == LOCK_HELD || lock_get_state (lock) == LOCK_IN_DOUBT)
     hold_watch_node (lock);
   return G_SOURCE_REMOVE;
@@ -413,10 +413,8 @@ static void
 hold_start (ZkrQueueLock *lock)
 {
   lock->hold_listener = zkr_session_add_internal_listener (lock->session, hold_on_state, lock);
-  lock->node_watch_source = g_timeout_source_new (NODE_WATCH_DELAY_MS);
-  g_source_set_callback (lock->node_watch_source, hold_node_watch_tick, lock, NULL);
-  g_source_set_static_name (lock->node_watch_source, "zkr-lock-node-watch");
-  g_source_attach (lock->node_watch_source, zkr_session_get_worker_context (lock->session));
+  lock->node_watch_timer = zkr_session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
+                                                  hold_node_watch_tick, lock);
 }
 
 static void
@@ -428,11 +426,9 @@ hold_stop (ZkrQueueLock *lock)
   if (lock->node_watch != 0)
     zkr_session_watch_remove (lock->session, lock->node_watch);
   lock->node_watch = 0;
-  if (lock->node_watch_source != NULL)
-    {
-      g_source_destroy (lock->node_watch_source);
-      g_clear_pointer (&lock->node_watch_source, g_source_unref);
-    }
+  if (lock->node_watch_timer != 0)
+    zkr_session_timer_remove (lock->session, lock->node_watch_timer);
+  lock->node_watch_timer = 0;
   hold_deadline_clear (lock);
   zkr_resend_pause_stop (&lock->hold_resend, TRUE);
 }
@@ -1102,12 +1098,11 @@ acquire_start (gpointer data)
 }
 
 /* Hands @acquire to the worker. From another thread while connected, the
- * caller sends the create and its listing itself, with the worker's posts
- * held so that acquire_start (queued first, without waking the worker)
- * runs before their replies: the listing's reply is then the worker's
- * first wake-up for this acquire, not the start. Holding the posts makes
- * this thread the worker's stand-in for that moment: no post can run, and
- * nothing else knows the acquire yet. */
+ * caller sends the create and its listing itself, standing in for the
+ * worker (holding its turn) so that acquire_start (queued first, without a
+ * wake-up) runs before their replies: the listing's reply is then the
+ * first wake-up for this acquire, not the start. Nothing else knows the
+ * acquire yet. */
 static void
 acquire_post_start (Acquire *acquire)
 {
@@ -1118,10 +1113,10 @@ acquire_post_start (Acquire *acquire)
       zkr_session_post (session, acquire_start, acquire, NULL);
       return;
     }
-  zkr_session_post_hold (session);
+  zkr_session_stand_in_begin (session);
   zkr_session_post_quiet (session, acquire_start, acquire, NULL);
   acquire_create (acquire);
-  zkr_session_post_release (session);
+  zkr_session_stand_in_end (session);
 }
 
 void
@@ -1195,7 +1190,7 @@ zkr_queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
   zkr_wait_init (&wait.wait);
   acquire->wait = &wait;
   acquire_post_start (acquire);
-  zkr_wait_block (&wait.wait);
+  zkr_session_block_standing_in (lock->session, &wait.wait);
   if (wait.error != NULL)
     {
       g_propagate_error (error, wait.error);
