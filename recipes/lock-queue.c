@@ -460,7 +460,7 @@ struct _Acquire {
   GPtrArray *early_listing;      /* a listing that came before our node */
   guint listings_in_flight;
   guint watch_id;
-  GSource *timeout_source;
+  guint timeout_timer;           /* session timer for the deadline (0: none) */
   guint listener_id;
   gboolean finished;
   gboolean watch_children;       /* the predicate waits for any change of
@@ -546,11 +546,9 @@ acquire_detach (Acquire *acquire)
   acquire->finished = TRUE;
   if (lock->acquire == acquire)
     lock->acquire = NULL;
-  if (acquire->timeout_source != NULL)
-    {
-      g_source_destroy (acquire->timeout_source);
-      g_clear_pointer (&acquire->timeout_source, g_source_unref);
-    }
+  if (acquire->timeout_timer != 0)
+    zkr_session_timer_remove (lock->session, acquire->timeout_timer);
+  acquire->timeout_timer = 0;
   if (acquire->watch_id != 0)
     zkr_session_watch_remove (lock->session, acquire->watch_id);
   acquire->watch_id = 0;
@@ -687,7 +685,7 @@ acquire_timeout_tick (gpointer data)
 {
   Acquire *acquire = data;
 
-  g_clear_pointer (&acquire->timeout_source, g_source_unref);
+  acquire->timeout_timer = 0;
   acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT,
                                       "timed out acquiring %s %s", acquire->lock->recipe->kind,
                                       acquire->lock->user_path));
@@ -1085,9 +1083,10 @@ acquire_start (gpointer data)
   if (acquire->deadline != G_MAXINT64)
     {
       guint ms = acquire->deadline > now ? (guint) ((acquire->deadline - now) / 1000) : 0;
-      acquire->timeout_source = g_timeout_source_new (ms);
-      g_source_set_callback (acquire->timeout_source, acquire_timeout_tick, acquire, NULL);
-      g_source_attach (acquire->timeout_source, zkr_session_get_worker_context (lock->session));
+      /* A session timer: added by a stand-in, it wakes the worker only if
+       * due before the worker's planned wake-up. */
+      acquire->timeout_timer = zkr_session_timer_add (lock->session, ms, acquire_timeout_tick,
+                                                      acquire);
     }
   if (acquire->create != NULL)
     ; /* sent by the caller already (acquire_post_start) */
