@@ -496,6 +496,73 @@ test_mutex__async_acquire_calls_back_in_the_callers_context (void)
   zkr_session_unref (session);
 }
 
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+} ChildrenAt;
+
+static gboolean
+two_children_at (gpointer data)
+{
+  ChildrenAt *at = data;
+
+  return itest_count_children (at->session, at->path) == 2;
+}
+
+/* A waiter's listing shows the holder, which releases before the waiter's
+ * watch request gets there ("no node"). The waiter sent a listing right
+ * behind that request (the holder heads the queue) and takes the lock on
+ * it, without listing again once the "no node" came (before: it did, one
+ * round trip more). The test holds the waiter's turn so that its
+ * listing's reply waits until the holder is gone. */
+static void
+test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-holder-left");
+  GMainContext *context = g_main_context_new ();
+  AsyncAcquire async = { 0 };
+  ZkrMutex *holder = NULL;
+  guint listings, after_no_node;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  g_main_context_push_thread_default (context);
+  async.loop = g_main_loop_new (context, FALSE);
+  holder = mutex_new (session, path);
+  async.mutex = mutex_new (other, path);
+  CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, NULL));
+  listings = zkr_queue_test_get_listings ();
+  after_no_node = zkr_queue_test_get_listings_after_no_node ();
+  zkr_mutex_acquire_async (async.mutex, WAIT_MS, NULL, async_acquired, &async);
+  zkr_session_stand_in_begin (other);
+  /* The waiter's node is there (its listing went out right behind it). */
+  CU_ASSERT_TRUE (itest_wait_for (two_children_at, &(ChildrenAt) { session, path }, WAIT_MS));
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, NULL));
+  zkr_session_stand_in_end (other);
+  g_main_loop_run (async.loop);
+  CU_ASSERT_TRUE (async.ok);
+  /* The one behind the create, and (unless that one came after the
+   * holder left, which the wait for two children makes unlikely) the one
+   * behind the watch request. */
+  CU_ASSERT_TRUE (zkr_queue_test_get_listings () - listings >= 1);
+  CU_ASSERT_TRUE (zkr_queue_test_get_listings () - listings <= 2);
+  CU_ASSERT_EQUAL (zkr_queue_test_get_listings_after_no_node () - after_no_node, 0);
+  if (async.ok)
+    CU_ASSERT_TRUE (zkr_mutex_release (async.mutex, NULL));
+  g_main_context_pop_thread_default (context);
+  g_main_loop_unref (async.loop);
+  g_main_context_unref (context);
+  g_clear_error (&async.error);
+  zkr_mutex_unref (async.mutex);
+  zkr_mutex_unref (holder);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (other);
+  zkr_session_unref (session);
+}
+
 static void
 test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds (void)
 {
@@ -818,6 +885,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__waiter_whose_node_vanished_queues_again),
   ZKR_TEST_CASE (test_mutex__waiter_gets_the_lock_through_throttled_answers),
   ZKR_TEST_CASE (test_mutex__a_blocked_waiter_runs_its_hand_off_itself),
+  ZKR_TEST_CASE (test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },
 };

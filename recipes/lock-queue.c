@@ -460,6 +460,7 @@ struct _Acquire {
   GPtrArray *early_listing;      /* a listing that came before our node */
   guint listings_in_flight;
   guint watch_id;
+  char *watch_name;              /* (nullable) the node watch_id is on */
   guint timeout_timer;           /* session timer for the deadline (0: none) */
   guint listener_id;
   gboolean finished;
@@ -488,6 +489,7 @@ acquire_unref (Acquire *acquire)
   g_clear_object (&acquire->task);
   g_clear_object (&acquire->cancellable);
   g_free (acquire->node_name);
+  g_free (acquire->watch_name);
   g_free (acquire->node_path);
   g_free (acquire->fixed_suffix);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
@@ -723,6 +725,22 @@ zkr_queue_test_get_watch_wakeups (void)
   return (guint) g_atomic_int_get (&watch_wakeups);
 }
 
+/* Listings acquires sent, process-wide: a test counts them. */
+static gint listings_sent;
+static gint listings_after_no_node;
+
+guint
+zkr_queue_test_get_listings (void)
+{
+  return (guint) g_atomic_int_get (&listings_sent);
+}
+
+guint
+zkr_queue_test_get_listings_after_no_node (void)
+{
+  return (guint) g_atomic_int_get (&listings_after_no_node);
+}
+
 static void
 acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointer user_data)
 {
@@ -790,13 +808,22 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   if (!acquire->finished)
     {
+      if (reply->rc != ZOK && acquire->watch_id != 0)
+        {
+          /* No event will come (the node was gone, or the watch was not
+           * set). */
+          zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
+          acquire->watch_id = 0;
+        }
       if (reply->rc == ZNONODE)
         {
-          /* Gone before the watch was set: no event will come. */
-          if (acquire->watch_id != 0)
-            zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
-          acquire->watch_id = 0;
-          acquire_list (acquire);
+          /* A listing still on its way was sent after this request
+           * (answers come in order): it already shows the node gone. */
+          if (acquire->listings_in_flight == 0)
+            {
+              g_atomic_int_inc (&listings_after_no_node);
+              acquire_list (acquire);
+            }
         }
       else if (reply->rc != ZOK && !zkr_zk_rc_is_retryable (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "watch predecessor of");
@@ -884,16 +911,31 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
         }
       return;
     }
+  if (acquire->watch_id != 0 && g_strcmp0 (acquire->watch_name, wait_on) == 0)
+    /* Already watching that node (set, or its request on the way): this
+     * is a listing taken before it went, the one sent behind the watch
+     * request, say. The nodes ahead of us only ever go (a new node sorts
+     * after ours), so there is nothing else to wait on. */
+    return;
   watch_path = zkr_path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
     zkr_session_watch_remove (lock->session, acquire->watch_id);
   acquire->watch_id = zkr_session_watch_add_listing (lock->session, watch_path, lock->path,
                                                      acquire_on_watch_listing, acquire);
+  g_free (acquire->watch_name);
+  acquire->watch_name = g_strdup (wait_on);
   /* get_data, not exists: an exists on a node already gone would leave a
    * creation watch behind. */
   /* ZOK means "wait for the event": no need to wake the worker for it. */
   zkr_op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR, acquire_watch_reply,
                    acquire_ref (acquire));
+  /* The head of the queue (a holder) is the node most likely to go before
+   * the watch request gets there; the answer is then "no node" and we
+   * would list again, one more round trip. A listing right behind the
+   * watch request is already on its way then (and is judged like any
+   * other when the watch was set: see above). */
+  if (find_name (children, wait_on) == 0)
+    acquire_list (acquire);
 }
 
 /* A listing came back (of our own, or with a watch's event). */
@@ -944,6 +986,7 @@ acquire_list (Acquire *acquire)
   if (acquire->watch_children && acquire->watch_id == 0)
     acquire->watch_id = zkr_session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
   acquire->listings_in_flight++;
+  g_atomic_int_inc (&listings_sent);
   zkr_op_get_children (lock->session, lock->path, acquire->watch_children,
                        acquire_list_reply, acquire_ref (acquire));
 }

@@ -126,5 +126,9 @@ gboolean zkr_queue_predicate_first (GPtrArray *sorted, guint ours,
 
 /* Test hook: watch events that woke a waiter in this process so far. */
 guint zkr_queue_test_get_watch_wakeups (void);
+/* Test hook: listings acquires in this process sent so far, and how many
+ * of them were sent after a watch request was answered "no node". */
+guint zkr_queue_test_get_listings (void);
+guint zkr_queue_test_get_listings_after_no_node (void);
 
 G_END_DECLS
