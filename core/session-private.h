@@ -59,13 +59,16 @@ void zkr_session_stand_in_end (ZkrSession *session);
  * plain zkr_wait_block(). Clears @wait like zkr_wait_block(). */
 void zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait);
 
-/* A one-shot timer run by the worker @delay_ms from now (the return value
- * of @func is ignored), until removed. Unlike a GLib timeout attached from
- * a stand-in, adding it wakes the worker only when it is due before the
- * worker's next wake-up anyway. Worker thread or stand-in only; returns an
- * id for zkr_session_timer_remove(). Timers still pending when the session
- * is freed are dropped unrun. */
-guint zkr_session_timer_add (ZkrSession *session, guint delay_ms, GSourceFunc func, gpointer data);
+/* A one-shot timer run by the worker between @delay_ms and @delay_ms +
+ * @slack_ms from now (the return value of @func is ignored), unless
+ * removed first. Unlike a GLib timeout attached from a stand-in, adding it
+ * wakes the worker only when its latest time comes before the worker's
+ * next wake-up anyway; a timer with slack runs with the first wake-up
+ * after it is due. Worker thread or stand-in only; returns an id for
+ * zkr_session_timer_remove(). Timers still pending when the session is
+ * freed are dropped unrun. */
+guint zkr_session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms,
+                             GSourceFunc func, gpointer data);
 void zkr_session_timer_remove (ZkrSession *session, guint id);
 
 /* Applies the namespace: "/a" -> "/ns/a". (transfer full) */

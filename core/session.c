@@ -399,6 +399,7 @@ zkr_session_in_worker (ZkrSession *session)
 typedef struct {
   guint id;
   gint64 when;                /* monotonic, microseconds */
+  gint64 latest;              /* when + slack */
   GSourceFunc func;
   gpointer data;
 } SessionTimer;
@@ -412,7 +413,8 @@ timer_compare (gconstpointer a, gconstpointer b)
 }
 
 guint
-zkr_session_timer_add (ZkrSession *session, guint delay_ms, GSourceFunc func, gpointer data)
+zkr_session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms, GSourceFunc func,
+                       gpointer data)
 {
   SessionTimer *timer = g_new (SessionTimer, 1);
   gboolean wake = FALSE;
@@ -420,19 +422,20 @@ zkr_session_timer_add (ZkrSession *session, guint delay_ms, GSourceFunc func, gp
 
   g_return_val_if_fail (zkr_session_in_worker (session), 0);
   timer->when = g_get_monotonic_time () + (gint64) delay_ms * 1000;
+  timer->latest = timer->when + (gint64) slack_ms * 1000;
   timer->func = func;
   timer->data = data;
   g_mutex_lock (&session->post_lock);
   id = timer->id = ++session->next_timer_id;
   session->timers = g_list_insert_sorted (session->timers, timer, timer_compare);
-  /* Only a timer due before the worker's poll ends needs to wake it: from
-   * a stand-in, a timer per grant (most of them removed again unfired)
-   * then costs no wake-up of the worker. */
+  /* Only a timer whose latest time comes before the worker's poll ends
+   * needs to wake it: from a stand-in, a timer per grant (most of them
+   * removed again unfired) then mostly costs no wake-up of the worker. */
   if (session->planning)
     session->timers_changed = TRUE;
-  else if (timer->when < session->planned_wake)
+  else if (timer->latest < session->planned_wake)
     {
-      session->planned_wake = timer->when;
+      session->planned_wake = timer->latest;
       wake = TRUE;
     }
   g_mutex_unlock (&session->post_lock);
@@ -471,8 +474,8 @@ timers_plan (ZkrSession *session, gint timeout)
       session->timers_changed = FALSE;
       wake = now;
     }
-  if (session->timers != NULL && ((SessionTimer *) session->timers->data)->when < wake)
-    wake = ((SessionTimer *) session->timers->data)->when;
+  for (GList *l = session->timers; l != NULL; l = l->next)
+    wake = MIN (wake, ((SessionTimer *) l->data)->latest);
   session->planned_wake = wake;
   g_mutex_unlock (&session->post_lock);
   if (wake == G_MAXINT64)

@@ -978,8 +978,8 @@ test_session__session_timers_run_once_unless_removed (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_TRUE (worker_drained (session));
   zkr_session_stand_in_begin (session);
-  soon = zkr_session_timer_add (session, 20, timer_soon_tick, &runs);
-  CU_ASSERT_NOT_EQUAL (zkr_session_timer_add (session, 60, timer_late_tick, &runs), 0);
+  soon = zkr_session_timer_add (session, 20, 0, timer_soon_tick, &runs);
+  CU_ASSERT_NOT_EQUAL (zkr_session_timer_add (session, 60, 100, timer_late_tick, &runs), 0);
   zkr_session_timer_remove (session, soon);
   zkr_session_stand_in_end (session);
   /* Well before the ping would wake the worker anyway. */

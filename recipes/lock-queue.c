@@ -395,8 +395,11 @@ hold_resend_later (ZkrQueueLock *lock)
  * deleting our node by hand; the waiter behind us is woken by that delete
  * at the same moment we would be, so the delay changes only how soon we
  * say so, never who holds. Session trouble is seen at once through the
- * session's own events. */
+ * session's own events. The slack lets grants on a session that acquires
+ * a few times a second share the worker's wake-ups instead of costing one
+ * or two each. */
 #define NODE_WATCH_DELAY_MS 100
+#define NODE_WATCH_SLACK_MS 900
 
 static gboolean
 hold_node_watch_tick (gpointer data)
@@ -414,7 +417,7 @@ hold_start (ZkrQueueLock *lock)
 {
   lock->hold_listener = zkr_session_add_internal_listener (lock->session, hold_on_state, lock);
   lock->node_watch_timer = zkr_session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
-                                                  hold_node_watch_tick, lock);
+                                                  NODE_WATCH_SLACK_MS, hold_node_watch_tick, lock);
 }
 
 static void
@@ -1128,7 +1131,7 @@ acquire_start (gpointer data)
       guint ms = acquire->deadline > now ? (guint) ((acquire->deadline - now) / 1000) : 0;
       /* A session timer: added by a stand-in, it wakes the worker only if
        * due before the worker's planned wake-up. */
-      acquire->timeout_timer = zkr_session_timer_add (lock->session, ms, acquire_timeout_tick,
+      acquire->timeout_timer = zkr_session_timer_add (lock->session, ms, 0, acquire_timeout_tick,
                                                       acquire);
     }
   if (acquire->create != NULL)
