@@ -191,6 +191,28 @@ itest_count_children (ZkrSession *session, const char *path)
   return children->len;
 }
 
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  guint count;
+} ChildrenCount;
+
+static gboolean
+children_count_reached (gpointer data)
+{
+  ChildrenCount *want = data;
+
+  return itest_count_children (want->session, want->path) == want->count;
+}
+
+gboolean
+itest_wait_for_children (ZkrSession *session, const char *path, guint count, int timeout_ms)
+{
+  ChildrenCount want = { session, path, count };
+
+  return itest_wait_for (children_count_reached, &want, timeout_ms);
+}
+
 static gboolean
 parent_is_scratch_root (const char *path)
 {

@@ -43,6 +43,9 @@ char *itest_scratch_path (const char *name);
 gboolean itest_delete_tree (ZkrSession *session, const char *path);
 /* The number of children of @path (0 when it does not exist). */
 guint itest_count_children (ZkrSession *session, const char *path);
+/* TRUE once @path has exactly @count children, FALSE if not by @timeout_ms. */
+gboolean itest_wait_for_children (ZkrSession *session, const char *path, guint count,
+                                  int timeout_ms);
 /* Creates a persistent @path (and a CONTAINER /zkr-it), retrying on
  * connection trouble until @timeout_ms; ZNODEEXISTS after a retry counts
  * as created. Returns the last rc. */

@@ -496,19 +496,6 @@ test_mutex__async_acquire_calls_back_in_the_callers_context (void)
   zkr_session_unref (session);
 }
 
-typedef struct {
-  ZkrSession *session;
-  const char *path;
-} ChildrenAt;
-
-static gboolean
-two_children_at (gpointer data)
-{
-  ChildrenAt *at = data;
-
-  return itest_count_children (at->session, at->path) == 2;
-}
-
 /* A waiter's listing shows the holder, which releases before the waiter's
  * watch request gets there ("no node"). The waiter sent a listing right
  * behind that request (the holder heads the queue) and takes the lock on
@@ -538,7 +525,7 @@ test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
   zkr_mutex_acquire_async (async.mutex, WAIT_MS, NULL, async_acquired, &async);
   zkr_session_stand_in_begin (other);
   /* The waiter's node is there (its listing went out right behind it). */
-  CU_ASSERT_TRUE (itest_wait_for (two_children_at, &(ChildrenAt) { session, path }, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, NULL));
   zkr_session_stand_in_end (other);
   g_main_loop_run (async.loop);

@@ -485,19 +485,6 @@ waiter_run (gpointer data)
 
 /* A waiter blocked for a slot wakes when the shared count grows, without
  * anyone releasing (Curator's SharedCount listener does the same). */
-typedef struct {
-  ZkrSession *session;
-  const char *path;
-} LeasesWaiting;
-
-static gboolean
-two_leases_exist (gpointer data)
-{
-  LeasesWaiting *waiting = data;
-
-  return leases_count (waiting->session, waiting->path) == 2;
-}
-
 static gpointer
 bounded_waiter_run (gpointer data)
 {
@@ -519,7 +506,7 @@ test_semaphore__a_waiter_wakes_when_the_shared_count_grows (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) first = NULL;
   Waiter waiter = { 0 };
-  LeasesWaiting waiting;
+  g_autofree char *leases = NULL;
   ZkrSemaphore *sem_a;
   GThread *thread;
 
@@ -531,9 +518,8 @@ test_semaphore__a_waiter_wakes_when_the_shared_count_grows (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (first);
 
   thread = g_thread_new ("waiter", bounded_waiter_run, &waiter);
-  waiting.session = a;
-  waiting.path = path;
-  CU_ASSERT_TRUE (itest_wait_for (two_leases_exist, &waiting, 10000));
+  leases = child_path (path, "leases");
+  CU_ASSERT_TRUE (itest_wait_for_children (a, leases, 2, 10000));
   CU_ASSERT_EQUAL (set_count (a, count_path, 2), ZOK);
   g_thread_join (thread);
   /* Without the count watch it would time out: A never releases first. */
