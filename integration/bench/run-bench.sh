@@ -119,7 +119,9 @@ done
 # better for cycles/s, lower for the acquire latencies. "pairs" is the
 # median of the per-repeat ratios of cycles/s: the two runs of a repeat go
 # back to back, so it cancels a machine whose speed drifts between repeats
-# (shown only when every run of the row finished).
+# (shown only when every run of the row finished); "mean+-se" is their mean
+# and its standard error (with 10 or more repeats, mean +- 2 se is a fair
+# range for the true ratio on that machine).
 echo
 {
   printf 'K\traw cyc/s\tzkr cyc/s\tzkr/raw\traw p50 ms\tzkr p50 ms\tzkr/raw\traw p99 ms\tzkr p99 ms\tzkr/raw\tviolations\n'
@@ -149,18 +151,27 @@ echo
       if (fa[1] + 0 > 0) v[++j] = (fb[1] + 0) / (fa[1] + 0)
     }
     if (j == 0) return "nan"
+    # Their mean and its standard error, for the mean+-se column.
+    pair_mean = 0; for (i = 1; i <= j; i++) pair_mean += v[i]; pair_mean /= j
+    pair_se = "nan"
+    if (j > 1) {
+      t = 0; for (i = 1; i <= j; i++) t += (v[i] - pair_mean) ^ 2
+      pair_se = sqrt(t / (j - 1) / j)
+    }
     for (i = 2; i <= j; i++) { t = v[i]; for (n = i - 1; n >= 1 && v[n] > t; n--) v[n + 1] = v[n]; v[n + 1] = t }
     return (j % 2) ? v[(j + 1) / 2] : (v[j / 2] + v[j / 2 + 1]) / 2
   }
   function num(v, digits) { return v == "nan" ? "-" : sprintf("%." digits "f", v) }
   function ratio(a, b) { return (a == "nan" || b == "nan" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-  NR == 1 { printf "%3s %10s %10s %7s %6s   %10s %10s %7s   %10s %10s %7s   %s\n", "K", "raw cyc/s", "zkr cyc/s", "zkr/raw", "pairs", "raw p50ms", "zkr p50ms", "zkr/raw", "raw p99ms", "zkr p99ms", "zkr/raw", "violations"; next }
+  NR == 1 { printf "%3s %10s %10s %7s %6s %11s   %10s %10s %7s   %10s %10s %7s   %s\n", "K", "raw cyc/s", "zkr cyc/s", "zkr/raw", "pairs", "mean+-se", "raw p50ms", "zkr p50ms", "zkr/raw", "raw p99ms", "zkr p99ms", "zkr/raw", "violations"; next }
   {
     rc = median($2, 1); zc = median($3, 1); r50 = median($2, 2); z50 = median($3, 2)
     r99 = median($2, 3); z99 = median($3, 3)
+    pair_mean = "nan"; pair_se = "nan"
     pm = pair_median($2, $3)
-    printf "%3s %10s %10s %7s %6s   %10s %10s %7s   %10s %10s %7s   %d\n", $1, num(rc, 1), num(zc, 1),
-           ratio(zc, rc), num(pm, 2), num(r50, 3), num(z50, 3), ratio(z50, r50), num(r99, 3), num(z99, 3),
+    ms = (pair_mean == "nan") ? "-" : (pair_se == "nan") ? num(pair_mean, 3) : num(pair_mean, 3) "+-" num(pair_se, 3)
+    printf "%3s %10s %10s %7s %6s %11s   %10s %10s %7s   %10s %10s %7s   %d\n", $1, num(rc, 1), num(zc, 1),
+           ratio(zc, rc), num(pm, 2), ms, num(r50, 3), num(z50, 3), ratio(z50, r50), num(r99, 3), num(z99, 3),
            ratio(z99, r99), sum($2, 4) + sum($3, 4)
   }'
 exit $failed
