@@ -440,6 +440,54 @@ test_leader_latch__follower_takes_over_on_close_and_close_works_from_a_listener 
   zkr_session_unref (b);
 }
 
+/* A server shedding load answers "throttled" and keeps the connection: no
+ * reconnect comes to make a waiter look again. The follower's next three
+ * answers after the leader left (its hand-off listing and the ones after
+ * it) are throttled; it asks again after short pauses and leads (the
+ * latch waits through the engine's asynchronous path, not a blocked
+ * caller). */
+static void
+test_leader_latch__follower_leads_through_throttled_answers (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-throttled");
+  g_autoptr (GError) error = NULL;
+  ZkrLeaderLatch *first, *second;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  first = latch_started (a, path, "first");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (first);
+  CU_ASSERT_TRUE (zkr_leader_latch_await (first, WAIT_MS, NULL, &error));
+  second = latch_started (b, path, "second");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (second);
+  {
+    QueueShape shape = { a, path, 2, "second" };
+    CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+  }
+  {
+    /* Its watch on the leader's node is set: what is throttled is what
+     * follows the leader's going. */
+    g_autofree char *first_node = zkr_leader_latch_dup_node_path (first);
+    ItestWatchOn on = { first_node, zkr_session_get_id (b) };
+
+    CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
+  }
+  zkr_session_test_rewrite_answers (b, ZTHROTTLEDOP, 3);
+  CU_ASSERT_TRUE (latch_close (first));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (second, WAIT_MS, NULL, &error));
+  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (b), 3);
+  CU_ASSERT_EQUAL (zkr_session_get_state (b), ZKR_SESSION_STATE_CONNECTED);
+  CU_ASSERT_TRUE (latch_close (second));
+  CU_ASSERT_EQUAL (itest_count_children (a, path), 0);
+  zkr_leader_latch_unref (first);
+  zkr_leader_latch_unref (second);
+  CU_ASSERT_TRUE (itest_delete_tree (a, path));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
 /* The leader's session is expired from outside: it hears not_leader, the
  * next in line leads with a higher token, and the old leader queues again
  * at the back by itself. */
@@ -959,6 +1007,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node),
   ZKR_TEST_CASE (test_leader_latch__follower_takes_over_on_close_and_close_works_from_a_listener),
+  ZKR_TEST_CASE (test_leader_latch__follower_leads_through_throttled_answers),
   ZKR_TEST_CASE (test_leader_latch__expired_leader_hears_not_leader_and_rejoins_at_the_back),
   ZKR_TEST_CASE (test_leader_latch__paused_server_makes_the_leader_yield_on_suspended),
   ZKR_TEST_CASE (test_leader_latch__yield_on_lost_keeps_leadership_through_a_short_suspension),
