@@ -480,7 +480,7 @@ timers_plan (ZkrSession *session, gint timeout)
   g_mutex_unlock (&session->post_lock);
   if (wake == G_MAXINT64)
     return -1;
-  return wake <= now ? 0 : (gint) ((wake - now + 999) / 1000);
+  return wake <= now ? 0 : (gint) MIN ((wake - now + 999) / 1000, G_MAXINT);
 }
 
 /* Worker thread, holding the turn: runs the timers that are due. */
