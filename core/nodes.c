@@ -21,26 +21,25 @@ zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc 
 {
   guint ms;
 
-  g_return_if_fail (pause->source == NULL);
+  g_return_if_fail (pause->timer == 0);
   ms = pause->resends == 0 ? 0
                            : MIN (RESEND_FIRST_PAUSE_MS << MIN (pause->resends - 1, 7),
                                   RESEND_MAX_PAUSE_MS);
   pause->resends++;
   if (ms > 0)
     g_atomic_int_inc (&delayed_pauses);
-  pause->source = g_timeout_source_new (ms);
-  g_source_set_callback (pause->source, func, data, NULL);
-  g_source_attach (pause->source, zkr_session_get_worker_context (session));
+  pause->session = session;
+  pause->timer = zkr_session_timer_add (session, ms, 0, func, data);
 }
 
 void
 zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset)
 {
-  if (pause->source != NULL)
-    {
-      g_source_destroy (pause->source);
-      g_clear_pointer (&pause->source, g_source_unref);
-    }
+  /* From the pause's own callback the timer has run already: removing
+   * its id is then a no-op. */
+  if (pause->timer != 0)
+    zkr_session_timer_remove (pause->session, pause->timer);
+  pause->timer = 0;
   if (reset)
     pause->resends = 0;
 }
@@ -48,7 +47,7 @@ zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset)
 gboolean
 zkr_resend_pause_is_pending (const ZkrResendPause *pause)
 {
-  return pause->source != NULL;
+  return pause->timer != 0;
 }
 
 guint

@@ -15,13 +15,15 @@ typedef void (*ZkrDoneFunc) (ZkrSession *session, int rc, gpointer user_data);
  * session moved) calls for sending again, but not at once: resending the
  * moment each answer comes is a tight loop, and against a throttling
  * server exactly the wrong answer. The first resend goes at once (posted),
- * the next ones after 10 ms, doubling up to 1 s. Start the pause on the
- * worker; @func runs there once, unless the pause is cleared first. Clear
+ * the next ones after 10 ms, doubling up to 1 s. A session timer
+ * (zkr_session_timer_add, no slack). Start and stop the pause on the
+ * worker or its stand-in; @func runs there once, unless the pause is cleared first. Clear
  * it after a success (the next pause is short again) and when the owner
  * goes away. */
 typedef struct {
-  GSource *source;   /* (nullable) pending */
-  guint resends;     /* since the last clear */
+  ZkrSession *session; /* (unowned) while pending */
+  guint timer;         /* the pending session timer (0: none) */
+  guint resends;       /* since the last clear */
 } ZkrResendPause;
 
 void zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
