@@ -95,6 +95,22 @@ zkr_wait_init (ZkrWait *wait)
   g_cond_init (&wait->cond);
   wait->done = FALSE;
   wait->kicked = FALSE;
+  wait->sleeping = FALSE;
+}
+
+void
+zkr_wait_sleep_locked (ZkrWait *wait)
+{
+  wait->sleeping = TRUE;
+  g_cond_wait (&wait->cond, &wait->lock);
+  wait->sleeping = FALSE;
+}
+
+void
+zkr_wait_wake_locked (ZkrWait *wait)
+{
+  if (wait->sleeping)
+    g_cond_signal (&wait->cond);
 }
 
 void
@@ -102,7 +118,7 @@ zkr_wait_done (ZkrWait *wait)
 {
   g_mutex_lock (&wait->lock);
   wait->done = TRUE;
-  g_cond_signal (&wait->cond);
+  zkr_wait_wake_locked (wait);
   g_mutex_unlock (&wait->lock);
 }
 
@@ -111,7 +127,7 @@ zkr_wait_block (ZkrWait *wait)
 {
   g_mutex_lock (&wait->lock);
   while (!wait->done)
-    g_cond_wait (&wait->cond, &wait->lock);
+    zkr_wait_sleep_locked (wait);
   g_mutex_unlock (&wait->lock);
   g_mutex_clear (&wait->lock);
   g_cond_clear (&wait->cond);

@@ -53,7 +53,15 @@ typedef struct {
   GCond cond;
   gboolean done;
   gboolean kicked;   /* zkr_session_block_standing_in(): posts to run */
+  gboolean sleeping; /* the waiter is in g_cond_wait(): only then signal
+                      * (GLib's signal is a system call even with no
+                      * waiter, and a stand-in often completes its own wait) */
 } ZkrWait;
+
+/* Under @wait's lock: sleeps on its cond once (the caller loops). */
+void zkr_wait_sleep_locked (ZkrWait *wait);
+/* Under @wait's lock: wakes the waiter if it sleeps. */
+void zkr_wait_wake_locked (ZkrWait *wait);
 
 void zkr_wait_init (ZkrWait *wait);
 void zkr_wait_done (ZkrWait *wait);

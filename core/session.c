@@ -250,7 +250,7 @@ post_wake_locked (ZkrSession *session)
     {
       g_mutex_lock (&stand_in->lock);
       stand_in->kicked = TRUE;
-      g_cond_signal (&stand_in->cond);
+      zkr_wait_wake_locked (stand_in);
       g_mutex_unlock (&stand_in->lock);
     }
   else if (!session->post_wake_set)
@@ -338,7 +338,7 @@ zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait)
 
       g_mutex_lock (&wait->lock);
       while (!wait->done && !wait->kicked)
-        g_cond_wait (&wait->cond, &wait->lock);
+        zkr_wait_sleep_locked (wait);
       done = wait->done;
       kicked = wait->kicked;
       wait->kicked = FALSE;
