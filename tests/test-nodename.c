@@ -83,6 +83,7 @@ test_nodename__new_protected_id_is_lowercase_random_uuid (void)
       for (p = id; *p != '\0'; p++)
         CU_ASSERT_FALSE (g_ascii_isupper (*p));
       CU_ASSERT_EQUAL (id[14], '4');   /* version 4: random */
+      CU_ASSERT_PTR_NOT_NULL (strchr ("89ab", id[19]));   /* RFC 4122 variant */
       prefix = zkr_node_protected_prefix (id);
       CU_ASSERT_PTR_NOT_NULL (prefix);
       CU_ASSERT_TRUE (g_hash_table_add (seen, id));
@@ -214,6 +215,10 @@ test_nodename__sort_key_is_text_after_last_lock_name (void)
   CU_ASSERT_STRING_EQUAL (zkr_node_sort_key ("lock-lock-0000000002", "lock-"), "0000000002");
   CU_ASSERT_STRING_EQUAL (zkr_node_sort_key ("a-lock-x-lock-5", "lock-"), "5");
   CU_ASSERT_STRING_EQUAL (zkr_node_sort_key ("xlock-", "lock-"), "");
+  CU_ASSERT_STRING_EQUAL (zkr_node_sort_key ("lock-", "lock-"), "");
+  CU_ASSERT_STRING_EQUAL (zkr_node_sort_key ("llock-7", "lock-"), "7");
+  CU_ASSERT_STRING_EQUAL (zkr_node_sort_key ("loc", "lock-"), "loc");
+  CU_ASSERT_STRING_EQUAL (zkr_node_sort_key ("", "lock-"), "");
   /* Without the lock name (or with none): the whole name. */
   CU_ASSERT_PTR_EQUAL (zkr_node_sort_key (plain, "lock-"), plain);
   CU_ASSERT_PTR_EQUAL (zkr_node_sort_key (plain, ""), plain);
