@@ -52,7 +52,7 @@ struct _ZkrQueueLock {
   guint node_watch;
   guint node_watch_timer;         /* the deferred watch below (0: none) */
   ZkrResendPause hold_resend;     /* a verify or node watch answered "retry" */
-  GSource *deadline_source;
+  guint deadline_timer;           /* the safe deadline while suspended (0: none) */
   guint release_listener;
 };
 
@@ -195,7 +195,7 @@ hold_deadline_tick (gpointer data)
 {
   ZkrQueueLock *lock = data;
 
-  g_clear_pointer (&lock->deadline_source, g_source_unref);
+  lock->deadline_timer = 0;
   hold_mark_lost (lock, "the session's safe deadline passed while suspended");
   return G_SOURCE_REMOVE;
 }
@@ -203,25 +203,22 @@ hold_deadline_tick (gpointer data)
 static void
 hold_deadline_clear (ZkrQueueLock *lock)
 {
-  if (lock->deadline_source != NULL)
-    {
-      g_source_destroy (lock->deadline_source);
-      g_clear_pointer (&lock->deadline_source, g_source_unref);
-    }
+  if (lock->deadline_timer != 0)
+    zkr_session_timer_remove (lock->session, lock->deadline_timer);
+  lock->deadline_timer = 0;
 }
 
+/* A session timer with no slack, like the acquire deadline: one timer
+ * mechanism for the engine. */
 static void
 hold_deadline_start (ZkrQueueLock *lock)
 {
   gint64 deadline = zkr_session_get_safe_deadline (lock->session);
   gint64 now = g_get_monotonic_time ();
-  guint ms = deadline > now ? (guint) ((deadline - now) / 1000) : 0;
+  guint ms = deadline > now ? (guint) MIN ((deadline - now) / 1000, G_MAXUINT) : 0;
 
   hold_deadline_clear (lock);
-  lock->deadline_source = g_timeout_source_new (ms);
-  g_source_set_callback (lock->deadline_source, hold_deadline_tick, lock, NULL);
-  g_source_set_static_name (lock->deadline_source, "zkr-lock-safe-deadline");
-  g_source_attach (lock->deadline_source, zkr_session_get_worker_context (lock->session));
+  lock->deadline_timer = zkr_session_timer_add (lock->session, ms, 0, hold_deadline_tick, lock);
 }
 
 /* The owner check of DESIGN.md §3.1 step 5 and §3.6: our node exists and
