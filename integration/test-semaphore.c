@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 
 #include "itest.h"
+#include "session-private.h"
 #include "zkr-test.h"
 
 #define WAIT_MS 30000
@@ -685,6 +686,56 @@ test_semaphore__expired_holder_loses_its_leases (void)
   zkr_session_unref (waiter_session);
 }
 
+/* A server that sheds load answers "throttled" and keeps the connection:
+ * no reconnect comes to make a waiter look again. The waiter's next three
+ * answers after the holder gave its lease back are throttled; it looks
+ * again after short pauses and gets the lease (bounded: 20 s). */
+static void
+test_semaphore__waiter_gets_a_lease_through_throttled_answers (void)
+{
+  ZkrSession *holder_session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *waiter_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("sem-throttled");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) held = NULL;
+  Waiter waiter = { 0 };
+  ZkrSemaphore *semaphore;
+  LeaseCount two;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
+  semaphore = semaphore_new (holder_session, path, 1);
+  held = zkr_semaphore_acquire (semaphore, 1, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (held);
+  waiter.semaphore = semaphore_new (waiter_session, path, 1);
+  waiter.count = 1;
+  thread = g_thread_new ("waiter", bounded_waiter_run, &waiter);
+  /* Its lease node is there: it waits for ours to go. */
+  two = (LeaseCount) { holder_session, path, 2 };
+  CU_ASSERT_TRUE (itest_wait_for (leases_are, &two, WAIT_MS));
+  zkr_session_test_rewrite_answers (waiter_session, ZTHROTTLEDOP, 3);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (held, 0), &error));
+  g_thread_join (thread);
+  CU_ASSERT_PTR_NULL (waiter.error);
+  CU_ASSERT_PTR_NOT_NULL (waiter.leases);
+  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (waiter_session), 3);
+  if (waiter.leases != NULL)
+    {
+      CU_ASSERT_TRUE (zkr_lease_verify (g_ptr_array_index (waiter.leases, 0), &error));
+      CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (waiter.leases, 0), &error));
+      g_ptr_array_unref (waiter.leases);
+    }
+  g_clear_error (&waiter.error);
+  CU_ASSERT_EQUAL (leases_count (holder_session, path), 0);
+  CU_ASSERT_EQUAL (locks_count (holder_session, path), 0);
+  zkr_semaphore_unref (semaphore);
+  zkr_semaphore_unref (waiter.semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (holder_session, path));
+  zkr_session_unref (holder_session);
+  zkr_session_unref (waiter_session);
+}
+
 /* ---- bad input --------------------------------------------------------- */
 
 static void
@@ -776,6 +827,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_semaphore__cancel_wakes_a_blocked_waiter),
   ZKR_TEST_CASE (test_semaphore__async_acquire_calls_back_in_the_callers_context),
   ZKR_TEST_CASE (test_semaphore__expired_holder_loses_its_leases),
+  ZKR_TEST_CASE (test_semaphore__waiter_gets_a_lease_through_throttled_answers),
   ZKR_TEST_CASE (test_semaphore__bad_input_gets_clear_errors),
   { NULL, NULL },
 };
