@@ -641,49 +641,78 @@ test_semaphore__async_acquire_calls_back_in_the_callers_context (void)
 
 /* Expired from outside: each lease is lost (one LOST per lease), and a
  * waiter gets through. */
+/* Two sessions on one semaphore path of at most @max leases: the holder's
+ * semaphore, and a waiter (for @max leases) on the other session's. */
+typedef struct {
+  ZkrSession *holder_session;
+  ZkrSession *waiter_session;
+  char *path;
+  ZkrSemaphore *semaphore;   /* the holder's */
+  Waiter waiter;
+} TwoSessions;
+
+static void
+two_sessions_start (TwoSessions *two, const char *name, int max)
+{
+  memset (two, 0, sizeof *two);
+  two->holder_session = itest_connect (itest_hosts (), 10000);
+  two->waiter_session = itest_connect (itest_hosts (), 10000);
+  two->path = itest_scratch_path (name);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (two->holder_session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (two->waiter_session);
+  two->semaphore = semaphore_new (two->holder_session, two->path, max);
+  two->waiter.semaphore = semaphore_new (two->waiter_session, two->path, max);
+  two->waiter.count = (guint) max;
+}
+
+/* Checks nothing is left and deletes the test's tree (through the waiter's
+ * session: the holder's may have been expired). */
+static void
+two_sessions_finish (TwoSessions *two)
+{
+  CU_ASSERT_EQUAL (leases_count (two->waiter_session, two->path), 0);
+  CU_ASSERT_EQUAL (locks_count (two->waiter_session, two->path), 0);
+  g_clear_error (&two->waiter.error);
+  zkr_semaphore_unref (two->semaphore);
+  zkr_semaphore_unref (two->waiter.semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (two->waiter_session, two->path));
+  g_free (two->path);
+  zkr_session_unref (two->holder_session);
+  zkr_session_unref (two->waiter_session);
+}
+
+/* Expired from outside: each lease is lost (one LOST per lease), and a
+ * waiter gets through. */
 static void
 test_semaphore__expired_holder_loses_its_leases (void)
 {
-  ZkrSession *holder_session = itest_connect (itest_hosts (), 10000);
-  ZkrSession *waiter_session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("sem-expired");
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) held = NULL;
-  Waiter waiter = { 0 };
-  ZkrSemaphore *semaphore;
   ItestLossRecorder *recorder;
+  TwoSessions two;
   GThread *thread;
 
-  CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
-  semaphore = semaphore_new (holder_session, path, 2);
-  recorder = itest_loss_recorder_new (semaphore, semaphore_add_loss);
-  held = zkr_semaphore_acquire (semaphore, 2, 5000, NULL, &error);
+  two_sessions_start (&two, "sem-expired", 2);
+  recorder = itest_loss_recorder_new (two.semaphore, semaphore_add_loss);
+  held = zkr_semaphore_acquire (two.semaphore, 2, 5000, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (held);
-  waiter.semaphore = semaphore_new (waiter_session, path, 2);
-  waiter.count = 2;
-  thread = g_thread_new ("waiter", waiter_run, &waiter);
-  CU_ASSERT_FATAL (itest_expire_session (holder_session));
+  thread = g_thread_new ("waiter", waiter_run, &two.waiter);
+  CU_ASSERT_FATAL (itest_expire_session (two.holder_session));
   CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 2, WAIT_MS) > 0);
   CU_ASSERT_FALSE (zkr_lease_is_held (g_ptr_array_index (held, 0)));
   CU_ASSERT_FALSE (zkr_lease_is_held (g_ptr_array_index (held, 1)));
   g_thread_join (thread);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter.leases);
-  CU_ASSERT_EQUAL (waiter.leases->len, 2);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (two.waiter.leases);
+  CU_ASSERT_EQUAL (two.waiter.leases->len, 2);
   CU_ASSERT_FALSE (zkr_lease_release (g_ptr_array_index (held, 0), &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
-  for (guint i = 0; i < waiter.leases->len; i++)
-    CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (waiter.leases, i), &error));
-  g_ptr_array_unref (waiter.leases);
-  CU_ASSERT_EQUAL (leases_count (waiter_session, path), 0);
+  for (guint i = 0; i < two.waiter.leases->len; i++)
+    CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (two.waiter.leases, i), &error));
+  g_ptr_array_unref (two.waiter.leases);
   CU_ASSERT_TRUE (itest_loss_right_source (recorder));
   itest_loss_recorder_free (recorder);
-  zkr_semaphore_unref (semaphore);
-  zkr_semaphore_unref (waiter.semaphore);
-  CU_ASSERT_TRUE (itest_delete_tree (waiter_session, path));
-  zkr_session_unref (holder_session);
-  zkr_session_unref (waiter_session);
+  two_sessions_finish (&two);
 }
 
 /* A server that sheds load answers "throttled" and keeps the connection:
@@ -693,47 +722,32 @@ test_semaphore__expired_holder_loses_its_leases (void)
 static void
 test_semaphore__waiter_gets_a_lease_through_throttled_answers (void)
 {
-  ZkrSession *holder_session = itest_connect (itest_hosts (), 10000);
-  ZkrSession *waiter_session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("sem-throttled");
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) held = NULL;
-  Waiter waiter = { 0 };
-  ZkrSemaphore *semaphore;
-  LeaseCount two;
+  LeaseCount both;
+  TwoSessions two;
   GThread *thread;
 
-  CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter_session);
-  semaphore = semaphore_new (holder_session, path, 1);
-  held = zkr_semaphore_acquire (semaphore, 1, 5000, NULL, &error);
+  two_sessions_start (&two, "sem-throttled", 1);
+  held = zkr_semaphore_acquire (two.semaphore, 1, 5000, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (held);
-  waiter.semaphore = semaphore_new (waiter_session, path, 1);
-  waiter.count = 1;
-  thread = g_thread_new ("waiter", bounded_waiter_run, &waiter);
+  thread = g_thread_new ("waiter", bounded_waiter_run, &two.waiter);
   /* Its lease node is there: it waits for ours to go. */
-  two = (LeaseCount) { holder_session, path, 2 };
-  CU_ASSERT_TRUE (itest_wait_for (leases_are, &two, WAIT_MS));
-  zkr_session_test_rewrite_answers (waiter_session, ZTHROTTLEDOP, 3);
+  both = (LeaseCount) { two.holder_session, two.path, 2 };
+  CU_ASSERT_TRUE (itest_wait_for (leases_are, &both, WAIT_MS));
+  zkr_session_test_rewrite_answers (two.waiter_session, ZTHROTTLEDOP, 3);
   CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (held, 0), &error));
   g_thread_join (thread);
-  CU_ASSERT_PTR_NULL (waiter.error);
-  CU_ASSERT_PTR_NOT_NULL (waiter.leases);
-  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (waiter_session), 3);
-  if (waiter.leases != NULL)
+  CU_ASSERT_PTR_NULL (two.waiter.error);
+  CU_ASSERT_PTR_NOT_NULL (two.waiter.leases);
+  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (two.waiter_session), 3);
+  if (two.waiter.leases != NULL)
     {
-      CU_ASSERT_TRUE (zkr_lease_verify (g_ptr_array_index (waiter.leases, 0), &error));
-      CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (waiter.leases, 0), &error));
-      g_ptr_array_unref (waiter.leases);
+      CU_ASSERT_TRUE (zkr_lease_verify (g_ptr_array_index (two.waiter.leases, 0), &error));
+      CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (two.waiter.leases, 0), &error));
+      g_ptr_array_unref (two.waiter.leases);
     }
-  g_clear_error (&waiter.error);
-  CU_ASSERT_EQUAL (leases_count (holder_session, path), 0);
-  CU_ASSERT_EQUAL (locks_count (holder_session, path), 0);
-  zkr_semaphore_unref (semaphore);
-  zkr_semaphore_unref (waiter.semaphore);
-  CU_ASSERT_TRUE (itest_delete_tree (holder_session, path));
-  zkr_session_unref (holder_session);
-  zkr_session_unref (waiter_session);
+  two_sessions_finish (&two);
 }
 
 /* ---- bad input --------------------------------------------------------- */
