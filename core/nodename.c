@@ -75,10 +75,11 @@ zkr_node_new_protected_id (void)
   gsize i;
 
   /* A version 4 UUID, as Java's UUID.randomUUID() and GLib's
-   * g_uuid_string_random() make, from the same generator GLib uses; written
-   * out by hand because the printf-based formatting was about 7% of the
-   * client's instructions per acquisition (callgrind, 4 clients). Lowercase by construction: the
-   * protected prefix must be lowercase forever (Java writes it so). */
+   * g_uuid_string_random() make, from the same generator GLib uses;
+   * written out by hand because the printf-based formatting was about 7%
+   * of the client's instructions per acquisition (callgrind, 4 clients).
+   * Lowercase by construction: the protected prefix must be lowercase
+   * forever (Java writes it so). */
   for (i = 0; i < sizeof bytes; i += 4)
     {
       guint32 r = g_random_int ();
