@@ -37,9 +37,7 @@ zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset)
 {
   /* From the pause's own callback the timer has run already: removing
    * its id is then a no-op. */
-  if (pause->timer != 0)
-    zkr_session_timer_remove (pause->session, pause->timer);
-  pause->timer = 0;
+  zkr_session_timer_clear (pause->session, &pause->timer);
   if (reset)
     pause->resends = 0;
 }

@@ -17,9 +17,9 @@ typedef void (*ZkrDoneFunc) (ZkrSession *session, int rc, gpointer user_data);
  * server exactly the wrong answer. The first resend goes at once (posted),
  * the next ones after 10 ms, doubling up to 1 s. A session timer
  * (zkr_session_timer_add, no slack). Start and stop the pause on the
- * worker or its stand-in; @func runs there once, unless the pause is cleared first. Clear
- * it after a success (the next pause is short again) and when the owner
- * goes away. */
+ * worker or its stand-in; @func runs there once, unless the pause is
+ * cleared first. Clear it after a success (the next pause is short again)
+ * and when the owner goes away. */
 typedef struct {
   ZkrSession *session; /* (unowned) while pending */
   guint timer;         /* the pending session timer (0: none) */

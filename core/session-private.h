@@ -70,6 +70,9 @@ void zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait);
 guint zkr_session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms,
                              GSourceFunc func, gpointer data);
 void zkr_session_timer_remove (ZkrSession *session, guint id);
+/* zkr_session_timer_remove (*@id) unless *@id is 0 (none, or it ran), and
+ * sets *@id to 0: for an owner that keeps the id of its pending timer. */
+void zkr_session_timer_clear (ZkrSession *session, guint *id);
 
 /* Applies the namespace: "/a" -> "/ns/a". (transfer full) */
 char *zkr_session_resolve_path (ZkrSession *session, const char *path);

@@ -184,17 +184,21 @@ worker_post_free (WorkerPost *post)
  * before the queue is taken and the wake flag cleared with the taking: a
  * waking post after that sets both again, so nothing that asked for a
  * wake-up is left waiting. Quiet posts run with the next batch. */
-static gboolean
-worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+/* Whoever holds the turn (the worker, or a stand-in): takes the queued
+ * posts and runs them, in order; returns how many. The worker clears its
+ * wake flag with the taking (it reset the ready time just before): a
+ * waking post after that sets both again, so nothing that asked for a
+ * wake-up is left waiting. */
+static guint
+posts_run (ZkrSession *session, gboolean worker)
 {
-  ZkrSession *session = user_data;
-  GQueue batch = G_QUEUE_INIT;
+  GQueue batch;
   WorkerPost *post;
+  guint ran = 0;
 
-  (void) callback;
-  g_source_set_ready_time (source, -1);
   g_mutex_lock (&session->post_lock);
-  session->post_wake_set = FALSE;
+  if (worker)
+    session->post_wake_set = FALSE;
   batch = session->posts;
   g_queue_init (&session->posts);
   g_mutex_unlock (&session->post_lock);
@@ -203,7 +207,19 @@ worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data
       /* Every post runs once (they all return G_SOURCE_REMOVE). */
       (void) post->func (post->data);
       worker_post_free (post);
+      ran++;
     }
+  return ran;
+}
+
+/* Worker thread: runs what was posted. Quiet posts run with the next
+ * batch. */
+static gboolean
+worker_posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  (void) callback;
+  g_source_set_ready_time (source, -1);
+  (void) posts_run (user_data, TRUE);
   return G_SOURCE_CONTINUE;
 }
 
@@ -286,20 +302,8 @@ worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
 static void
 stand_in_run_posts (ZkrSession *session)
 {
-  GQueue batch;
-  WorkerPost *post;
-
   zkr_session_stand_in_begin (session);
-  g_mutex_lock (&session->post_lock);
-  batch = session->posts;
-  g_queue_init (&session->posts);
-  g_mutex_unlock (&session->post_lock);
-  while ((post = g_queue_pop_head (&batch)) != NULL)
-    {
-      (void) post->func (post->data);
-      worker_post_free (post);
-      g_atomic_int_inc (&session->stand_in_posts);
-    }
+  g_atomic_int_add (&session->stand_in_posts, (gint) posts_run (session, FALSE));
   zkr_session_stand_in_end (session);
 }
 
@@ -457,6 +461,14 @@ zkr_session_timer_remove (ZkrSession *session, guint id)
         break;
       }
   g_mutex_unlock (&session->post_lock);
+}
+
+void
+zkr_session_timer_clear (ZkrSession *session, guint *id)
+{
+  if (*id != 0)
+    zkr_session_timer_remove (session, *id);
+  *id = 0;
 }
 
 /* Worker thread, before polling: shortens GLib's @timeout (ms, -1: none)

@@ -203,9 +203,7 @@ hold_deadline_tick (gpointer data)
 static void
 hold_deadline_clear (ZkrQueueLock *lock)
 {
-  if (lock->deadline_timer != 0)
-    zkr_session_timer_remove (lock->session, lock->deadline_timer);
-  lock->deadline_timer = 0;
+  zkr_session_timer_clear (lock->session, &lock->deadline_timer);
 }
 
 /* A session timer with no slack, like the acquire deadline: one timer
@@ -426,9 +424,7 @@ hold_stop (ZkrQueueLock *lock)
   if (lock->node_watch != 0)
     zkr_session_watch_remove (lock->session, lock->node_watch);
   lock->node_watch = 0;
-  if (lock->node_watch_timer != 0)
-    zkr_session_timer_remove (lock->session, lock->node_watch_timer);
-  lock->node_watch_timer = 0;
+  zkr_session_timer_clear (lock->session, &lock->node_watch_timer);
   hold_deadline_clear (lock);
   zkr_resend_pause_stop (&lock->hold_resend, TRUE);
 }
@@ -548,9 +544,7 @@ acquire_detach (Acquire *acquire)
   acquire->finished = TRUE;
   if (lock->acquire == acquire)
     lock->acquire = NULL;
-  if (acquire->timeout_timer != 0)
-    zkr_session_timer_remove (lock->session, acquire->timeout_timer);
-  acquire->timeout_timer = 0;
+  zkr_session_timer_clear (lock->session, &acquire->timeout_timer);
   if (acquire->watch_id != 0)
     zkr_session_watch_remove (lock->session, acquire->watch_id);
   acquire->watch_id = 0;
