@@ -372,6 +372,7 @@ struct _ZkrProtectedCreate {
   char *data;
   int len;
   int flags;
+  ZkrWake in_place;    /* ZKR_WAKE_IN_PLACE or 0, for the create request */
   ZkrSentFunc sent;
   ZkrCreatedFunc done;
   gpointer user_data;
@@ -520,7 +521,8 @@ create_send (ZkrProtectedCreate *create)
   /* A request sent right behind (the listing of a lock queue) is answered
    * next: a successful create can wait for its reply to wake the worker. */
   zkr_op_create_full (create->session, path, create->data, create->len, create->flags,
-                      create->sent != NULL ? ZKR_WAKE_ON_ERROR : ZKR_WAKE_ALWAYS,
+                      (create->sent != NULL ? ZKR_WAKE_ON_ERROR : ZKR_WAKE_ALWAYS) |
+                      create->in_place,
                       create_reply, create);
   if (create->sent != NULL)
     create->sent (create->session, create->user_data);
@@ -604,7 +606,7 @@ create_recover (gpointer owner)
 
 ZkrProtectedCreate *
 zkr_protected_create (ZkrSession *session, const char *parent, const char *name,
-                      const char *data, int len, int flags,
+                      const char *data, int len, int flags, ZkrWake wake,
                       ZkrSentFunc sent, ZkrCreatedFunc done, gpointer user_data)
 {
   ZkrProtectedCreate *create = g_new0 (ZkrProtectedCreate, 1);
@@ -617,6 +619,7 @@ zkr_protected_create (ZkrSession *session, const char *parent, const char *name,
   create->data = zkr_buffer_dup (data, len);
   create->len = len;
   create->flags = flags;
+  create->in_place = wake & ZKR_WAKE_IN_PLACE;
   create->sent = sent;
   create->done = done;
   create->user_data = user_data;

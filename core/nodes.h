@@ -60,7 +60,10 @@ typedef void (*ZkrSentFunc) (ZkrSession *session, gpointer user_data);
  * of ours is deleted in the background. @done runs once, unless abandoned.
  * Worker thread, or another thread standing in for it
  * (zkr_session_stand_in_begin): everything after the first send runs where
- * the worker's code runs.
+ * the worker's code runs. With ZKR_WAKE_IN_PLACE in @wake (else 0), the
+ * create's successful reply may run in the worker's place on the
+ * completion thread (zkr_session_post_in_place), @done with it: @done then
+ * keeps that function's rules while zkr_session_in_place() is TRUE.
  * Returns: (transfer none) a handle valid until @done runs or
  * zkr_protected_create_abandon() is called.
  */
@@ -69,6 +72,7 @@ ZkrProtectedCreate *zkr_protected_create (ZkrSession *session,
                                           const char *name,
                                           const char *data, int len,
                                           int flags,
+                                          ZkrWake wake,
                                           ZkrSentFunc sent,
                                           ZkrCreatedFunc done,
                                           gpointer user_data);

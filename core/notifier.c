@@ -291,6 +291,20 @@ zkr_ref_try (gatomicrefcount *ref)
     }
 }
 
+gboolean
+zkr_ref_drop_unless_last (gatomicrefcount *ref)
+{
+  for (;;)
+    {
+      gint old = g_atomic_int_get (ref);
+
+      if (old <= 1)
+        return FALSE;
+      if (g_atomic_int_compare_and_exchange (ref, old, old - 1))
+        return TRUE;
+    }
+}
+
 void
 zkr_notifier_emit (ZkrNotifier *notifier, int event)
 {

@@ -78,5 +78,9 @@ void zkr_run_blocking (ZkrBlockingFunc work, ZkrBlockingFunc done, gpointer data
 /* Takes a reference on @ref unless it already dropped to zero (the object
  * is being finalized). Any thread. Returns TRUE when it took one. */
 gboolean zkr_ref_try (gatomicrefcount *ref);
+/* Drops a reference on @ref unless it is the last one. Any thread.
+ * Returns FALSE, having changed nothing, when it is the last: the caller
+ * then drops it where finalizing is allowed. */
+gboolean zkr_ref_drop_unless_last (gatomicrefcount *ref);
 
 G_END_DECLS

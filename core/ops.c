@@ -86,21 +86,12 @@ op_call_free (gpointer data)
   g_free (call);
 }
 
-/* Worker thread. */
+/* Worker thread, or in its place (ZKR_WAKE_IN_PLACE). */
 static gboolean
 op_dispatch (gpointer data)
 {
   OpCall *call = data;
 
-  if (call->is_create && call->reply.rc == ZOK &&
-      zkr_session_test_take_drop_create_reply (call->session))
-    {
-      /* Test hook: the server created the node, we act as if the reply was
-       * lost on the way. */
-      call->reply.rc = ZCONNECTIONLOSS;
-      call->reply.has_stat = FALSE;
-      g_clear_pointer (&call->reply.path, g_free);
-    }
   call->func (call->session, &call->reply, call->user_data);
   return G_SOURCE_REMOVE;
 }
@@ -124,12 +115,26 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
   else if (rc == ZSESSIONEXPIRED && call->reply.session_id != 0)
     /* Before the reply: the worker learns first that the session is gone. */
     zkr_session_note_expired (call->session, call->reply.session_id);
+  if (call->is_create && rc == ZOK && zkr_session_test_take_drop_create_reply (call->session))
+    {
+      /* Test hook: the server created the node, we act as if the reply was
+       * lost on the way. */
+      rc = call->reply.rc = ZCONNECTIONLOSS;
+      call->reply.has_stat = FALSE;
+      g_clear_pointer (&call->reply.path, g_free);
+    }
   if (!call->direct)
     {
-      if (call->wake == ZKR_WAKE_ON_ERROR && rc == ZOK)
-        zkr_session_post_quiet (call->session, op_dispatch, call, op_call_free);
-      else
+      gboolean wake = !((call->wake & ZKR_WAKE_ON_ERROR) && rc == ZOK);
+
+      /* In place: only answers, and only from libzookeeper (send_time is
+       * 0 for a request refused before it left, completed by its sender). */
+      if ((call->wake & ZKR_WAKE_IN_PLACE) && rc == ZOK && call->reply.send_time != 0)
+        zkr_session_post_in_place (call->session, op_dispatch, call, op_call_free, wake);
+      else if (wake)
         zkr_session_post (call->session, op_dispatch, call, op_call_free);
+      else
+        zkr_session_post_quiet (call->session, op_dispatch, call, op_call_free);
       return;
     }
   op_dispatch (call);
@@ -411,8 +416,16 @@ void
 zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
                      ZkrReplyFunc func, gpointer user_data)
 {
+  zkr_op_get_children_full (session, path, watch, ZKR_WAKE_ALWAYS, func, user_data);
+}
+
+void
+zkr_op_get_children_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                          ZkrReplyFunc func, gpointer user_data)
+{
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->watch = watch;
   op_send (session, call, issue_get_children);
 }

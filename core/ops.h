@@ -1,6 +1,7 @@
 /* zkr internal: ZooKeeper requests whose replies come back on the
  * session's worker thread. The completion thread only copies the reply and
- * posts it; no recipe code runs there. The blocking twins (zkr_op_sync and
+ * posts it; no recipe code runs there, except a reply that may run in the
+ * worker's place (ZKR_WAKE_IN_PLACE). The blocking twins (zkr_op_sync and
  * the *_sync calls) are the exception: their reply is handed to the
  * waiting thread right on the completion thread, and one that libzookeeper
  * drops when its handle closes is answered ZCLOSING. Every answered request
@@ -53,14 +54,19 @@ void zkr_op_exists (ZkrSession *session, const char *path, gboolean watch,
 void zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
                  ZkrReplyFunc func, gpointer user_data);
 
-/* When the reply wakes the worker. A request whose success needs no action
- * until something else happens (a watch set ahead of its event; a create
- * with a listing sent right behind it, whose reply comes next) saves a
- * wake-up with ZKR_WAKE_ON_ERROR: a ZOK reply then runs, in order, with the
- * next reply or event that does wake it. */
+/* When the reply wakes the worker, and where it runs (flags). A request
+ * whose success needs no action until something else happens (a watch set
+ * ahead of its event; a create with a listing sent right behind it, whose
+ * reply comes next) saves a wake-up with ZKR_WAKE_ON_ERROR: a ZOK reply
+ * then runs, in order, with the next reply or event that does wake it.
+ * With ZKR_WAKE_IN_PLACE a ZOK reply may run on the completion thread it
+ * arrives on, in the worker's place (zkr_session_post_in_place: the
+ * reply function must keep that function's rules while
+ * zkr_session_in_place() is TRUE); any other reply runs as usual. */
 typedef enum {
-  ZKR_WAKE_ALWAYS,
-  ZKR_WAKE_ON_ERROR,
+  ZKR_WAKE_ALWAYS = 0,
+  ZKR_WAKE_ON_ERROR = 1 << 0,
+  ZKR_WAKE_IN_PLACE = 1 << 1,
 } ZkrWake;
 
 void zkr_op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
@@ -69,6 +75,8 @@ void zkr_op_create_full (ZkrSession *session, const char *path, const char *data
                          int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
 void zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
                           ZkrReplyFunc func, gpointer user_data);
+void zkr_op_get_children_full (ZkrSession *session, const char *path, gboolean watch,
+                               ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
 void zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
                  int version, ZkrReplyFunc func, gpointer user_data);
 /* ZooKeeper's sync: the server we are connected to catches up with the

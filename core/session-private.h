@@ -43,6 +43,26 @@ void zkr_session_post_quiet (ZkrSession *session,
                              GSourceFunc func,
                              gpointer data,
                              GDestroyNotify destroy);
+/* Like zkr_session_post() (@wake TRUE) or zkr_session_post_quiet(),
+ * except that @func may run in place: a waking post sent by this, from
+ * libzookeeper's completion thread as a reply arrives, runs right there
+ * in the worker's place (zkr_session_in_worker() and
+ * zkr_session_in_place() are TRUE then), together with everything queued
+ * before it, when all of that may run in place and no other thread has
+ * the turn. That saves waking a thread (the worker, or a caller standing
+ * in) that would only send the next request. @func may run in place only
+ * if, when zkr_session_in_place() is TRUE, it sends requests and changes
+ * its own state but runs no user code, does not block and closes nothing:
+ * what would, it posts. With @wake FALSE nothing runs here (any thread):
+ * the post just does not hold back later ones from running in place. A
+ * waking one never from a thread that caused the reply. */
+void zkr_session_post_in_place (ZkrSession *session,
+                                GSourceFunc func,
+                                gpointer data,
+                                GDestroyNotify destroy,
+                                gboolean wake);
+/* TRUE while this thread runs @session's posts in place (above). */
+gboolean zkr_session_in_place (ZkrSession *session);
 /* Takes the worker's turn: until the matching end, this thread runs in
  * the worker's place (zkr_session_in_worker() is TRUE here) and the worker
  * runs nothing. For a thread other than the worker that must queue a post
@@ -140,5 +160,7 @@ gboolean zkr_session_test_take_rewrite (ZkrSession *session, int *rc);
 guint zkr_session_test_count_rewritten (ZkrSession *session);
 /* Test hook: how many posts threads standing in ran so far. */
 guint zkr_session_test_count_stand_in_posts (ZkrSession *session);
+/* Test hook: how many posts ran in place (zkr_session_post_in_place). */
+guint zkr_session_test_count_in_place_posts (ZkrSession *session);
 
 G_END_DECLS

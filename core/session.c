@@ -91,12 +91,15 @@ struct _ZkrSession {
   GMutex turn;
   GThread *stand_in;          /* (atomic) the stand-in holding the turn */
   guint stand_in_posts;       /* (atomic) test hook: posts stand-ins ran */
+  guint in_place_posts;       /* (atomic) test hook: posts run in place */
   /* Posts to the worker: one queue and one source whose ready time is the
    * wake-up, so a post while a wake-up is pending costs no system call and
    * replies that arrive together run in one wake-up. */
   GMutex post_lock;
   GQueue posts;               /* of WorkerPost*; protected by post_lock */
   gboolean post_wake_set;     /* the ready time is set; post_lock */
+  guint posts_not_in_place;   /* queued posts that may not run in place
+                               * (zkr_session_post_in_place); post_lock */
   GQueue stand_ins;           /* of ZkrWait*, threads blocked standing in;
                                * post_lock */
   GList *timers;              /* of SessionTimer*, soonest first; post_lock */
@@ -172,6 +175,15 @@ typedef struct {
   GDestroyNotify destroy;
 } WorkerPost;
 
+typedef enum {
+  POST_WAKE = 1 << 0,     /* the posts are to run soon */
+  POST_IN_PLACE = 1 << 1, /* may run on the posting thread: see
+                           * zkr_session_post_in_place */
+} PostFlags;
+
+/* The session whose posts this thread is running in place, if any. */
+static GPrivate in_place_session;
+
 static void
 worker_post_free (WorkerPost *post)
 {
@@ -180,10 +192,34 @@ worker_post_free (WorkerPost *post)
   g_free (post);
 }
 
-/* Worker thread: runs what was posted, in order. The ready time is reset
- * before the queue is taken and the wake flag cleared with the taking: a
- * waking post after that sets both again, so nothing that asked for a
- * wake-up is left waiting. Quiet posts run with the next batch. */
+/* Under post_lock, by whoever holds the turn: takes the queued posts. */
+static GQueue
+posts_take_locked (ZkrSession *session)
+{
+  GQueue batch = session->posts;
+
+  g_queue_init (&session->posts);
+  session->posts_not_in_place = 0;
+  return batch;
+}
+
+/* Runs @batch in order; returns how many ran. */
+static guint
+batch_run (GQueue *batch)
+{
+  WorkerPost *post;
+  guint ran = 0;
+
+  while ((post = g_queue_pop_head (batch)) != NULL)
+    {
+      /* Every post runs once (they all return G_SOURCE_REMOVE). */
+      (void) post->func (post->data);
+      worker_post_free (post);
+      ran++;
+    }
+  return ran;
+}
+
 /* Whoever holds the turn (the worker, or a stand-in): takes the queued
  * posts and runs them, in order; returns how many. The worker clears its
  * wake flag with the taking (it reset the ready time just before): a
@@ -193,23 +229,13 @@ static guint
 posts_run (ZkrSession *session, gboolean worker)
 {
   GQueue batch;
-  WorkerPost *post;
-  guint ran = 0;
 
   g_mutex_lock (&session->post_lock);
   if (worker)
     session->post_wake_set = FALSE;
-  batch = session->posts;
-  g_queue_init (&session->posts);
+  batch = posts_take_locked (session);
   g_mutex_unlock (&session->post_lock);
-  while ((post = g_queue_pop_head (&batch)) != NULL)
-    {
-      /* Every post runs once (they all return G_SOURCE_REMOVE). */
-      (void) post->func (post->data);
-      worker_post_free (post);
-      ran++;
-    }
-  return ran;
+  return batch_run (&batch);
 }
 
 /* Worker thread: runs what was posted. Quiet posts run with the next
@@ -276,9 +302,48 @@ post_wake_locked (ZkrSession *session)
     }
 }
 
+static gboolean
+unref_in_worker (gpointer data)
+{
+  zkr_session_unref (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Under post_lock, which it releases: runs the queued posts on this
+ * thread in the worker's place when that is allowed, and returns TRUE;
+ * FALSE (the lock still held) when it is not. Allowed when every queued
+ * post may run in place, the turn is free (never waited for: the thread
+ * holding it may be waiting for this one, closing the handle, say), and
+ * the session is not being finalized. The posts run under a reference of
+ * ours, which is never the last one dropped here: finalizing closes the
+ * handle, which waits for this thread. */
+static gboolean
+posts_run_in_place_locked (ZkrSession *session)
+{
+  GQueue batch;
+
+  if (session->posts_not_in_place != 0 || !g_mutex_trylock (&session->turn))
+    return FALSE;
+  if (!zkr_ref_try (&session->ref))
+    {
+      g_mutex_unlock (&session->turn);
+      return FALSE;
+    }
+  batch = posts_take_locked (session);
+  g_mutex_unlock (&session->post_lock);
+  g_atomic_pointer_set (&session->stand_in, g_thread_self ());
+  g_private_set (&in_place_session, session);
+  g_atomic_int_add (&session->in_place_posts, (gint) batch_run (&batch));
+  g_private_set (&in_place_session, NULL);
+  zkr_session_stand_in_end (session);
+  if (!zkr_ref_drop_unless_last (&session->ref))
+    zkr_session_post (session, unref_in_worker, session, NULL);
+  return TRUE;
+}
+
 static void
 worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
-                  GDestroyNotify destroy, gboolean wake)
+                  GDestroyNotify destroy, PostFlags flags)
 {
   WorkerPost *post = g_new (WorkerPost, 1);
 
@@ -289,11 +354,15 @@ worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
    * them. */
   g_mutex_lock (&session->post_lock);
   g_queue_push_tail (&session->posts, post);
+  if (!(flags & POST_IN_PLACE))
+    session->posts_not_in_place++;
+  else if ((flags & POST_WAKE) && posts_run_in_place_locked (session))
+    return;
   /* Still under the lock: once it is released the post can run, and it
    * may drop the session's last reference (the session is then freed on
    * the worker). The worker takes the queue only after resetting the ready
    * time, and never holds this lock while GLib holds the context's. */
-  if (wake)
+  if (flags & POST_WAKE)
     post_wake_locked (session);
   g_mutex_unlock (&session->post_lock);
 }
@@ -372,7 +441,7 @@ zkr_session_post (ZkrSession *session,
                   gpointer data,
                   GDestroyNotify destroy)
 {
-  worker_post_push (session, func, data, destroy, TRUE);
+  worker_post_push (session, func, data, destroy, POST_WAKE);
 }
 
 void
@@ -381,7 +450,23 @@ zkr_session_post_quiet (ZkrSession *session,
                         gpointer data,
                         GDestroyNotify destroy)
 {
-  worker_post_push (session, func, data, destroy, FALSE);
+  worker_post_push (session, func, data, destroy, 0);
+}
+
+void
+zkr_session_post_in_place (ZkrSession *session,
+                           GSourceFunc func,
+                           gpointer data,
+                           GDestroyNotify destroy,
+                           gboolean wake)
+{
+  worker_post_push (session, func, data, destroy, POST_IN_PLACE | (wake ? POST_WAKE : 0));
+}
+
+gboolean
+zkr_session_in_place (ZkrSession *session)
+{
+  return g_private_get (&in_place_session) == session;
 }
 
 GMainContext *
@@ -1813,6 +1898,12 @@ guint
 zkr_session_test_count_stand_in_posts (ZkrSession *session)
 {
   return (guint) g_atomic_int_get (&session->stand_in_posts);
+}
+
+guint
+zkr_session_test_count_in_place_posts (ZkrSession *session)
+{
+  return (guint) g_atomic_int_get (&session->in_place_posts);
 }
 
 void

@@ -859,6 +859,33 @@ test_mutex__a_blocked_waiter_runs_its_hand_off_itself (void)
   queued_waiter_finish (&queued);
 }
 
+/* A waiter's listing (the one sent behind its create) shows a holder
+ * ahead: its reply runs in place on the completion thread, which sends the
+ * watch request itself (ACQUIRE_IN_PLACE) instead of waking the blocked
+ * caller to do it. The grant still reaches the caller. (A listing that
+ * comes back before the caller gave back the turn it sent with is handled
+ * as usual: tried again then.) */
+static void
+test_mutex__a_waiters_listing_is_handled_in_place (void)
+{
+  QueuedWaiter queued;
+  gboolean in_place = FALSE;
+
+  for (int attempt = 0; attempt < 5 && !in_place; attempt++)
+    {
+      if (queued_waiter_start (&queued, "mutex-in-place"))
+        {
+          in_place = zkr_session_test_count_in_place_posts (queued.other) > 0;
+          CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
+          g_thread_join (g_steal_pointer (&queued.thread));
+          CU_ASSERT_TRUE (queued.waiter.acquired);
+          CU_ASSERT_TRUE (queued.waiter.verified);
+        }
+      queued_waiter_finish (&queued);
+    }
+  CU_ASSERT_TRUE (in_place);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
   ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
@@ -872,6 +899,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__waiter_whose_node_vanished_queues_again),
   ZKR_TEST_CASE (test_mutex__waiter_gets_the_lock_through_throttled_answers),
   ZKR_TEST_CASE (test_mutex__a_blocked_waiter_runs_its_hand_off_itself),
+  ZKR_TEST_CASE (test_mutex__a_waiters_listing_is_handled_in_place),
   ZKR_TEST_CASE (test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   { NULL, NULL },

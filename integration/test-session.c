@@ -541,7 +541,8 @@ protected_start (gpointer data)
   CreateRequest *request = data;
 
   zkr_protected_create (request->session, request->parent, "lock-", "id", 2,
-                        ZOO_EPHEMERAL | ZOO_SEQUENCE, NULL, protected_done, request);
+                        ZOO_EPHEMERAL | ZOO_SEQUENCE, ZKR_WAKE_ALWAYS, NULL,
+                        protected_done, request);
   return G_SOURCE_REMOVE;
 }
 
@@ -990,6 +991,120 @@ test_session__session_timers_run_once_unless_removed (void)
   zkr_session_unref (session);
 }
 
+/* Where a post ran, and what the session said there. */
+typedef struct {
+  ZkrSession *session;
+  gint *order;          /* shared counter: the order posts ran in */
+  gint ran;             /* atomic: 1 once run */
+  gint position;        /* its place in @order */
+  GThread *thread;
+  gboolean in_place;
+  gboolean in_worker;
+} PostProbe;
+
+static gboolean
+post_probe_run (gpointer data)
+{
+  PostProbe *probe = data;
+
+  probe->thread = g_thread_self ();
+  probe->in_place = zkr_session_in_place (probe->session);
+  probe->in_worker = zkr_session_in_worker (probe->session);
+  probe->position = g_atomic_int_add (probe->order, 1);
+  g_atomic_int_set (&probe->ran, 1);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+post_probe_ran (gpointer data)
+{
+  return g_atomic_int_get (&((PostProbe *) data)->ran);
+}
+
+static void
+post_probe_init (PostProbe *probe, ZkrSession *session, gint *order)
+{
+  memset (probe, 0, sizeof *probe);
+  probe->session = session;
+  probe->order = order;
+}
+
+/* Attempts at a case that a ping's reply, posted at the wrong moment,
+ * would spoil (it then says so and is tried again). */
+#define IN_PLACE_ATTEMPTS 5
+
+/* zkr_session_post_in_place: a waking post runs on the posting thread, in
+ * the worker's place, when nothing queued holds it back and the turn is
+ * free; behind a post that may not run in place it waits for the worker,
+ * in order; and it never takes the turn from a thread that has it. */
+static void
+test_session__a_post_runs_in_place_only_when_allowed (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 30000);
+  gint order = 0;
+  PostProbe first, second;
+  gboolean done = FALSE;
+  guint before;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+
+  /* Free turn, nothing queued: runs here, now. */
+  for (int attempt = 0; attempt < IN_PLACE_ATTEMPTS && !done; attempt++)
+    {
+      CU_ASSERT_TRUE (worker_drained (session));
+      before = zkr_session_test_count_in_place_posts (session);
+      post_probe_init (&first, session, &order);
+      zkr_session_post_in_place (session, post_probe_run, &first, NULL, TRUE);
+      done = g_atomic_int_get (&first.ran);
+      if (!done)
+        CU_ASSERT_TRUE (itest_wait_for (post_probe_ran, &first, WAIT_MS));
+    }
+  CU_ASSERT_TRUE (done);
+  CU_ASSERT_PTR_EQUAL (first.thread, g_thread_self ());
+  CU_ASSERT_TRUE (first.in_place);
+  CU_ASSERT_TRUE (first.in_worker);
+  CU_ASSERT_EQUAL (zkr_session_test_count_in_place_posts (session), before + 1);
+  CU_ASSERT_FALSE (zkr_session_in_place (session));
+  CU_ASSERT_FALSE (zkr_session_in_worker (session));
+
+  /* Behind a quiet post that may not run in place: both on the worker,
+   * in order. */
+  done = FALSE;
+  for (int attempt = 0; attempt < IN_PLACE_ATTEMPTS && !done; attempt++)
+    {
+      CU_ASSERT_TRUE (worker_drained (session));
+      post_probe_init (&first, session, &order);
+      post_probe_init (&second, session, &order);
+      zkr_session_post_quiet (session, post_probe_run, &first, NULL);
+      /* Still queued: no wake-up came between (else try again). */
+      done = !g_atomic_int_get (&first.ran);
+      zkr_session_post_in_place (session, post_probe_run, &second, NULL, TRUE);
+      CU_ASSERT_TRUE (itest_wait_for (post_probe_ran, &second, WAIT_MS));
+    }
+  CU_ASSERT_TRUE (done);
+  CU_ASSERT_TRUE (g_atomic_int_get (&first.ran));
+  CU_ASSERT_EQUAL (second.position, first.position + 1);
+  CU_ASSERT_PTR_NOT_EQUAL (second.thread, g_thread_self ());
+  CU_ASSERT_PTR_EQUAL (second.thread, first.thread);
+  CU_ASSERT_FALSE (second.in_place);
+  CU_ASSERT_TRUE (second.in_worker);
+
+  /* The turn taken (here: by this thread standing in): not in place; the
+   * worker runs it once the turn is given back. */
+  CU_ASSERT_TRUE (worker_drained (session));
+  before = zkr_session_test_count_in_place_posts (session);
+  post_probe_init (&first, session, &order);
+  zkr_session_stand_in_begin (session);
+  zkr_session_post_in_place (session, post_probe_run, &first, NULL, TRUE);
+  CU_ASSERT_FALSE (g_atomic_int_get (&first.ran));
+  zkr_session_stand_in_end (session);
+  CU_ASSERT_TRUE (itest_wait_for (post_probe_ran, &first, WAIT_MS));
+  CU_ASSERT_PTR_NOT_EQUAL (first.thread, g_thread_self ());
+  CU_ASSERT_FALSE (first.in_place);
+  CU_ASSERT_EQUAL (zkr_session_test_count_in_place_posts (session), before);
+  zkr_session_unref (session);
+}
+
 /* @base with children a and b; NULL (and a failure) when it cannot be made. */
 static char *
 listing_tree_new (ZkrSession *session, const char *name)
@@ -1168,6 +1283,7 @@ static const ZkrTestCase tests[] = {
   { "test_session__a_listing_watch_removed_before_its_reply_never_runs", test_session__a_listing_watch_removed_before_its_reply_never_runs },
   { "test_session__a_listing_watch_added_behind_its_event_still_runs", test_session__a_listing_watch_added_behind_its_event_still_runs },
   { "test_session__session_timers_run_once_unless_removed", test_session__session_timers_run_once_unless_removed },
+  { "test_session__a_post_runs_in_place_only_when_allowed", test_session__a_post_runs_in_place_only_when_allowed },
   { "test_session__no_node_left_behind", test_session__no_node_left_behind },
   { NULL, NULL },
 };

@@ -470,6 +470,16 @@ struct _Acquire {
 /* How often an acquire queues again after someone deleted its node. */
 #define ACQUIRE_MAX_REQUEUES 3
 
+/* The acquire's own requests (its create, listings and watch requests)
+ * may be answered in place, on the completion thread they arrive on
+ * (ZKR_WAKE_IN_PLACE): a waiter's listing then sends its watch request
+ * without waking a thread to do it. What their replies reach keeps
+ * zkr_session_post_in_place's rules: it sends and changes the acquire's
+ * own state; the two ways out, acquire_through and acquire_fail (which
+ * answer the caller, start the hold and so may run the user's listeners),
+ * post themselves when zkr_session_in_place(). */
+#define ACQUIRE_IN_PLACE ZKR_WAKE_IN_PLACE
+
 static Acquire *
 acquire_ref (Acquire *acquire)
 {
@@ -626,6 +636,8 @@ acquire_fail_deleted (ZkrSession *session, int rc, gpointer user_data)
 /* Ends the acquire with @error after removing our node: the caller gets
  * the error once the server confirmed the delete, or at once when the
  * connection is down (the delete then goes on in the background). */
+static gboolean acquire_fail_posted (gpointer data);
+
 static void
 acquire_fail (Acquire *acquire, GError *error)
 {
@@ -635,6 +647,16 @@ acquire_fail (Acquire *acquire, GError *error)
   if (acquire->finished)
     {
       g_error_free (error);
+      return;
+    }
+  if (zkr_session_in_place (lock->session))
+    {
+      /* Ending an acquire answers the caller and may run the recipe's
+       * code: not on the completion thread (see ACQUIRE_IN_PLACE). */
+      fail = g_new0 (FailAfterDelete, 1);
+      fail->acquire = acquire_ref (acquire);
+      fail->error = error;
+      zkr_session_post (lock->session, acquire_fail_posted, fail, NULL);
       return;
     }
   acquire_detach (acquire);
@@ -659,6 +681,17 @@ acquire_fail (Acquire *acquire, GError *error)
   fail->acquire = acquire;
   fail->error = error;
   zkr_guaranteed_delete (lock->session, acquire->node_path, acquire_fail_deleted, fail);
+}
+
+static gboolean
+acquire_fail_posted (gpointer data)
+{
+  FailAfterDelete *fail = data;
+
+  acquire_fail (fail->acquire, fail->error);
+  acquire_unref (fail->acquire);
+  g_free (fail);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -837,6 +870,8 @@ find_name (GPtrArray *names, const char *name)
   return -1;
 }
 
+static gboolean acquire_through_posted (gpointer data);
+
 /* The predicate let us through: claim the lock only on a node of the
  * session we are on now (DESIGN.md §3.1 step 5). */
 static void
@@ -844,11 +879,32 @@ acquire_through (Acquire *acquire)
 {
   ZkrQueueLock *lock = acquire->lock;
 
+  if (zkr_session_in_place (lock->session))
+    {
+      /* Claiming starts the hold (whose listeners are the user's) and
+       * answers the caller, who must be woken for it anyway: done where
+       * the worker's code runs, by the thread that wake-up reaches. */
+      zkr_session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
+                        (GDestroyNotify) acquire_unref);
+      return;
+    }
   if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
     acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
                                         "our node %s belongs to an old session", acquire->node_path));
   else
     acquire_succeed (acquire);
+}
+
+static gboolean
+acquire_through_posted (gpointer data)
+{
+  Acquire *acquire = data;
+
+  /* Unless it ended meanwhile (a timeout, LOST): nothing else can have
+   * changed the verdict, since nodes ahead of ours only ever go. */
+  if (!acquire->finished)
+    acquire_through (acquire);
+  return G_SOURCE_REMOVE;
 }
 
 static void acquire_requeue (Acquire *acquire);
@@ -921,8 +977,8 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   /* get_data, not exists: an exists on a node already gone would leave a
    * creation watch behind. */
   /* ZOK means "wait for the event": no need to wake the worker for it. */
-  zkr_op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR, acquire_watch_reply,
-                   acquire_ref (acquire));
+  zkr_op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR | ACQUIRE_IN_PLACE,
+                   acquire_watch_reply, acquire_ref (acquire));
   /* The head of the queue (a holder) is the node most likely to go before
    * the watch request gets there; the answer is then "no node" and we
    * would list again, one more round trip. A listing right behind the
@@ -981,8 +1037,8 @@ acquire_list (Acquire *acquire)
     acquire->watch_id = zkr_session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
   acquire->listings_in_flight++;
   g_atomic_int_inc (&listings_sent);
-  zkr_op_get_children (lock->session, lock->path, acquire->watch_children,
-                       acquire_list_reply, acquire_ref (acquire));
+  zkr_op_get_children_full (lock->session, lock->path, acquire->watch_children, ACQUIRE_IN_PLACE,
+                            acquire_list_reply, acquire_ref (acquire));
 }
 
 /* Right behind the create request: ZooKeeper answers a session's requests
@@ -1037,7 +1093,7 @@ acquire_create (Acquire *acquire)
                                           client_id, (int) strlen (client_id),
                                           acquire->fixed_suffix != NULL ? ZOO_EPHEMERAL
                                                                         : ZOO_EPHEMERAL | ZOO_SEQUENCE,
-                                          acquire_create_sent, acquire_created, acquire);
+                                          ACQUIRE_IN_PLACE, acquire_create_sent, acquire_created, acquire);
 }
 
 /* Our node is gone: forget it and everything learnt from it, and create a
@@ -1150,7 +1206,9 @@ acquire_post_start (Acquire *acquire)
       return;
     }
   zkr_session_stand_in_begin (session);
-  zkr_session_post_quiet (session, acquire_start, acquire, NULL);
+  /* Keeps the in-place rules (ACQUIRE_IN_PLACE): so it does not hold back
+   * the replies of the requests sent here from running in place. */
+  zkr_session_post_in_place (session, acquire_start, acquire, NULL, FALSE);
   acquire_create (acquire);
   zkr_session_stand_in_end (session);
 }
