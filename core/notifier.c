@@ -277,32 +277,31 @@ drain_run (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-gboolean
-zkr_ref_try (gatomicrefcount *ref)
+/* Adds @delta to @ref unless it is at @floor or below; TRUE when added. */
+static gboolean
+ref_add_above (gatomicrefcount *ref, gint floor, gint delta)
 {
   for (;;)
     {
       gint old = g_atomic_int_get (ref);
 
-      if (old <= 0)
+      if (old <= floor)
         return FALSE;
-      if (g_atomic_int_compare_and_exchange (ref, old, old + 1))
+      if (g_atomic_int_compare_and_exchange (ref, old, old + delta))
         return TRUE;
     }
 }
 
 gboolean
+zkr_ref_try (gatomicrefcount *ref)
+{
+  return ref_add_above (ref, 0, 1);
+}
+
+gboolean
 zkr_ref_drop_unless_last (gatomicrefcount *ref)
 {
-  for (;;)
-    {
-      gint old = g_atomic_int_get (ref);
-
-      if (old <= 1)
-        return FALSE;
-      if (g_atomic_int_compare_and_exchange (ref, old, old - 1))
-        return TRUE;
-    }
+  return ref_add_above (ref, 1, -1);
 }
 
 void

@@ -460,6 +460,8 @@ struct _Acquire {
   guint timeout_timer;           /* session timer for the deadline (0: none) */
   guint listener_id;
   gboolean finished;
+  gboolean through_posted;       /* judged through in place: the claim is
+                                  * posted, later listings change nothing */
   gboolean watch_children;       /* the predicate waits for any change of
                                   * the children (semaphore leases) */
   char *fixed_suffix;            /* (nullable) a non-sequential node name */
@@ -633,11 +635,11 @@ acquire_fail_deleted (ZkrSession *session, int rc, gpointer user_data)
   g_free (fail);
 }
 
+static gboolean acquire_fail_posted (gpointer data);
+
 /* Ends the acquire with @error after removing our node: the caller gets
  * the error once the server confirmed the delete, or at once when the
  * connection is down (the delete then goes on in the background). */
-static gboolean acquire_fail_posted (gpointer data);
-
 static void
 acquire_fail (Acquire *acquire, GError *error)
 {
@@ -884,8 +886,10 @@ acquire_through (Acquire *acquire)
       /* Claiming starts the hold (whose listeners are the user's) and
        * answers the caller, who must be woken for it anyway: done where
        * the worker's code runs, by the thread that wake-up reaches. */
-      zkr_session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
-                        (GDestroyNotify) acquire_unref);
+      if (!acquire->through_posted)
+        zkr_session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
+                          (GDestroyNotify) acquire_unref);
+      acquire->through_posted = TRUE;
       return;
     }
   if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
@@ -900,8 +904,10 @@ acquire_through_posted (gpointer data)
 {
   Acquire *acquire = data;
 
-  /* Unless it ended meanwhile (a timeout, LOST): nothing else can have
-   * changed the verdict, since nodes ahead of ours only ever go. */
+  /* Unless it ended meanwhile (a timeout, LOST). Listings that came in
+   * between were not judged (the nodes ahead of ours only ever go, so
+   * they could not have changed the verdict; ours going is found by the
+   * hold, as it would have been a moment later). */
   if (!acquire->finished)
     acquire_through (acquire);
   return G_SOURCE_REMOVE;
@@ -918,6 +924,8 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   g_autofree char *watch_path = NULL;
   gint ours;
 
+  if (acquire->through_posted)
+    return;
   lock->recipe->sort (children, lock->recipe->lock_name);
   ours = find_name (children, acquire->node_name);
   if (ours < 0)
