@@ -460,8 +460,8 @@ struct _Acquire {
   guint timeout_timer;           /* session timer for the deadline (0: none) */
   guint listener_id;
   gboolean finished;
-  gboolean through_posted;       /* judged through in place: the claim is
-                                  * posted, later listings change nothing */
+  gboolean end_posted;           /* decided in place (claim or failure) and
+                                  * posted: later listings are not judged */
   gboolean watch_children;       /* the predicate waits for any change of
                                   * the children (semaphore leases) */
   char *fixed_suffix;            /* (nullable) a non-sequential node name */
@@ -659,6 +659,7 @@ acquire_fail (Acquire *acquire, GError *error)
       fail->acquire = acquire_ref (acquire);
       fail->error = error;
       zkr_session_post (lock->session, acquire_fail_posted, fail, NULL);
+      acquire->end_posted = TRUE;
       return;
     }
   acquire_detach (acquire);
@@ -886,10 +887,9 @@ acquire_through (Acquire *acquire)
       /* Claiming starts the hold (whose listeners are the user's) and
        * answers the caller, who must be woken for it anyway: done where
        * the worker's code runs, by the thread that wake-up reaches. */
-      if (!acquire->through_posted)
-        zkr_session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
-                          (GDestroyNotify) acquire_unref);
-      acquire->through_posted = TRUE;
+      zkr_session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
+                        (GDestroyNotify) acquire_unref);
+      acquire->end_posted = TRUE;
       return;
     }
   if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
@@ -904,10 +904,8 @@ acquire_through_posted (gpointer data)
 {
   Acquire *acquire = data;
 
-  /* Unless it ended meanwhile (a timeout, LOST). Listings that came in
-   * between were not judged (the nodes ahead of ours only ever go, so
-   * they could not have changed the verdict; ours going is found by the
-   * hold, as it would have been a moment later). */
+  /* Unless it ended meanwhile (a timeout, LOST); listings that came in
+   * between were not judged (acquire_evaluate). */
   if (!acquire->finished)
     acquire_through (acquire);
   return G_SOURCE_REMOVE;
@@ -924,7 +922,10 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   g_autofree char *watch_path = NULL;
   gint ours;
 
-  if (acquire->through_posted)
+  /* The end is decided (see ACQUIRE_IN_PLACE): nothing a later listing
+   * shows can change it (nodes ahead of ours only ever go; ours going is
+   * found by the hold), and judging it could requeue or claim again. */
+  if (acquire->end_posted)
     return;
   lock->recipe->sort (children, lock->recipe->lock_name);
   ours = find_name (children, acquire->node_name);
