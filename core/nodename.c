@@ -197,18 +197,43 @@ zkr_node_rwlock_sort_key (const char *name)
 typedef const char *(*SortKeyFunc) (const char *name, const char *lock_name);
 
 typedef struct {
+  guint64 digits;    /* the key's value when it is a whole sequence (ten
+                      * digits), else SORT_KEY_TEXT */
   const char *key;   /* points into name */
   char *name;        /* (transfer none) an element of the caller's array */
 } SortEntry;
+
+#define SORT_KEY_TEXT G_MAXUINT64
+
+/* Two keys of ten digits each compare as their values exactly as they do
+ * as text (same length), so the value is a shortcut, not another order. */
+static guint64
+sort_key_digits (const char *key)
+{
+  guint64 value = 0;
+  guint i;
+
+  for (i = 0; i < ZKR_NODE_SEQUENCE_DIGITS; i++)
+    {
+      if (!g_ascii_isdigit (key[i]))
+        return SORT_KEY_TEXT;
+      value = value * 10 + (guint64) (key[i] - '0');
+    }
+  return key[i] == '\0' ? value : SORT_KEY_TEXT;
+}
 
 static gint
 sort_entry_compare (gconstpointer a, gconstpointer b, gpointer user_data)
 {
   const SortEntry *x = a;
   const SortEntry *y = b;
-  int by_key = strcmp (x->key, y->key);
+  int by_key;
 
   (void) user_data;
+  if (x->digits != SORT_KEY_TEXT && y->digits != SORT_KEY_TEXT)
+    by_key = (x->digits > y->digits) - (x->digits < y->digits);
+  else
+    by_key = strcmp (x->key, y->key);
   return by_key != 0 ? by_key : strcmp (x->name, y->name);
 }
 
@@ -219,11 +244,40 @@ rwlock_sort_key (const char *name, const char *unused)
   return zkr_node_rwlock_sort_key (name);
 }
 
+/* Up to this many entries an insertion sort (stable, no calls through a
+ * pointer, no allocation) beats the merge sort: a lock's listing is
+ * usually this short, and a contended lock sorts one on every hand-off. */
+#define SORT_INSERTION_MAX 32
+
+static void
+sort_entries (SortEntry *entries, guint n)
+{
+  if (n > SORT_INSERTION_MAX)
+    {
+      /* g_qsort_with_data() is a stable merge sort. */
+      g_qsort_with_data (entries, (gint) n, sizeof *entries, sort_entry_compare, NULL);
+      return;
+    }
+  for (guint i = 1; i < n; i++)
+    {
+      SortEntry entry = entries[i];
+      guint j = i;
+
+      while (j > 0 && sort_entry_compare (&entries[j - 1], &entry, NULL) > 0)
+        {
+          entries[j] = entries[j - 1];
+          j--;
+        }
+      entries[j] = entry;
+    }
+}
+
 /* Each key is computed once, not once per comparison: a contended lock
  * sorts its children on every hand-off, so this is on the hot path. */
 static void
 sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name)
 {
+  SortEntry small[SORT_INSERTION_MAX];
   SortEntry *entries;
   guint i;
 
@@ -233,18 +287,18 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name)
   if (names->len < 2)
     return;
 
-  entries = g_new (SortEntry, names->len);
+  entries = names->len <= SORT_INSERTION_MAX ? small : g_new (SortEntry, names->len);
   for (i = 0; i < names->len; i++)
     {
       entries[i].name = names->pdata[i];
       entries[i].key = key_func (entries[i].name, lock_name);
+      entries[i].digits = sort_key_digits (entries[i].key);
     }
-  /* g_qsort_with_data() is a stable merge sort. */
-  g_qsort_with_data (entries, (gint) names->len, sizeof *entries,
-                     sort_entry_compare, NULL);
+  sort_entries (entries, names->len);
   for (i = 0; i < names->len; i++)
     names->pdata[i] = entries[i].name;
-  g_free (entries);
+  if (entries != small)
+    g_free (entries);
 }
 
 void

@@ -242,6 +242,54 @@ data_done (int rc, const char *value, int value_len, const struct Stat *stat, co
   op_complete (call, rc, stat);
 }
 
+/* A listing's names in one allocation rather than one each (a contended
+ * lock copies one on every hand-off, and frees it on another thread): the
+ * block starts with the count of its names still in an array, and each
+ * name is preceded by a pointer back to it, so the array's free function
+ * frees the block with its last name, whatever the order. */
+typedef struct {
+  gint in_array;
+} NameBlock;
+
+static void
+name_in_block_free (gpointer name)
+{
+  NameBlock *block;
+
+  memcpy (&block, (char *) name - sizeof block, sizeof block);
+  if (g_atomic_int_dec_and_test (&block->in_array))
+    g_free (block);
+}
+
+static GPtrArray *
+names_copy (const struct String_vector *strings)
+{
+  int count = strings != NULL ? strings->count : 0;
+  GPtrArray *names = g_ptr_array_new_full ((guint) count, name_in_block_free);
+  gsize size = sizeof (NameBlock);
+  NameBlock *block;
+  char *next;
+
+  if (count == 0)
+    return names;
+  for (int i = 0; i < count; i++)
+    size += sizeof block + strlen (strings->data[i]) + 1;
+  block = g_malloc (size);
+  block->in_array = count;
+  next = (char *) (block + 1);
+  for (int i = 0; i < count; i++)
+    {
+      gsize len = strlen (strings->data[i]) + 1;
+
+      memcpy (next, &block, sizeof block);
+      next += sizeof block;
+      memcpy (next, strings->data[i], len);
+      g_ptr_array_add (names, next);
+      next += len;
+    }
+  return names;
+}
+
 static void
 strings_done (int rc, const struct String_vector *strings, const void *data)
 {
@@ -250,12 +298,7 @@ strings_done (int rc, const struct String_vector *strings, const void *data)
   if (!op_completion_is_ours (call))
     return;
   if (rc == ZOK)
-    {
-      int count = strings != NULL ? strings->count : 0;
-      call->reply.children = g_ptr_array_new_full (count, g_free);
-      for (int i = 0; i < count; i++)
-        g_ptr_array_add (call->reply.children, g_strdup (strings->data[i]));
-    }
+    call->reply.children = names_copy (strings);
   op_complete (call, rc, NULL);
 }
 

@@ -21,7 +21,9 @@ typedef struct {
   gboolean has_stat;
   struct Stat stat;    /* create2, exists, get, set */
   char *path;          /* (nullable) create: the created path */
-  GPtrArray *children; /* (nullable) get_children: names (char *) */
+  GPtrArray *children; /* (nullable) get_children: names (char *), freed by
+                        * the array (they share one allocation: never
+                        * g_free() one yourself; copy one to keep it) */
   GBytes *data;        /* (nullable) get: the node's data */
 } ZkrReply;
 

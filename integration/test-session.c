@@ -1174,6 +1174,58 @@ test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event (vo
   zkr_session_unref (session);
 }
 
+/* A listing's names share one allocation: each stays whole until it
+ * leaves the array, in whatever order they leave; an empty listing is an
+ * empty array. (Under asan and valgrind a name read after its block was
+ * freed, or a block never freed, fails the run.) */
+static void
+test_session__listed_names_leave_their_array_in_any_order (void)
+{
+  /* listing_tree_new makes "a" and "b". */
+  static const char *const more[] = { "x", "a-rather-longer-name-than-the-others", "c" };
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autoptr (GPtrArray) children = NULL;
+  g_autoptr (GPtrArray) empty = NULL;
+  g_autoptr (GHashTable) expected = g_hash_table_new (g_str_hash, g_str_equal);
+  char *base;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  base = listing_tree_new (session, "listed-names");
+  if (base != NULL)
+    {
+      g_hash_table_add (expected, (gpointer) "a");
+      g_hash_table_add (expected, (gpointer) "b");
+      for (guint i = 0; i < G_N_ELEMENTS (more); i++)
+        {
+          g_autofree char *child = g_strdup_printf ("%s/%s", base, more[i]);
+
+          CU_ASSERT_EQUAL (zkr_op_create_sync (session, child, NULL, -1, 0, NULL, NULL), ZOK);
+          g_hash_table_add (expected, (gpointer) more[i]);
+        }
+      CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, base, &children), ZOK);
+      CU_ASSERT_EQUAL_FATAL (children->len, g_hash_table_size (expected));
+      /* From the middle, then from the end: each time every name left is
+       * one still expected, whole; each leaves once; all of them leave. */
+      while (children->len > 0)
+        {
+          guint at = children->len > 2 ? children->len / 2 : children->len - 1;
+
+          for (guint i = 0; i < children->len; i++)
+            CU_ASSERT_TRUE (g_hash_table_contains (expected, g_ptr_array_index (children, i)));
+          CU_ASSERT_TRUE (g_hash_table_remove (expected, g_ptr_array_index (children, at)));
+          g_ptr_array_remove_index (children, at);
+        }
+      CU_ASSERT_EQUAL (g_hash_table_size (expected), 0);
+      CU_ASSERT_TRUE (itest_delete_tree (session, base));
+      CU_ASSERT_EQUAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+      CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, base, &empty), ZOK);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (empty);
+      CU_ASSERT_EQUAL (empty->len, 0);
+      listing_tree_free (session, base);
+    }
+  zkr_session_unref (session);
+}
+
 /* The listing is sent the moment the event arrives; a watch removed while
  * its reply waits for the (busy) worker never runs, a second one on the
  * same node does. */
@@ -1280,6 +1332,7 @@ static const ZkrTestCase tests[] = {
   { "test_session__suspends_and_reconnects_when_its_server_pauses", test_session__suspends_and_reconnects_when_its_server_pauses },
   { "test_session__keeps_working_while_the_ensemble_loses_a_member", test_session__keeps_working_while_the_ensemble_loses_a_member },
   { "test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event", test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event },
+  { "test_session__listed_names_leave_their_array_in_any_order", test_session__listed_names_leave_their_array_in_any_order },
   { "test_session__a_listing_watch_removed_before_its_reply_never_runs", test_session__a_listing_watch_removed_before_its_reply_never_runs },
   { "test_session__a_listing_watch_added_behind_its_event_still_runs", test_session__a_listing_watch_added_behind_its_event_still_runs },
   { "test_session__session_timers_run_once_unless_removed", test_session__session_timers_run_once_unless_removed },

@@ -351,6 +351,54 @@ test_nodename__sort_gives_one_order_for_any_input_order (void)
     }
 }
 
+/* Short listings (the usual case, sorted without the merge sort) and keys
+ * of every shape mixed: whole sequences, overflowed negative ones, shorter
+ * and longer digit runs, text, none at all. The order must be the text
+ * order of the keys, ties by name, equal names kept in input order. */
+static void
+test_nodename__short_sort_orders_mixed_keys_as_text (void)
+{
+  static const char *const pool[] = {
+    "lock-0000000007", "_c_" UUID_A "-lock-0000000007", "_c_" UUID_B "-lock-0000000003",
+    "lock-0000000010", "lock-2147483647", "lock--2147483648", "lock--000000001",
+    "lock-123", "lock-00000000012", "lock-000000001x", "lock-", "leases", "ZZZ",
+    "0000000005", "lock-0000000003", "lock-0000000003", "lock-0000000001",
+    "_c_" UUID_C "-lock-00000000012",
+  };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (20261124);
+
+  for (guint n = 2; n <= 40; n++)
+    for (guint round = 0; round < 25; round++)
+      {
+        g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+        g_autoptr (GHashTable) position = g_hash_table_new (NULL, NULL);
+
+        for (guint i = 0; i < n; i++)
+          {
+            char *name = g_strdup (pool[g_rand_int_range (rand, 0, G_N_ELEMENTS (pool))]);
+
+            g_ptr_array_add (names, name);
+            g_hash_table_insert (position, name, GUINT_TO_POINTER (i));
+          }
+        zkr_node_sort (names, "lock-");
+        for (guint i = 1; i < n; i++)
+          {
+            const char *a = g_ptr_array_index (names, i - 1);
+            const char *b = g_ptr_array_index (names, i);
+            int by_key = strcmp (zkr_node_sort_key (a, "lock-"), zkr_node_sort_key (b, "lock-"));
+            int by_name = strcmp (a, b);
+
+            if (by_key > 0 || (by_key == 0 && by_name > 0) ||
+                (by_name == 0 && GPOINTER_TO_UINT (g_hash_table_lookup (position, a)) >
+                                   GPOINTER_TO_UINT (g_hash_table_lookup (position, b))))
+              {
+                CU_FAIL ("out of order");
+                g_printerr ("n=%u round=%u: %s before %s\n", n, round, a, b);
+              }
+          }
+      }
+}
+
 static void
 test_nodename__sort_accepts_empty_and_single_arrays (void)
 {
@@ -457,6 +505,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_nodename__sort_breaks_equal_keys_by_whole_name),
     ZKR_TEST_CASE (test_nodename__sort_is_stable_for_identical_names),
     ZKR_TEST_CASE (test_nodename__sort_gives_one_order_for_any_input_order),
+    ZKR_TEST_CASE (test_nodename__short_sort_orders_mixed_keys_as_text),
     ZKR_TEST_CASE (test_nodename__sort_accepts_empty_and_single_arrays),
     ZKR_TEST_CASE (test_nodename__sort_refuses_null_entries),
     ZKR_TEST_CASE (test_nodename__rwlock_sort_key_strips_either_lock_name),
