@@ -215,11 +215,35 @@ sort_key_digits (const char *key)
 
   for (i = 0; i < ZKR_NODE_SEQUENCE_DIGITS; i++)
     {
-      if (!g_ascii_isdigit (key[i]))
+      guint digit = (guint) (guchar) key[i] - '0';
+
+      if (digit > 9)
         return SORT_KEY_TEXT;
-      value = value * 10 + (guint64) (key[i] - '0');
+      value = value * 10 + digit;
     }
   return key[i] == '\0' ? value : SORT_KEY_TEXT;
+}
+
+/* zkr_node_sort_key (@name, @lock_name) found from the end for the usual
+ * name, @lock_name then a whole sequence: with its value in @digits; NULL
+ * for any other name. The same key: were there a later occurrence of
+ * @lock_name, it would end inside the ten digits, and @lock_name does not
+ * end in a digit. */
+static const char *
+sequence_key (const char *name, const char *lock_name, guint64 *digits)
+{
+  gsize len = strlen (name);
+  gsize lock_len = strlen (lock_name);
+  const char *key;
+
+  if (lock_len == 0 || g_ascii_isdigit (lock_name[lock_len - 1]) ||
+      len < lock_len + ZKR_NODE_SEQUENCE_DIGITS)
+    return NULL;
+  key = name + len - ZKR_NODE_SEQUENCE_DIGITS;
+  if (memcmp (key - lock_len, lock_name, lock_len) != 0)
+    return NULL;
+  *digits = sort_key_digits (key);
+  return *digits != SORT_KEY_TEXT ? key : NULL;
 }
 
 static gint
@@ -273,9 +297,11 @@ sort_entries (SortEntry *entries, guint n)
 }
 
 /* Each key is computed once, not once per comparison: a contended lock
- * sorts its children on every hand-off, so this is on the hot path. */
+ * sorts its children on every hand-off, so this is on the hot path. With
+ * @fast_lock_name, names ending in it and a sequence take a shortcut. */
 static void
-sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name)
+sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
+             const char *fast_lock_name)
 {
   SortEntry small[SORT_INSERTION_MAX];
   SortEntry *entries;
@@ -291,8 +317,14 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name)
   for (i = 0; i < names->len; i++)
     {
       entries[i].name = names->pdata[i];
-      entries[i].key = key_func (entries[i].name, lock_name);
-      entries[i].digits = sort_key_digits (entries[i].key);
+      entries[i].key = fast_lock_name != NULL
+                         ? sequence_key (entries[i].name, fast_lock_name, &entries[i].digits)
+                         : NULL;
+      if (entries[i].key == NULL)
+        {
+          entries[i].key = key_func (entries[i].name, lock_name);
+          entries[i].digits = sort_key_digits (entries[i].key);
+        }
     }
   sort_entries (entries, names->len);
   for (i = 0; i < names->len; i++)
@@ -306,7 +338,7 @@ zkr_node_sort (GPtrArray *names, const char *lock_name)
 {
   g_return_if_fail (names != NULL);
 
-  sort_by_key (names, zkr_node_sort_key, lock_name);
+  sort_by_key (names, zkr_node_sort_key, lock_name, lock_name);
 }
 
 void
@@ -314,5 +346,7 @@ zkr_node_sort_rwlock (GPtrArray *names)
 {
   g_return_if_fail (names != NULL);
 
-  sort_by_key (names, rwlock_sort_key, NULL);
+  /* No shortcut: a name such as "x__READ__WRIT__0000000001" has a key
+   * other than its sequence. */
+  sort_by_key (names, rwlock_sort_key, NULL, NULL);
 }

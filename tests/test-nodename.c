@@ -363,13 +363,17 @@ test_nodename__short_sort_orders_mixed_keys_as_text (void)
     "lock-0000000010", "lock-2147483647", "lock--2147483648", "lock--000000001",
     "lock-123", "lock-00000000012", "lock-000000001x", "lock-", "leases", "ZZZ",
     "0000000005", "lock-0000000003", "lock-0000000003", "lock-0000000001",
-    "_c_" UUID_C "-lock-00000000012",
+    "_c_" UUID_C "-lock-00000000012", "lock-lock-0000000002", "xlock-0000000004",
+    "x00000000005", "x0000000009",
   };
+  /* "0" ends in a digit: "x00000000005" is not its name and sequence. */
+  static const char *const lock_names[] = { "lock-", "0" };
   g_autoptr (GRand) rand = g_rand_new_with_seed (20261124);
 
   for (guint n = 2; n <= 40; n++)
-    for (guint round = 0; round < 25; round++)
+    for (guint round = 0; round < 50; round++)
       {
+        const char *lock_name = lock_names[round % G_N_ELEMENTS (lock_names)];
         g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
         g_autoptr (GHashTable) position = g_hash_table_new (NULL, NULL);
 
@@ -380,12 +384,12 @@ test_nodename__short_sort_orders_mixed_keys_as_text (void)
             g_ptr_array_add (names, name);
             g_hash_table_insert (position, name, GUINT_TO_POINTER (i));
           }
-        zkr_node_sort (names, "lock-");
+        zkr_node_sort (names, lock_name);
         for (guint i = 1; i < n; i++)
           {
             const char *a = g_ptr_array_index (names, i - 1);
             const char *b = g_ptr_array_index (names, i);
-            int by_key = strcmp (zkr_node_sort_key (a, "lock-"), zkr_node_sort_key (b, "lock-"));
+            int by_key = strcmp (zkr_node_sort_key (a, lock_name), zkr_node_sort_key (b, lock_name));
             int by_name = strcmp (a, b);
 
             if (by_key > 0 || (by_key == 0 && by_name > 0) ||
@@ -393,7 +397,7 @@ test_nodename__short_sort_orders_mixed_keys_as_text (void)
                                    GPOINTER_TO_UINT (g_hash_table_lookup (position, b))))
               {
                 CU_FAIL ("out of order");
-                g_printerr ("n=%u round=%u: %s before %s\n", n, round, a, b);
+                g_printerr ("%s, n=%u round=%u: %s before %s\n", lock_name, n, round, a, b);
               }
           }
       }
