@@ -206,22 +206,47 @@ typedef struct {
 #define SORT_KEY_TEXT G_MAXUINT64
 
 /* Two keys of ten digits each compare as their values exactly as they do
- * as text (same length), so the value is a shortcut, not another order. */
+ * as text (same length), so the value is a shortcut, not another order.
+ * Every name of a listing is read here on each hand-off, so the first
+ * eight digits are checked and combined eight at a time in one 64-bit
+ * word (byte i of the word is character i on any byte order), pairs, then
+ * fours, then all eight; no lane ever carries into the next. @key has at
+ * least ten characters. */
+static guint64
+ten_digits (const char *key)
+{
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  const guint64 high = ones * 0xf0;
+  guint64 word;
+  guint d8, d9;
+
+  memcpy (&word, key, 8);
+  word = GUINT64_FROM_LE (word);
+  /* Each byte is 0x30..0x39: its high nibble is 3, and adding 6 keeps it
+   * 3 (0x3a + 6 is 0x40). A byte above 0xf9 may carry into the next, but
+   * already fails the first test. */
+  if ((word & high) != ones * 0x30 || ((word + ones * 0x06) & high) != ones * 0x30)
+    return SORT_KEY_TEXT;
+  d8 = (guint) (guchar) key[8] - '0';
+  d9 = (guint) (guchar) key[9] - '0';
+  if (d8 > 9 || d9 > 9 || key[10] != '\0')
+    return SORT_KEY_TEXT;
+  word -= ones * 0x30;
+  /* Bytes 0, 2, 4, 6: 10 * digit + next digit. */
+  word = (word * 10 + (word >> 8)) & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff);
+  /* 16-bit lanes 0 and 2: 100 * pair + next pair. */
+  word = (word * 100 + (word >> 16)) & G_GUINT64_CONSTANT (0x0000ffff0000ffff);
+  /* The low 32 bits: all eight digits. */
+  word = (word * 10000 + (word >> 32)) & G_GUINT64_CONSTANT (0xffffffff);
+  return word * 100 + d8 * 10 + d9;
+}
+
 static guint64
 sort_key_digits (const char *key)
 {
-  guint64 value = 0;
-  guint i;
-
-  for (i = 0; i < ZKR_NODE_SEQUENCE_DIGITS; i++)
-    {
-      guint digit = (guint) (guchar) key[i] - '0';
-
-      if (digit > 9)
-        return SORT_KEY_TEXT;
-      value = value * 10 + digit;
-    }
-  return key[i] == '\0' ? value : SORT_KEY_TEXT;
+  /* ten_digits reads ten characters and the one after them. */
+  return strnlen (key, ZKR_NODE_SEQUENCE_DIGITS) == ZKR_NODE_SEQUENCE_DIGITS ? ten_digits (key)
+                                                                               : SORT_KEY_TEXT;
 }
 
 /* zkr_node_sort_key (@name, @lock_name) found from the end for the usual
@@ -230,19 +255,17 @@ sort_key_digits (const char *key)
  * @lock_name, it would end inside the ten digits, and @lock_name does not
  * end in a digit. */
 static const char *
-sequence_key (const char *name, const char *lock_name, guint64 *digits)
+sequence_key (const char *name, const char *lock_name, gsize lock_len, guint64 *digits)
 {
   gsize len = strlen (name);
-  gsize lock_len = strlen (lock_name);
   const char *key;
 
-  if (lock_len == 0 || g_ascii_isdigit (lock_name[lock_len - 1]) ||
-      len < lock_len + ZKR_NODE_SEQUENCE_DIGITS)
+  if (len < lock_len + ZKR_NODE_SEQUENCE_DIGITS)
     return NULL;
   key = name + len - ZKR_NODE_SEQUENCE_DIGITS;
   if (memcmp (key - lock_len, lock_name, lock_len) != 0)
     return NULL;
-  *digits = sort_key_digits (key);
+  *digits = ten_digits (key);
   return *digits != SORT_KEY_TEXT ? key : NULL;
 }
 
@@ -305,6 +328,7 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
 {
   SortEntry small[SORT_INSERTION_MAX];
   SortEntry *entries;
+  gsize fast_len = 0;
   guint i;
 
   for (i = 0; i < names->len; i++)
@@ -313,12 +337,21 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
   if (names->len < 2)
     return;
 
+  /* The shortcut needs a lock name that does not end in a digit (see
+   * sequence_key). */
+  if (fast_lock_name != NULL)
+    {
+      fast_len = strlen (fast_lock_name);
+      if (fast_len == 0 || g_ascii_isdigit (fast_lock_name[fast_len - 1]))
+        fast_lock_name = NULL;
+    }
   entries = names->len <= SORT_INSERTION_MAX ? small : g_new (SortEntry, names->len);
   for (i = 0; i < names->len; i++)
     {
       entries[i].name = names->pdata[i];
       entries[i].key = fast_lock_name != NULL
-                         ? sequence_key (entries[i].name, fast_lock_name, &entries[i].digits)
+                         ? sequence_key (entries[i].name, fast_lock_name, fast_len,
+                                         &entries[i].digits)
                          : NULL;
       if (entries[i].key == NULL)
         {

@@ -277,6 +277,7 @@ names_copy (const struct String_vector *strings)
   block = g_malloc (size);
   block->in_array = count;
   next = (char *) (block + 1);
+  g_ptr_array_set_size (names, (guint) count);
   for (int i = 0; i < count; i++)
     {
       gsize len = strlen (strings->data[i]) + 1;
@@ -284,7 +285,7 @@ names_copy (const struct String_vector *strings)
       memcpy (next, &block, sizeof block);
       next += sizeof block;
       memcpy (next, strings->data[i], len);
-      g_ptr_array_add (names, next);
+      names->pdata[i] = next;
       next += len;
     }
   return names;

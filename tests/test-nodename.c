@@ -403,6 +403,50 @@ test_nodename__short_sort_orders_mixed_keys_as_text (void)
       }
 }
 
+/* Ten characters after the lock name are read as a number only when all
+ * ten are digits (eight of them at once, see sort_key_digits); a byte just
+ * outside '0'..'9' anywhere, or an eleventh character, makes the key text.
+ * Either way the order must be the keys' byte order. */
+static void
+test_nodename__sort_reads_sequence_digits_as_their_text (void)
+{
+  static const char not_digits[] = { '/', ':', ' ', 'a', '\x7f', '\x80', '\xf9', '\xfa', '\xff' };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (20261124);
+
+  for (guint round = 0; round < 2000; round++)
+    {
+      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      guint n = (guint) g_rand_int_range (rand, 2, 33);
+
+      for (guint i = 0; i < n; i++)
+        {
+          char key[12];
+          guint len = g_rand_int_range (rand, 0, 8) == 0 ? 11 : 10;
+
+          for (guint j = 0; j < len; j++)
+            key[j] = (char) ('0' + g_rand_int_range (rand, 0, 10));
+          /* Mostly whole sequences; often one or two bytes off. */
+          for (guint flips = (guint) g_rand_int_range (rand, 0, 4); flips > 1; flips--)
+            key[g_rand_int_range (rand, 0, (gint32) len)] =
+              not_digits[g_rand_int_range (rand, 0, G_N_ELEMENTS (not_digits))];
+          key[len] = '\0';
+          g_ptr_array_add (names, g_strconcat ("_c_" UUID_A "-lock-", key, NULL));
+        }
+      zkr_node_sort (names, "lock-");
+      for (guint i = 1; i < n; i++)
+        {
+          const char *a = g_ptr_array_index (names, i - 1);
+          const char *b = g_ptr_array_index (names, i);
+
+          if (strcmp (zkr_node_sort_key (a, "lock-"), zkr_node_sort_key (b, "lock-")) > 0)
+            {
+              CU_FAIL ("out of order");
+              g_printerr ("round %u: %s before %s\n", round, a, b);
+            }
+        }
+    }
+}
+
 static void
 test_nodename__sort_accepts_empty_and_single_arrays (void)
 {
@@ -510,6 +554,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_nodename__sort_is_stable_for_identical_names),
     ZKR_TEST_CASE (test_nodename__sort_gives_one_order_for_any_input_order),
     ZKR_TEST_CASE (test_nodename__short_sort_orders_mixed_keys_as_text),
+    ZKR_TEST_CASE (test_nodename__sort_reads_sequence_digits_as_their_text),
     ZKR_TEST_CASE (test_nodename__sort_accepts_empty_and_single_arrays),
     ZKR_TEST_CASE (test_nodename__sort_refuses_null_entries),
     ZKR_TEST_CASE (test_nodename__rwlock_sort_key_strips_either_lock_name),
