@@ -39,6 +39,17 @@ zkr_node_protected_prefix (const char *uuid)
   return g_strconcat (ZKR_NODE_PROTECTED_MARK, uuid, "-", NULL);
 }
 
+char *
+zkr_node_new_protected_prefix (char **id)
+{
+  g_return_val_if_fail (id != NULL, NULL);
+
+  /* Well-formed by construction: not checked again (every acquire makes
+   * one, and the check cost as much as making it). */
+  *id = zkr_node_new_protected_id ();
+  return g_strconcat (ZKR_NODE_PROTECTED_MARK, *id, "-", NULL);
+}
+
 gboolean
 zkr_node_is_protected (const char *name)
 {

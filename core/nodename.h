@@ -39,6 +39,10 @@ gboolean zkr_node_has_protected_id (const char *name, const char *uuid);
  * UUID.randomUUID().toString() writes it. (transfer full) */
 char *zkr_node_new_protected_id (void);
 
+/* zkr_node_protected_prefix() of a fresh zkr_node_new_protected_id(),
+ * which goes to @id. (transfer full) both */
+char *zkr_node_new_protected_prefix (char **id);
+
 /**
  * zkr_node_parse_sequence:
  * @name: a node name

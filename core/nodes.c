@@ -614,8 +614,7 @@ zkr_protected_create (ZkrSession *session, const char *parent, const char *name,
   create->session = session;
   create->parent = g_strdup (parent);
   create->name = g_strdup (name);
-  create->id = zkr_node_new_protected_id ();
-  create->prefix = zkr_node_protected_prefix (create->id);
+  create->prefix = zkr_node_new_protected_prefix (&create->id);
   create->data = zkr_buffer_dup (data, len);
   create->len = len;
   create->flags = flags;

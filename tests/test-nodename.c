@@ -92,6 +92,21 @@ test_nodename__new_protected_id_is_lowercase_random_uuid (void)
 }
 
 static void
+test_nodename__new_protected_prefix_is_that_of_its_fresh_id (void)
+{
+  for (int i = 0; i < 50; i++)
+    {
+      g_autofree char *id = NULL;
+      g_autofree char *prefix = zkr_node_new_protected_prefix (&id);
+      g_autofree char *checked = zkr_node_protected_prefix (id);
+      g_autofree char *name = g_strconcat (prefix, "lock-0000000001", NULL);
+
+      CU_ASSERT_STRING_EQUAL (prefix, checked);
+      CU_ASSERT_TRUE (zkr_node_has_protected_id (name, id));
+    }
+}
+
+static void
 test_nodename__is_protected_accepts_curator_names (void)
 {
   CU_ASSERT_TRUE (zkr_node_is_protected ("_c_" UUID_A "-lock-0000000001"));
@@ -541,6 +556,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_nodename__protected_prefix_is_curator_format),
     ZKR_TEST_CASE (test_nodename__protected_prefix_refuses_malformed_uuid),
     ZKR_TEST_CASE (test_nodename__new_protected_id_is_lowercase_random_uuid),
+    ZKR_TEST_CASE (test_nodename__new_protected_prefix_is_that_of_its_fresh_id),
     ZKR_TEST_CASE (test_nodename__is_protected_accepts_curator_names),
     ZKR_TEST_CASE (test_nodename__is_protected_rejects_malformed_prefixes),
     ZKR_TEST_CASE (test_nodename__has_protected_id_matches_exact_uuid),
