@@ -330,23 +330,43 @@ sort_entries (SortEntry *entries, guint n)
     }
 }
 
+static void
+entry_init (SortEntry *entry, char *name, SortKeyFunc key_func, const char *lock_name,
+            const char *fast_lock_name, gsize fast_len)
+{
+  entry->name = name;
+  entry->key = fast_lock_name != NULL
+                 ? sequence_key (name, fast_lock_name, fast_len, &entry->digits)
+                 : NULL;
+  if (entry->key == NULL)
+    {
+      entry->key = key_func (name, lock_name);
+      entry->digits = sort_key_digits (entry->key);
+    }
+}
+
 /* Each key is computed once, not once per comparison: a contended lock
  * sorts its children on every hand-off, so this is on the hot path. With
- * @fast_lock_name, names ending in it and a sequence take a shortcut. */
-static void
+ * @fast_lock_name, names ending in it and a sequence take a shortcut.
+ * With @ours, only what sorts before it is sorted (see
+ * zkr_node_sort_up_to): the one who is through, the usual listing on a
+ * hand-off, sorts nothing. */
+static gint
 sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
-             const char *fast_lock_name)
+             const char *fast_lock_name, const char *ours)
 {
   SortEntry small[SORT_INSERTION_MAX];
   SortEntry *entries;
+  SortEntry mine;
   gsize fast_len = 0;
-  guint i;
+  guint i, before = 0, after = names->len;
+  gint found = -1;
 
   for (i = 0; i < names->len; i++)
-    g_return_if_fail (names->pdata[i] != NULL);
-  g_return_if_fail (names->len <= G_MAXINT);
-  if (names->len < 2)
-    return;
+    g_return_val_if_fail (names->pdata[i] != NULL, -1);
+  g_return_val_if_fail (names->len <= G_MAXINT, -1);
+  if (names->len < 2 && ours == NULL)
+    return -1;
 
   /* The shortcut needs a lock name that does not end in a digit (see
    * sequence_key). */
@@ -357,24 +377,50 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
         fast_lock_name = NULL;
     }
   entries = names->len <= SORT_INSERTION_MAX ? small : g_new (SortEntry, names->len);
-  for (i = 0; i < names->len; i++)
+  if (ours == NULL)
     {
-      entries[i].name = names->pdata[i];
-      entries[i].key = fast_lock_name != NULL
-                         ? sequence_key (entries[i].name, fast_lock_name, fast_len,
-                                         &entries[i].digits)
-                         : NULL;
-      if (entries[i].key == NULL)
+      for (i = 0; i < names->len; i++)
+        entry_init (&entries[i], names->pdata[i], key_func, lock_name, fast_lock_name, fast_len);
+      before = names->len;
+    }
+  else
+    {
+      /* What sorts before ours at the front, in listing order (so the sort
+       * below keeps the full sort's order among them); the rest from the
+       * back, in no order; ours (its first copy) aside. */
+      entry_init (&mine, (char *) ours, key_func, lock_name, fast_lock_name, fast_len);
+      for (i = 0; i < names->len; i++)
         {
-          entries[i].key = key_func (entries[i].name, lock_name);
-          entries[i].digits = sort_key_digits (entries[i].key);
+          SortEntry entry;
+          int order;
+
+          entry_init (&entry, names->pdata[i], key_func, lock_name, fast_lock_name, fast_len);
+          order = sort_entry_compare (&entry, &mine, NULL);
+          if (order < 0)
+            entries[before++] = entry;
+          else if (order == 0 && found < 0)
+            {
+              mine = entry;
+              found = 1;
+            }
+          else
+            entries[--after] = entry;
         }
     }
-  sort_entries (entries, names->len);
-  for (i = 0; i < names->len; i++)
+  sort_entries (entries, before);
+  for (i = 0; i < before; i++)
     names->pdata[i] = entries[i].name;
+  if (ours != NULL)
+    {
+      if (found > 0)
+        names->pdata[i++] = mine.name;
+      for (guint j = after; j < names->len; j++)
+        names->pdata[i++] = entries[j].name;
+      found = found > 0 ? (gint) before : -1;
+    }
   if (entries != small)
     g_free (entries);
+  return found;
 }
 
 void
@@ -382,7 +428,23 @@ zkr_node_sort (GPtrArray *names, const char *lock_name)
 {
   g_return_if_fail (names != NULL);
 
-  sort_by_key (names, zkr_node_sort_key, lock_name, lock_name);
+  (void) sort_by_key (names, zkr_node_sort_key, lock_name, lock_name, NULL);
+}
+
+gint
+zkr_node_sort_up_to (GPtrArray *names, const char *lock_name, const char *ours)
+{
+  g_return_val_if_fail (names != NULL, -1);
+
+  return sort_by_key (names, zkr_node_sort_key, lock_name, lock_name, ours);
+}
+
+gint
+zkr_node_sort_rwlock_up_to (GPtrArray *names, const char *ours)
+{
+  g_return_val_if_fail (names != NULL, -1);
+
+  return sort_by_key (names, rwlock_sort_key, NULL, NULL, ours);
 }
 
 void
@@ -392,5 +454,5 @@ zkr_node_sort_rwlock (GPtrArray *names)
 
   /* No shortcut: a name such as "x__READ__WRIT__0000000001" has a key
    * other than its sequence. */
-  sort_by_key (names, rwlock_sort_key, NULL, NULL);
+  (void) sort_by_key (names, rwlock_sort_key, NULL, NULL, NULL);
 }

@@ -85,4 +85,16 @@ const char *zkr_node_rwlock_sort_key (const char *name);
 /* zkr_node_sort() with zkr_node_rwlock_sort_key(). */
 void zkr_node_sort_rwlock (GPtrArray *names);
 
+/* What a queue's predicate needs of a listing, for less than a whole sort:
+ * the names that zkr_node_sort() puts before @ours, in that order, then
+ * @ours (its first copy), then the others in no particular order. Returns
+ * the index of @ours, or -1 when it is not in @names (the names before it
+ * are still first and sorted). With @ours NULL: zkr_node_sort(), and -1.
+ * @ours is compared by content; the array's order changes, the strings do
+ * not. */
+gint zkr_node_sort_up_to (GPtrArray *names, const char *lock_name, const char *ours);
+
+/* zkr_node_sort_up_to() in zkr_node_sort_rwlock()'s order. */
+gint zkr_node_sort_rwlock_up_to (GPtrArray *names, const char *ours);
+
 G_END_DECLS

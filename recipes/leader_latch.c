@@ -64,7 +64,7 @@ struct _ZkrLeaderLatch {
 
 static const ZkrQueueRecipe latch_recipe = {
   .lock_name = "latch-",        /* Curator's LeaderLatch.LOCK_NAME */
-  .sort = zkr_node_sort,        /* its sorter is fixForSorting("latch-") */
+  .sort = zkr_node_sort_up_to, /* its sorter is fixForSorting("latch-") */
   .predicate = zkr_queue_predicate_first,
   .kind = "leader latch",
 };

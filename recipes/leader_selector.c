@@ -53,7 +53,7 @@ struct _ZkrLeaderSelector {
 
 static const ZkrQueueRecipe selector_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,      /* LeaderSelector is an InterProcessMutex */
-  .sort = zkr_node_sort,
+  .sort = zkr_node_sort_up_to,
   .predicate = zkr_queue_predicate_first,
   .kind = "leader selector",
 };

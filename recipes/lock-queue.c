@@ -131,7 +131,7 @@ zkr_queue_lock_new (ZkrSession *session, const char *path,
 
 const ZkrQueueRecipe zkr_queue_mutex_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,
-  .sort = zkr_node_sort,
+  .sort = zkr_node_sort_up_to,
   .predicate = zkr_queue_predicate_first,
   .kind = "mutex",
 };
@@ -927,8 +927,7 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
    * found by the hold), and judging it could requeue or claim again. */
   if (acquire->end_posted)
     return;
-  lock->recipe->sort (children, lock->recipe->lock_name);
-  ours = find_name (children, acquire->node_name);
+  ours = lock->recipe->sort (children, lock->recipe->lock_name, acquire->node_name);
   if (ours < 0)
     {
       /* Someone deleted our node while we waited (our session is the same:
@@ -993,7 +992,7 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
    * would list again, one more round trip. A listing right behind the
    * watch request is already on its way then (and is judged like any
    * other when the watch was set: see above). */
-  if (find_name (children, wait_on) == 0)
+  if (g_ptr_array_index (children, 0) == wait_on)
     acquire_list (acquire);
 }
 
@@ -1681,7 +1680,7 @@ zkr_queue_list_participants (ZkrSession *session, const char *path,
       g_ptr_array_unref (participants);
       return NULL;
     }
-  recipe->sort (children, recipe->lock_name);
+  (void) recipe->sort (children, recipe->lock_name, NULL);
   for (guint i = 0; i < children->len; i++)
     {
       const char *name = g_ptr_array_index (children, i);

@@ -13,10 +13,14 @@
 
 G_BEGIN_DECLS
 
-/* Sorts @names (char *) the recipe's way. */
-typedef void (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name);
+/* Sorts @names (char *) the recipe's way; with @ours, only as far as
+ * zkr_node_sort_up_to() does, and returns the index of @ours (-1: not
+ * there); with @ours NULL, all of it, and returns -1. */
+typedef gint (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name, const char *ours);
 
-/* @sorted: the queue's children in order; @ours: our index in it. Returns
+/* @sorted: the queue's children in order up to ours (the recipe's sort
+ * with ours: what comes after is in no order); @ours: our index in it.
+ * Returns
  * TRUE when we are through; otherwise sets *@wait_on to the name of the one
  * node (before ours) to wait on, or leaves it NULL to wait for any change
  * of the children (a child watch on the path: the semaphore's leases). */

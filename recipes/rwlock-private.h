@@ -17,7 +17,7 @@ extern const ZkrQueueRecipe zkr_rwlock_listing_recipe;
 
 /* Sorts @names the way every Curator rwlock client does
  * (zkr_node_sort_rwlock); @lock_name is ignored. */
-void zkr_rwlock_sort (GPtrArray *names, const char *lock_name);
+gint zkr_rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours);
 
 /* Curator's read predicate. @data: (nullable) the same thread's write
  * ZkrQueueLock: while it is held, through (a downgrade). Otherwise through

@@ -50,11 +50,11 @@ struct _ZkrRwlock {
 
 /* ==== the pure parts: sort, predicates, downgrade name ================ */
 
-void
-zkr_rwlock_sort (GPtrArray *names, const char *lock_name)
+gint
+zkr_rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours)
 {
   (void) lock_name;
-  zkr_node_sort_rwlock (names);
+  return zkr_node_sort_rwlock_up_to (names, ours);
 }
 
 const ZkrQueueRecipe zkr_rwlock_write_recipe = {

@@ -62,14 +62,14 @@ zkr_semaphore_predicate_listing (GPtrArray *sorted, guint ours, const char **wai
 
 const ZkrQueueRecipe zkr_semaphore_lease_recipe = {
   .lock_name = LEASE_NAME,
-  .sort = zkr_node_sort,
+  .sort = zkr_node_sort_up_to,
   .predicate = zkr_semaphore_predicate_lease,
   .kind = "semaphore lease",
 };
 
 const ZkrQueueRecipe zkr_semaphore_listing_recipe = {
   .lock_name = LEASE_NAME,
-  .sort = zkr_node_sort,
+  .sort = zkr_node_sort_up_to,
   .predicate = zkr_semaphore_predicate_listing,
   .kind = "semaphore lease",
 };

@@ -14,7 +14,7 @@ listing (const char *const *names)
 
   for (guint i = 0; names[i] != NULL; i++)
     g_ptr_array_add (array, g_strdup (names[i]));
-  zkr_queue_mutex_recipe.sort (array, zkr_queue_mutex_recipe.lock_name);
+  (void) zkr_queue_mutex_recipe.sort (array, zkr_queue_mutex_recipe.lock_name, NULL);
   return array;
 }
 

@@ -462,6 +462,66 @@ test_nodename__sort_reads_sequence_digits_as_their_text (void)
     }
 }
 
+static gint
+compare_pointers (gconstpointer a, gconstpointer b)
+{
+  guintptr x = (guintptr) *(const gpointer *) a;
+  guintptr y = (guintptr) *(const gpointer *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* sort_up_to against the whole sort, on mixed listings (names repeated,
+ * ours there or not, both orders): the same names before ours in the same
+ * order (the same pointers), ours at the whole sort's index of its first
+ * copy, the rest the same names in any order. */
+static void
+test_nodename__sort_up_to_matches_the_whole_sort_before_ours (void)
+{
+  static const char *const pool[] = {
+    "_c_" UUID_A "-lock-0000000007", "_c_" UUID_B "-lock-0000000003", "lock-0000000010",
+    "lock-0000000003", "lock-123", "lock-000000001x", "leases", "_c_" UUID_C "-__READ__0000000004",
+    "_c_" UUID_A "-__WRIT__0000000005", "__READ__0000000001", "__WRIT__0000000002", "x",
+  };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (20261124);
+
+  for (guint round = 0; round < 4000; round++)
+    {
+      gboolean rwlock = round % 2;
+      guint n = (guint) g_rand_int_range (rand, 0, 40);
+      const char *ours = pool[g_rand_int_range (rand, 0, G_N_ELEMENTS (pool))];
+      g_autoptr (GPtrArray) whole = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GPtrArray) part = g_ptr_array_new ();
+      gint expected = -1, index;
+
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (whole, g_strdup (pool[g_rand_int_range (rand, 0, G_N_ELEMENTS (pool))]));
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (part, whole->pdata[i]);
+      if (rwlock)
+        {
+          zkr_node_sort_rwlock (whole);
+          index = zkr_node_sort_rwlock_up_to (part, ours);
+        }
+      else
+        {
+          zkr_node_sort (whole, "lock-");
+          index = zkr_node_sort_up_to (part, "lock-", ours);
+        }
+      for (guint i = 0; i < n && expected < 0; i++)
+        if (strcmp (whole->pdata[i], ours) == 0)
+          expected = (gint) i;
+      CU_ASSERT_EQUAL (index, expected);
+      if (index >= 0)
+        CU_ASSERT_EQUAL (memcmp (whole->pdata, part->pdata, ((gsize) index + 1) * sizeof (gpointer)), 0);
+      /* Whatever comes after: the same names. */
+      CU_ASSERT_EQUAL (part->len, n);
+      g_ptr_array_sort (whole, compare_pointers);
+      g_ptr_array_sort (part, compare_pointers);
+      CU_ASSERT_EQUAL (memcmp (whole->pdata, part->pdata, n * sizeof (gpointer)), 0);
+    }
+}
+
 static void
 test_nodename__sort_accepts_empty_and_single_arrays (void)
 {
@@ -571,6 +631,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_nodename__sort_gives_one_order_for_any_input_order),
     ZKR_TEST_CASE (test_nodename__short_sort_orders_mixed_keys_as_text),
     ZKR_TEST_CASE (test_nodename__sort_reads_sequence_digits_as_their_text),
+    ZKR_TEST_CASE (test_nodename__sort_up_to_matches_the_whole_sort_before_ours),
     ZKR_TEST_CASE (test_nodename__sort_accepts_empty_and_single_arrays),
     ZKR_TEST_CASE (test_nodename__sort_refuses_null_entries),
     ZKR_TEST_CASE (test_nodename__rwlock_sort_key_strips_either_lock_name),
