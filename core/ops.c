@@ -17,9 +17,11 @@ typedef struct {
   gpointer user_data;
   gboolean is_create;
   ZkrReply reply;
-  /* request arguments, owned */
-  char *path;
-  char *data;
+  /* Request arguments, borrowed from the zkr_op_* call: libzookeeper
+   * writes them into its request as it is sent, and nothing reads them
+   * after (no copy made on every request). */
+  const char *path;
+  const char *data;
   int len;
   int flags;
   int version;
@@ -81,8 +83,6 @@ op_call_free (gpointer data)
   OpCall *call = data;
 
   zkr_reply_clear (&call->reply);
-  g_free (call->path);
-  g_free (call->data);
   g_free (call);
 }
 
@@ -357,7 +357,7 @@ op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = g_new0 (OpCall, 1);
 
-  call->path = g_strdup (path);
+  call->path = path;
   call->func = func;
   call->user_data = user_data;
   /* The blocking twins' reply goes straight to the waiting thread. */
@@ -388,7 +388,7 @@ zkr_op_create_full (ZkrSession *session, const char *path, const char *data, int
 
   call->wake = wake;
   call->is_create = TRUE;
-  call->data = zkr_buffer_dup (data, len);
+  call->data = data;
   call->len = len;
   call->flags = flags;
   op_send (session, call, issue_create);
@@ -487,7 +487,7 @@ zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
 {
   OpCall *call = op_call_new (path, func, user_data);
 
-  call->data = zkr_buffer_dup (data, len);
+  call->data = data;
   call->len = len;
   call->version = version;
   op_send (session, call, issue_set);

@@ -46,7 +46,8 @@ guint zkr_session_watch_add_listing (ZkrSession *session, const char *path, cons
 /* Paths are full ZooKeeper paths (namespace already applied). With @watch,
  * a data (get, exists) or child (get_children) watch is left through the
  * session's watcher; register interest with zkr_session_watch_add(). The
- * session's ACL is used for creates. */
+ * session's ACL is used for creates. @path and @data are borrowed: the
+ * request is written out before the call returns. */
 void zkr_op_create (ZkrSession *session, const char *path, const char *data, int len,
                     int flags, ZkrReplyFunc func, gpointer user_data);
 void zkr_op_delete (ZkrSession *session, const char *path, int version,
