@@ -223,7 +223,7 @@ typedef struct {
  * word (byte i of the word is character i on any byte order), pairs, then
  * fours, then all eight; no lane ever carries into the next. @key has at
  * least ten characters. */
-static guint64
+static inline guint64
 ten_digits (const char *key)
 {
   const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
@@ -265,7 +265,7 @@ sort_key_digits (const char *key)
  * for any other name. The same key: were there a later occurrence of
  * @lock_name, it would end inside the ten digits, and @lock_name does not
  * end in a digit. */
-static const char *
+static inline const char *
 sequence_key (const char *name, const char *lock_name, gsize lock_len, guint64 *digits)
 {
   gsize len = strlen (name);
@@ -280,19 +280,25 @@ sequence_key (const char *name, const char *lock_name, gsize lock_len, guint64 *
   return *digits != SORT_KEY_TEXT ? key : NULL;
 }
 
-static gint
-sort_entry_compare (gconstpointer a, gconstpointer b, gpointer user_data)
+/* Inline: the insertion sort and the split around ours call it for every
+ * pair they look at. */
+static inline int
+entry_compare (const SortEntry *x, const SortEntry *y)
 {
-  const SortEntry *x = a;
-  const SortEntry *y = b;
   int by_key;
 
-  (void) user_data;
   if (x->digits != SORT_KEY_TEXT && y->digits != SORT_KEY_TEXT)
     by_key = (x->digits > y->digits) - (x->digits < y->digits);
   else
     by_key = strcmp (x->key, y->key);
   return by_key != 0 ? by_key : strcmp (x->name, y->name);
+}
+
+static gint
+sort_entry_compare (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  (void) user_data;
+  return entry_compare (a, b);
 }
 
 static const char *
@@ -321,7 +327,7 @@ sort_entries (SortEntry *entries, guint n)
       SortEntry entry = entries[i];
       guint j = i;
 
-      while (j > 0 && sort_entry_compare (&entries[j - 1], &entry, NULL) > 0)
+      while (j > 0 && entry_compare (&entries[j - 1], &entry) > 0)
         {
           entries[j] = entries[j - 1];
           j--;
@@ -330,7 +336,7 @@ sort_entries (SortEntry *entries, guint n)
     }
 }
 
-static void
+static inline void
 entry_init (SortEntry *entry, char *name, SortKeyFunc key_func, const char *lock_name,
             const char *fast_lock_name, gsize fast_len)
 {
@@ -395,7 +401,7 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
           int order;
 
           entry_init (&entry, names->pdata[i], key_func, lock_name, fast_lock_name, fast_len);
-          order = sort_entry_compare (&entry, &mine, NULL);
+          order = entry_compare (&entry, &mine);
           if (order < 0)
             entries[before++] = entry;
           else if (order == 0 && found < 0)

@@ -267,27 +267,34 @@ names_copy (const struct String_vector *strings)
   int count = strings != NULL ? strings->count : 0;
   GPtrArray *names = g_ptr_array_new_full ((guint) count, name_in_block_free);
   gsize size = sizeof (NameBlock);
+  gsize small_lens[64];
+  gsize *lens;
   NameBlock *block;
   char *next;
 
   if (count == 0)
     return names;
+  /* Each name measured once. */
+  lens = count <= (int) G_N_ELEMENTS (small_lens) ? small_lens : g_new (gsize, count);
   for (int i = 0; i < count; i++)
-    size += sizeof block + strlen (strings->data[i]) + 1;
+    {
+      lens[i] = strlen (strings->data[i]) + 1;
+      size += sizeof block + lens[i];
+    }
   block = g_malloc (size);
   block->in_array = count;
   next = (char *) (block + 1);
   g_ptr_array_set_size (names, (guint) count);
   for (int i = 0; i < count; i++)
     {
-      gsize len = strlen (strings->data[i]) + 1;
-
       memcpy (next, &block, sizeof block);
       next += sizeof block;
-      memcpy (next, strings->data[i], len);
+      memcpy (next, strings->data[i], lens[i]);
       names->pdata[i] = next;
-      next += len;
+      next += lens[i];
     }
+  if (lens != small_lens)
+    g_free (lens);
   return names;
 }
 
