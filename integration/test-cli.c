@@ -1091,7 +1091,7 @@ test_cli__bench_prints_one_json_line (void)
 {
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("cli-bench");
-  const char *impls[] = { "raw", "mutex", "rwlock-read", "rwlock-write", "semaphore" };
+  const char *impls[] = { "raw", "raw-curator", "mutex", "rwlock-read", "rwlock-write", "semaphore" };
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   for (gsize i = 0; i < G_N_ELEMENTS (impls); i++)

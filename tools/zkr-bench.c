@@ -22,6 +22,7 @@ static const char bench_description[] =
   "\n"
   "Implementations (--impl):\n"
   "  raw           the textbook lock loop on raw libzookeeper (the baseline)\n"
+  "  raw-curator   the same loop on Curator's node layout, as zkr writes it\n"
   "  mutex         zkr's mutex (default)\n"
   "  rwlock-read   zkr's read-write lock, every client reading (shared)\n"
   "  rwlock-write  zkr's read-write lock, every client writing\n"

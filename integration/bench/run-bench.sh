@@ -19,6 +19,9 @@ usage: run-bench.sh [OPTIONS]
   --bin-dir DIR     where bench_raw and bench_mutex are
                     (default: $ZKR_BENCH_BIN_DIR, else <repo>/build/integration/bench)
   --path-prefix P   parent of the lock paths (default: /zkr-bench)
+  --baseline B      raw (default): the raw loop on plain "lock-" nodes (bench_raw);
+                    raw-curator: the same loop on Curator's node layout, as zkr
+                    writes it (bench_raw_curator); the "raw" columns are then its
   --run-timeout T   seconds before a run that hangs is killed and counted as failed
                     (default: 4 x --seconds + 60, or 600 with --cycles)
   -h, --help
@@ -37,6 +40,7 @@ warmup=50
 repeat=1
 bin_dir=${ZKR_BENCH_BIN_DIR:-$script_dir/../../build/integration/bench}
 path_prefix=/zkr-bench
+baseline=raw
 run_timeout=""
 
 while [ $# -gt 0 ]; do
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --bin-dir) bin_dir=$2; shift 2 ;;
     --path-prefix) path_prefix=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
     --run-timeout) run_timeout=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-bench.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
@@ -66,7 +71,12 @@ fi
 case $hosts in
   *,*) echo "run-bench.sh: warning: '$hosts' names several servers; the figures assume one" >&2 ;;
 esac
-for prog in bench_raw bench_mutex; do
+case $baseline in
+  raw) baseline_prog=bench_raw ;;
+  raw-curator) baseline_prog=bench_raw_curator ;;
+  *) echo "run-bench.sh: --baseline must be raw or raw-curator, not '$baseline'" >&2; exit 2 ;;
+esac
+for prog in "$baseline_prog" bench_mutex; do
   if [ ! -x "$bin_dir/$prog" ]; then
     echo "run-bench.sh: $bin_dir/$prog not found (build with -Dbench=true, or give --bin-dir)" >&2
     exit 2
@@ -83,7 +93,7 @@ json_field() { # LINE KEY
 
 run_one() { # IMPL K REPEAT
   local impl=$1 k=$2 r=$3 prog line status
-  prog=bench_raw
+  prog=$baseline_prog
   [ "$impl" = zkr ] && prog=bench_mutex
   local args=(--hosts "$hosts" --path "$path_prefix/$impl-k$k-r$r-$$"
               --clients "$k" --hold-us "$hold_us" --warmup "$warmup")
@@ -123,6 +133,7 @@ done
 # and its standard error (with 10 or more repeats, mean +- 2 se is a fair
 # range for the true ratio on that machine).
 echo
+[ "$baseline" = raw ] || echo "baseline: $baseline ($baseline_prog) in the raw columns"
 {
   printf 'K\traw cyc/s\tzkr cyc/s\tzkr/raw\traw p50 ms\tzkr p50 ms\tzkr/raw\traw p99 ms\tzkr p99 ms\tzkr/raw\tviolations\n'
   for k in $clients; do

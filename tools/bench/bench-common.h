@@ -46,18 +46,20 @@ typedef struct {
   void (*client_free) (gpointer client);
 } BenchImpl;
 
-/* The textbook loop on raw libzookeeper (the baseline), and zkr's locks
+/* The textbook loop on raw libzookeeper (the baseline; "raw-curator": the
+ * same loop on Curator's node layout, as zkr writes it), and zkr's locks
  * through the public API: "raw", "mutex", "rwlock-read", "rwlock-write",
  * "semaphore" (one lease, so that it excludes like a mutex). */
 extern const BenchImpl bench_impl_raw;
+extern const BenchImpl bench_impl_raw_curator;
 extern const BenchImpl bench_impl_mutex;
 extern const BenchImpl bench_impl_rwlock_read;
 extern const BenchImpl bench_impl_rwlock_write;
 extern const BenchImpl bench_impl_semaphore;
 /* The implementation called @name, or NULL. */
 const BenchImpl *bench_impl_lookup (const char *name);
-/* "raw|mutex|rwlock-read|rwlock-write|semaphore" */
-#define BENCH_IMPL_NAMES "raw|mutex|rwlock-read|rwlock-write|semaphore"
+/* "raw|raw-curator|mutex|rwlock-read|rwlock-write|semaphore" */
+#define BENCH_IMPL_NAMES "raw|raw-curator|mutex|rwlock-read|rwlock-write|semaphore"
 
 /* The command line, in two steps so that a caller can add options of its
  * own to the same GOptionContext: bench_args_add() adds --path --clients

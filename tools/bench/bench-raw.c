@@ -1,9 +1,15 @@
 /* zkr benchmarks: the textbook ZooKeeper lock with the raw libzookeeper_mt
  * client, the baseline zkr is measured against. Each client is a thread
  * with its own handle; a cycle is create, list, (wait on the predecessor,
- * list again), delete: three requests one after another when uncontended. */
+ * list again), delete: three requests one after another when uncontended.
+ * Two node layouts: plain "lock-<seq>" nodes without data ("raw"), and
+ * the layout zkr keeps to for Curator ("raw-curator": "_c_<uuid>-lock-<seq>"
+ * with a fresh uuid per node and the client's "host/pid" as data), so that
+ * what the layout costs the server and the client can be told apart from
+ * what zkr itself costs. */
 
 #include <string.h>
+#include <unistd.h>
 
 #include "bench-common.h"
 
@@ -12,15 +18,21 @@
 typedef struct {
   BenchZk *zk;           /* (owned) */
   char *lock_path;       /* the lock's path (owned) */
-  char *node_prefix;     /* "<lock_path>/lock-" (owned) */
+  char *node_prefix;     /* "<lock_path>/lock-" (owned); Curator layout:
+                          * "<lock_path>/_c_<uuid>-lock-", the uuid
+                          * written anew for each node */
+  char *data;            /* (owned) (nullable) the nodes' data */
   char node[1024];       /* our node's full path while queued or holding */
   GMutex lock;
   GCond cond;
   guint events;          /* predecessor watch events so far; lock */
 } RawClient;
 
-static gpointer
-raw_client_new (const BenchOptions *options, GError **error)
+#define UUID_AT 3 /* "_c_": where the uuid starts in a protected name */
+#define UUID_LEN 36
+
+static RawClient *
+client_new (const BenchOptions *options, gboolean curator_layout, GError **error)
 {
   BenchZk *zk = bench_zk_connect (options->hosts, error);
   RawClient *client;
@@ -30,10 +42,57 @@ raw_client_new (const BenchOptions *options, GError **error)
   client = g_new0 (RawClient, 1);
   client->zk = zk;
   client->lock_path = g_strdup (options->path);
-  client->node_prefix = g_strconcat (options->path, "/" LOCK_PREFIX, NULL);
+  if (curator_layout)
+    {
+      /* The uuid's place is filled in before each create. */
+      client->node_prefix = g_strconcat (options->path, "/_c_",
+                                         "00000000-0000-4000-8000-000000000000", "-" LOCK_PREFIX,
+                                         NULL);
+      client->data = g_strdup_printf ("%s/%d", g_get_host_name (), (int) getpid ());
+    }
+  else
+    client->node_prefix = g_strconcat (options->path, "/" LOCK_PREFIX, NULL);
   g_mutex_init (&client->lock);
   g_cond_init (&client->cond);
   return client;
+}
+
+static gpointer
+raw_client_new (const BenchOptions *options, GError **error)
+{
+  return client_new (options, FALSE, error);
+}
+
+static gpointer
+raw_curator_client_new (const BenchOptions *options, GError **error)
+{
+  return client_new (options, TRUE, error);
+}
+
+/* A fresh random uuid's hex digits over the zeros of the prefix (dashes
+ * and the version and variant digits left as they are): Curator makes a
+ * new one for each node. */
+static void
+fresh_uuid (RawClient *client)
+{
+  static const char hex[] = "0123456789abcdef";
+  char *uuid = client->node_prefix + strlen (client->lock_path) + 1 + UUID_AT;
+  guint32 bits = 0;
+  guint left = 0;
+
+  for (guint i = 0; i < UUID_LEN; i++)
+    {
+      if (uuid[i] == '-' || i == 14 || i == 19)
+        continue;
+      if (left == 0)
+        {
+          bits = g_random_int ();
+          left = 8;
+        }
+      uuid[i] = hex[bits & 0x0f];
+      bits >>= 4;
+      left--;
+    }
 }
 
 static void
@@ -47,6 +106,7 @@ raw_client_free (gpointer data)
   g_cond_clear (&client->cond);
   g_free (client->lock_path);
   g_free (client->node_prefix);
+  g_free (client->data);
   g_free (client);
 }
 
@@ -67,24 +127,38 @@ raw_predecessor_watcher (zhandle_t *zh, int type, int state, const char *path, v
   g_mutex_unlock (&client->lock);
 }
 
-/* The child just before @ours in sequence order (every child is
- * "lock-<seq10>", so text order is sequence order), NULL if we are first.
+/* What a child sorts by: its ten-digit sequence (every child ends in
+ * "lock-<seq10>", so its text order is sequence order). */
+static const char *
+sequence_of (const char *child)
+{
+  size_t len = strlen (child);
+
+  return len > 10 ? child + len - 10 : child;
+}
+
+/* The child just before @ours in sequence order, NULL if we are first.
  * @found says whether @ours is listed at all. (transfer full) */
 static char *
 raw_predecessor (const struct String_vector *children, const char *ours, gboolean *found)
 {
-  const char *best = NULL;
+  const char *our_key = sequence_of (ours);
+  const char *best = NULL, *best_key = NULL;
 
   *found = FALSE;
   for (int i = 0; i < children->count; i++)
     {
       const char *child = children->data[i];
-      int order = strcmp (child, ours);
+      const char *key = sequence_of (child);
+      int order = strcmp (key, our_key);
 
       if (order == 0)
-        *found = TRUE;
-      else if (order < 0 && (best == NULL || strcmp (child, best) > 0))
-        best = child;
+        *found = strcmp (child, ours) == 0 || *found;
+      else if (order < 0 && (best == NULL || strcmp (key, best_key) > 0))
+        {
+          best = child;
+          best_key = key;
+        }
     }
   return g_strdup (best);
 }
@@ -157,7 +231,10 @@ raw_acquire (gpointer data, GError **error)
   gboolean held = FALSE;
   int rc;
 
-  rc = zoo_create (bench_zk_handle (client->zk), client->node_prefix, NULL, -1,
+  if (client->data != NULL)
+    fresh_uuid (client);
+  rc = zoo_create (bench_zk_handle (client->zk), client->node_prefix, client->data,
+                   client->data != NULL ? (int) strlen (client->data) : -1,
                    &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL | ZOO_SEQUENCE, client->node,
                    sizeof client->node);
   if (rc != ZOK)
@@ -194,6 +271,16 @@ const BenchImpl bench_impl_raw = {
   .creates_path = TRUE,
   .max_holders = 1,
   .client_new = raw_client_new,
+  .acquire = raw_acquire,
+  .release = raw_release,
+  .client_free = raw_client_free,
+};
+
+const BenchImpl bench_impl_raw_curator = {
+  .name = "raw-curator",
+  .creates_path = TRUE,
+  .max_holders = 1,
+  .client_new = raw_curator_client_new,
   .acquire = raw_acquire,
   .release = raw_release,
   .client_free = raw_client_free,

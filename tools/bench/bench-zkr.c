@@ -166,8 +166,8 @@ const BenchImpl *
 bench_impl_lookup (const char *name)
 {
   const BenchImpl *impls[] = {
-    &bench_impl_raw, &bench_impl_mutex, &bench_impl_rwlock_read, &bench_impl_rwlock_write,
-    &bench_impl_semaphore,
+    &bench_impl_raw, &bench_impl_raw_curator, &bench_impl_mutex, &bench_impl_rwlock_read,
+    &bench_impl_rwlock_write, &bench_impl_semaphore,
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (impls); i++)
