@@ -518,7 +518,8 @@ test_nodename__sort_up_to_matches_the_whole_sort_before_ours (void)
       CU_ASSERT_EQUAL (part->len, n);
       g_ptr_array_sort (whole, compare_pointers);
       g_ptr_array_sort (part, compare_pointers);
-      CU_ASSERT_EQUAL (memcmp (whole->pdata, part->pdata, n * sizeof (gpointer)), 0);
+      /* An empty array's pdata may be NULL: no memcmp of nothing. */
+      CU_ASSERT_TRUE (n == 0 || memcmp (whole->pdata, part->pdata, n * sizeof (gpointer)) == 0);
     }
 }
 
