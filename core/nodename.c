@@ -366,13 +366,14 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
   SortEntry mine;
   gsize fast_len = 0;
   guint i, before = 0, after = names->len;
-  gint found = -1;
+  gboolean have_ours = FALSE;
+  gint index = -1;
 
   for (i = 0; i < names->len; i++)
     g_return_val_if_fail (names->pdata[i] != NULL, -1);
   g_return_val_if_fail (names->len <= G_MAXINT, -1);
   if (names->len < 2 && ours == NULL)
-    return -1;
+    return index;
 
   /* The shortcut needs a lock name that does not end in a digit (see
    * sequence_key). */
@@ -404,10 +405,10 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
           order = entry_compare (&entry, &mine);
           if (order < 0)
             entries[before++] = entry;
-          else if (order == 0 && found < 0)
+          else if (order == 0 && !have_ours)
             {
               mine = entry;
-              found = 1;
+              have_ours = TRUE;
             }
           else
             entries[--after] = entry;
@@ -416,17 +417,17 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
   sort_entries (entries, before);
   for (i = 0; i < before; i++)
     names->pdata[i] = entries[i].name;
-  if (ours != NULL)
+  if (have_ours)
     {
-      if (found > 0)
-        names->pdata[i++] = mine.name;
-      for (guint j = after; j < names->len; j++)
-        names->pdata[i++] = entries[j].name;
-      found = found > 0 ? (gint) before : -1;
+      index = (gint) before;
+      names->pdata[i++] = mine.name;
     }
+  /* Empty unless @ours was given: then what sorts after it. */
+  for (guint j = after; j < names->len; j++)
+    names->pdata[i++] = entries[j].name;
   if (entries != small)
     g_free (entries);
-  return found;
+  return index;
 }
 
 void

@@ -19,11 +19,11 @@ G_BEGIN_DECLS
 typedef gint (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name, const char *ours);
 
 /* @sorted: the queue's children in order up to ours (the recipe's sort
- * with ours: what comes after is in no order); @ours: our index in it.
- * Returns
- * TRUE when we are through; otherwise sets *@wait_on to the name of the one
- * node (before ours) to wait on, or leaves it NULL to wait for any change
- * of the children (a child watch on the path: the semaphore's leases). */
+ * with ours: what comes after is in no order, so a predicate looks only at
+ * [0..@ours] and the length); @ours: our index in it. Returns TRUE when we
+ * are through; otherwise sets *@wait_on to the name of the one node
+ * (before ours) to wait on, or leaves it NULL to wait for any change of
+ * the children (a child watch on the path: the semaphore's leases). */
 typedef gboolean (*ZkrQueuePredicate) (GPtrArray *sorted, guint ours,
                                        const char **wait_on, gpointer data);
 

@@ -15,8 +15,9 @@ extern const ZkrQueueRecipe zkr_rwlock_read_recipe;
 /* Both kinds, for listing: zkr_rwlock_predicate_listing(). */
 extern const ZkrQueueRecipe zkr_rwlock_listing_recipe;
 
-/* Sorts @names the way every Curator rwlock client does
- * (zkr_node_sort_rwlock); @lock_name is ignored. */
+/* Sorts @names the way every Curator rwlock client does, as far as @ours
+ * (zkr_node_sort_rwlock_up_to; all of it with @ours NULL); @lock_name is
+ * ignored. */
 gint zkr_rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours);
 
 /* Curator's read predicate. @data: (nullable) the same thread's write

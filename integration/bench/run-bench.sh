@@ -16,12 +16,13 @@ usage: run-bench.sh [OPTIONS]
   --hold-us U       how long each acquisition is held (default: 0)
   --warmup W        untimed cycles per client before timing (default: 50)
   --repeat N        runs per program and client count; the table shows medians (default: 1)
-  --bin-dir DIR     where bench_raw and bench_mutex are
+  --bin-dir DIR     where bench_raw (or bench_raw_curator) and bench_mutex are
                     (default: $ZKR_BENCH_BIN_DIR, else <repo>/build/integration/bench)
   --path-prefix P   parent of the lock paths (default: /zkr-bench)
   --baseline B      raw (default): the raw loop on plain "lock-" nodes (bench_raw);
                     raw-curator: the same loop on Curator's node layout, as zkr
                     writes it (bench_raw_curator); the "raw" columns are then its
+                    figures
   --run-timeout T   seconds before a run that hangs is killed and counted as failed
                     (default: 4 x --seconds + 60, or 600 with --cycles)
   -h, --help
