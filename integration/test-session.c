@@ -759,6 +759,7 @@ test_session__keeps_working_while_the_ensemble_loses_a_member (void)
   gint64 id;
   guint server;
   int rc = ZCONNECTIONLOSS;
+  int reconnected;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   id = zkr_session_get_id (session);
@@ -767,7 +768,13 @@ test_session__keeps_working_while_the_ensemble_loses_a_member (void)
   CU_ASSERT_FATAL (server > 0);
   command = g_strdup_printf ("kill %u", server);
   CU_ASSERT_FATAL (itest_ensemble (command));
-  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL) >= 2);
+  reconnected = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_RECONNECTED, 0, WAIT_MS, NULL);
+  if (reconnected < 2)
+    {
+      g_autofree char *states = itest_recorder_describe (recorder);
+      g_printerr ("member loss: killed server %u; states %s\n", server, states);
+    }
+  CU_ASSERT (reconnected >= 2);
   /* If the killed member led, the others elect a new leader meanwhile and
    * may drop us once more: a write goes through once a retry finds a
    * serving member, as an application's retry policy would. */
