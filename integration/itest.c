@@ -99,6 +99,52 @@ itest_fourlw (guint n, const char *word)
   return out;
 }
 
+/* The members whose "srvr" answer names @mode ("follower", "leader"), as
+ * 1-based indexes, once at least @want of them do or 30 s have passed. */
+static GArray *
+members_in_mode (const char *mode, guint want)
+{
+  g_autofree char *needle = g_strconcat ("Mode: ", mode, "\n", NULL);
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      GArray *members = g_array_new (FALSE, FALSE, sizeof (guint));
+
+      for (guint n = 1; n <= 3; n++)
+        {
+          g_autofree char *srvr = itest_fourlw (n, "srvr");
+
+          if (srvr != NULL && strstr (srvr, needle) != NULL)
+            g_array_append_val (members, n);
+        }
+      if (members->len >= want || g_get_monotonic_time () > deadline)
+        return members;
+      g_array_unref (members);
+      g_usleep (200 * 1000);
+    }
+}
+
+char *
+itest_followers_hosts (void)
+{
+  g_autoptr (GArray) members = members_in_mode ("follower", 2);
+  g_autoptr (GPtrArray) hosts = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < members->len; i++)
+    g_ptr_array_add (hosts, itest_server_host (g_array_index (members, guint, i)));
+  g_ptr_array_add (hosts, NULL);
+  return g_strjoinv (",", (char **) hosts->pdata);
+}
+
+guint
+itest_leader_index (void)
+{
+  g_autoptr (GArray) members = members_in_mode ("leader", 1);
+
+  return members->len > 0 ? g_array_index (members, guint, 0) : 0;
+}
+
 ZkrSessionOptions *
 itest_options (const char *hosts, int session_timeout_ms)
 {

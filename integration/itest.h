@@ -22,6 +22,14 @@ guint itest_server_index (const char *host);
 gboolean itest_ensemble (const char *command);
 /* The answer of server @n to the four-letter word @word. (transfer full) */
 char *itest_fourlw (guint n, const char *word);
+/* The connect string of the members that follow (not the quorum leader),
+ * waiting up to 30 s until two do (a member restarted or resumed by an
+ * earlier test may still be rejoining): losing one of them leaves a
+ * quorum with its leader. (transfer full) */
+char *itest_followers_hosts (void);
+/* Which member (1-based) leads the quorum, waiting up to 30 s for one to;
+ * 0 if none does. */
+guint itest_leader_index (void);
 
 /* Options for @hosts with a session timeout and a short connection timeout. */
 ZkrSessionOptions *itest_options (const char *hosts, int session_timeout_ms);

@@ -211,35 +211,6 @@ queue_has_shape (gpointer data)
   return strcmp (last->client_id, shape->last_id) == 0;
 }
 
-/* The connect string of the servers that follow (not the quorum leader):
- * pausing one of them leaves a quorum with its leader. (transfer full) */
-static char *
-followers_hosts (void)
-{
-  /* A member restarted or resumed by an earlier test may still be
-   * rejoining: wait (with a deadline) until two members follow. */
-  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-  for (;;)
-    {
-      g_autoptr (GPtrArray) hosts = g_ptr_array_new_with_free_func (g_free);
-
-      for (guint n = 1; n <= 3; n++)
-        {
-          g_autofree char *srvr = itest_fourlw (n, "srvr");
-
-          if (srvr != NULL && strstr (srvr, "Mode: follower") != NULL)
-            g_ptr_array_add (hosts, itest_server_host (n));
-        }
-      if (hosts->len >= 2 || g_get_monotonic_time () > deadline)
-        {
-          g_ptr_array_add (hosts, NULL);
-          return g_strjoinv (",", (char **) hosts->pdata);
-        }
-      g_usleep (200 * 1000);
-    }
-}
-
 /* The leader the server lists is the one latch that says it leads. */
 static gboolean
 listing_agrees (gpointer data)
@@ -564,7 +535,7 @@ test_leader_latch__expired_leader_hears_not_leader_and_rejoins_at_the_back (void
 static void
 test_leader_latch__paused_server_makes_the_leader_yield_on_suspended (void)
 {
-  g_autofree char *followers = followers_hosts ();
+  g_autofree char *followers = itest_followers_hosts ();
   g_autofree char *path = itest_scratch_path ("latch-pause");
   g_autofree char *host = NULL;
   g_autofree char *command = NULL;
@@ -654,7 +625,7 @@ test_leader_latch__paused_server_makes_the_leader_yield_on_suspended (void)
 static void
 test_leader_latch__yield_on_lost_keeps_leadership_through_a_short_suspension (void)
 {
-  g_autofree char *followers = followers_hosts ();
+  g_autofree char *followers = itest_followers_hosts ();
   g_autofree char *path = itest_scratch_path ("latch-keep");
   g_autofree char *host = NULL;
   g_autofree char *command = NULL;
