@@ -5,8 +5,7 @@
 
 #include "error.h"
 #include "lock-queue.h"
-#include "notifier.h"
-#include "session-private.h"
+#include "per-thread.h"
 
 #include <zkr/reentrant_mutex.h>
 
@@ -16,12 +15,7 @@ typedef struct {
 } Hold;
 
 struct _ZkrReentrantMutex {
-  gatomicrefcount ref;
-  ZkrSession *session;   /* (owned) */
-  char *path;
-  ZkrNotifier *loss;
-  GMutex lock;
-  GHashTable *holds;     /* GThread* -> Hold*; protected by lock */
+  ZkrPerThread base;     /* first: entries are Hold*, one per thread */
 };
 
 static void
@@ -33,47 +27,20 @@ hold_free (gpointer data)
   g_free (hold);
 }
 
-/* Worker thread: relay an entry's loss event to the object's listeners. */
-static void
-relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
-{
-  ZkrReentrantMutex *mutex = user_data;
-
-  (void) queue;
-  zkr_notifier_emit (mutex->loss, event);
-}
-
-/* Loss events are delivered only while someone holds the object. */
-static gpointer
-reentrant_try_ref (gpointer data)
-{
-  ZkrReentrantMutex *mutex = data;
-
-  return zkr_ref_try (&mutex->ref) ? mutex : NULL;
-}
-
 ZkrReentrantMutex *
 zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
 {
   ZkrReentrantMutex *mutex;
-  ZkrQueueLock *probe;
 
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  /* Validate the path the way every entry will. */
-  probe = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, NULL,
-                              NULL, NULL, error);
-  if (probe == NULL)
-    return NULL;
-  zkr_queue_lock_free (probe);
   mutex = g_new0 (ZkrReentrantMutex, 1);
-  g_atomic_ref_count_init (&mutex->ref);
-  mutex->session = zkr_session_ref (session);
-  mutex->path = g_strdup (path);
-  mutex->loss = zkr_notifier_new (mutex, reentrant_try_ref,
-                                  (void (*) (gpointer)) zkr_reentrant_mutex_unref, zkr_queue_loss_marshal);
-  g_mutex_init (&mutex->lock);
-  mutex->holds = g_hash_table_new_full (NULL, NULL, NULL, hold_free);
+  if (!zkr_per_thread_init (&mutex->base, session, path, &zkr_queue_mutex_recipe,
+                            (void (*) (gpointer)) zkr_reentrant_mutex_unref, hold_free, error))
+    {
+      g_free (mutex);
+      return NULL;
+    }
   return mutex;
 }
 
@@ -81,7 +48,7 @@ ZkrReentrantMutex *
 zkr_reentrant_mutex_ref (ZkrReentrantMutex *mutex)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  g_atomic_ref_count_inc (&mutex->ref);
+  g_atomic_ref_count_inc (&mutex->base.ref);
   return mutex;
 }
 
@@ -89,30 +56,25 @@ void
 zkr_reentrant_mutex_unref (ZkrReentrantMutex *mutex)
 {
   g_return_if_fail (mutex != NULL);
-  if (!g_atomic_ref_count_dec (&mutex->ref))
-    return;
-  g_hash_table_unref (mutex->holds);
-  zkr_notifier_free (mutex->loss);
-  zkr_session_unref (mutex->session);
-  g_mutex_clear (&mutex->lock);
-  g_free (mutex->path);
-  g_free (mutex);
+  if (zkr_per_thread_unref (&mutex->base))
+    g_free (mutex);
 }
 
 /* The calling thread's entry, made on first use. Lock held. */
 static Hold *
 hold_for_thread_locked (ZkrReentrantMutex *mutex, GThread *thread)
 {
-  Hold *hold = g_hash_table_lookup (mutex->holds, thread);
+  Hold *hold = g_hash_table_lookup (mutex->base.entries, thread);
 
   if (hold == NULL)
     {
       hold = g_new0 (Hold, 1);
-      hold->queue = zkr_queue_lock_new (mutex->session, mutex->path, &zkr_queue_mutex_recipe,
-                                        NULL, mutex, reentrant_try_ref,
+      hold->queue = zkr_queue_lock_new (mutex->base.session, mutex->base.path,
+                                        &zkr_queue_mutex_recipe, NULL, mutex,
+                                        zkr_per_thread_try_ref,
                                         (void (*) (gpointer)) zkr_reentrant_mutex_unref, NULL);
-      zkr_queue_lock_set_loss_hook (hold->queue, relay_loss, mutex);
-      g_hash_table_insert (mutex->holds, thread, hold);
+      zkr_queue_lock_set_loss_hook (hold->queue, zkr_per_thread_relay_loss, mutex);
+      g_hash_table_insert (mutex->base.entries, thread, hold);
     }
   return hold;
 }
@@ -132,7 +94,7 @@ acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
   Hold *hold;
   gboolean reentered;
 
-  g_mutex_lock (&mutex->lock);
+  g_mutex_lock (&mutex->base.lock);
   hold = hold_for_thread_locked (mutex, g_thread_self ());
   reentered = hold->count > 0 && zkr_queue_lock_is_held (hold->queue);
   if (reentered)
@@ -140,7 +102,7 @@ acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
   else
     hold->count = 0; /* a hold that was lost starts over */
   *queue = hold->queue;
-  g_mutex_unlock (&mutex->lock);
+  g_mutex_unlock (&mutex->base.lock);
   return reentered;
 }
 
@@ -149,9 +111,9 @@ acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
 static void
 grant_finish (ZkrReentrantMutex *mutex, GThread *thread)
 {
-  g_mutex_lock (&mutex->lock);
-  ((Hold *) g_hash_table_lookup (mutex->holds, thread))->count = 1;
-  g_mutex_unlock (&mutex->lock);
+  g_mutex_lock (&mutex->base.lock);
+  ((Hold *) g_hash_table_lookup (mutex->base.entries, thread))->count = 1;
+  g_mutex_unlock (&mutex->base.lock);
 }
 
 /* In the caller's context: the engine granted the thread's first hold. */
@@ -234,7 +196,7 @@ zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
 static Hold *
 held_by_self_locked (ZkrReentrantMutex *mutex)
 {
-  Hold *hold = g_hash_table_lookup (mutex->holds, g_thread_self ());
+  Hold *hold = g_hash_table_lookup (mutex->base.entries, g_thread_self ());
 
   if (hold == NULL || hold->count == 0 || !zkr_queue_lock_is_held (hold->queue))
     return NULL;
@@ -249,22 +211,22 @@ zkr_reentrant_mutex_release (ZkrReentrantMutex *mutex, GError **error)
   gboolean ok;
 
   g_return_val_if_fail (mutex != NULL, FALSE);
-  g_mutex_lock (&mutex->lock);
+  g_mutex_lock (&mutex->base.lock);
   hold = held_by_self_locked (mutex);
   if (hold == NULL)
     {
-      g_mutex_unlock (&mutex->lock);
+      g_mutex_unlock (&mutex->base.lock);
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                   "reentrant mutex %s is not held by this thread", mutex->path);
+                   "reentrant mutex %s is not held by this thread", mutex->base.path);
       return FALSE;
     }
   if (--hold->count > 0)
     {
-      g_mutex_unlock (&mutex->lock);
+      g_mutex_unlock (&mutex->base.lock);
       return TRUE;
     }
   queue = hold->queue;
-  g_mutex_unlock (&mutex->lock);
+  g_mutex_unlock (&mutex->base.lock);
   /* Only this thread uses its entry, so it stays valid unlocked. */
   ok = zkr_queue_lock_release (queue, error);
   return ok;
@@ -283,10 +245,10 @@ zkr_reentrant_mutex_get_hold_count (ZkrReentrantMutex *mutex)
   guint count;
 
   g_return_val_if_fail (mutex != NULL, 0);
-  g_mutex_lock (&mutex->lock);
+  g_mutex_lock (&mutex->base.lock);
   hold = held_by_self_locked (mutex);
   count = hold != NULL ? hold->count : 0;
-  g_mutex_unlock (&mutex->lock);
+  g_mutex_unlock (&mutex->base.lock);
   return count;
 }
 
@@ -295,9 +257,9 @@ queue_of_self (ZkrReentrantMutex *mutex)
 {
   Hold *hold;
 
-  g_mutex_lock (&mutex->lock);
-  hold = g_hash_table_lookup (mutex->holds, g_thread_self ());
-  g_mutex_unlock (&mutex->lock);
+  g_mutex_lock (&mutex->base.lock);
+  hold = g_hash_table_lookup (mutex->base.entries, g_thread_self ());
+  g_mutex_unlock (&mutex->base.lock);
   return hold != NULL ? hold->queue : NULL;
 }
 
@@ -321,7 +283,7 @@ zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GError **error)
   if (queue == NULL)
     {
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                   "reentrant mutex %s is not held by this thread", mutex->path);
+                   "reentrant mutex %s is not held by this thread", mutex->base.path);
       return FALSE;
     }
   return zkr_queue_lock_verify (queue, error);
@@ -333,20 +295,20 @@ zkr_reentrant_mutex_add_loss_listener (ZkrReentrantMutex *mutex, ZkrLockLossFunc
 {
   g_return_val_if_fail (mutex != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (mutex->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr_notifier_add (mutex->base.loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_reentrant_mutex_remove_loss_listener (ZkrReentrantMutex *mutex, guint listener_id)
 {
   g_return_if_fail (mutex != NULL);
-  zkr_notifier_remove (mutex->loss, listener_id);
+  zkr_notifier_remove (mutex->base.loss, listener_id);
 }
 
 GPtrArray *
 zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  return zkr_queue_list_participants (mutex->session, mutex->path, &zkr_queue_mutex_recipe,
+  return zkr_queue_list_participants (mutex->base.session, mutex->base.path, &zkr_queue_mutex_recipe,
                                       NULL, error);
 }

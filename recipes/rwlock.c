@@ -13,9 +13,8 @@
 #include "error.h"
 #include "lock-queue.h"
 #include "nodename.h"
-#include "notifier.h"
+#include "per-thread.h"
 #include "rwlock-private.h"
-#include "session-private.h"
 
 #include <zkr/rwlock.h>
 
@@ -40,12 +39,7 @@ typedef struct {
 } Holds;
 
 struct _ZkrRwlock {
-  gatomicrefcount ref;
-  ZkrSession *session;   /* (owned) */
-  char *path;            /* as given */
-  ZkrNotifier *loss;
-  GMutex lock;
-  GHashTable *holds;     /* GThread* -> Holds*; protected by lock */
+  ZkrPerThread base;     /* first: entries are Holds*, one per thread */
 };
 
 /* ==== the pure parts: sort, predicates, downgrade name ================ */
@@ -161,35 +155,16 @@ zkr_rwlock_downgrade_suffix (const char *write_node)
 
 /* ==== the object ====================================================== */
 
-/* Worker thread: relay an entry's loss event to the object's listeners. */
-static void
-relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
-{
-  ZkrRwlock *rwlock = user_data;
-
-  (void) queue;
-  zkr_notifier_emit (rwlock->loss, event);
-}
-
-/* Loss events are delivered only while someone holds the object. */
-static gpointer
-rwlock_try_ref (gpointer data)
-{
-  ZkrRwlock *rwlock = data;
-
-  return zkr_ref_try (&rwlock->ref) ? rwlock : NULL;
-}
-
 static ZkrQueueLock *
 side_queue_new (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock *write)
 {
   ZkrQueueLock *queue;
 
-  queue = zkr_queue_lock_new (rwlock->session, rwlock->path,
+  queue = zkr_queue_lock_new (rwlock->base.session, rwlock->base.path,
                               kind == SIDE_READ ? &zkr_rwlock_read_recipe : &zkr_rwlock_write_recipe,
-                              write, rwlock, rwlock_try_ref,
+                              write, rwlock, zkr_per_thread_try_ref,
                               (void (*) (gpointer)) zkr_rwlock_unref, NULL);
-  zkr_queue_lock_set_loss_hook (queue, relay_loss, rwlock);
+  zkr_queue_lock_set_loss_hook (queue, zkr_per_thread_relay_loss, rwlock);
   return queue;
 }
 
@@ -207,24 +182,16 @@ ZkrRwlock *
 zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
 {
   ZkrRwlock *rwlock;
-  ZkrQueueLock *probe;
 
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  /* Validate the path the way every entry will. */
-  probe = zkr_queue_lock_new (session, path, &zkr_rwlock_listing_recipe, NULL, NULL,
-                              NULL, NULL, error);
-  if (probe == NULL)
-    return NULL;
-  zkr_queue_lock_free (probe);
   rwlock = g_new0 (ZkrRwlock, 1);
-  g_atomic_ref_count_init (&rwlock->ref);
-  rwlock->session = zkr_session_ref (session);
-  rwlock->path = g_strdup (path);
-  rwlock->loss = zkr_notifier_new (rwlock, rwlock_try_ref,
-                                   (void (*) (gpointer)) zkr_rwlock_unref, zkr_queue_loss_marshal);
-  g_mutex_init (&rwlock->lock);
-  rwlock->holds = g_hash_table_new_full (NULL, NULL, NULL, holds_free);
+  if (!zkr_per_thread_init (&rwlock->base, session, path, &zkr_rwlock_listing_recipe,
+                            (void (*) (gpointer)) zkr_rwlock_unref, holds_free, error))
+    {
+      g_free (rwlock);
+      return NULL;
+    }
   return rwlock;
 }
 
@@ -232,7 +199,7 @@ ZkrRwlock *
 zkr_rwlock_ref (ZkrRwlock *rwlock)
 {
   g_return_val_if_fail (rwlock != NULL, NULL);
-  g_atomic_ref_count_inc (&rwlock->ref);
+  g_atomic_ref_count_inc (&rwlock->base.ref);
   return rwlock;
 }
 
@@ -240,23 +207,15 @@ void
 zkr_rwlock_unref (ZkrRwlock *rwlock)
 {
   g_return_if_fail (rwlock != NULL);
-  if (!g_atomic_ref_count_dec (&rwlock->ref))
-    return;
-  /* Gives up every thread's holds in the background; once the entries'
-   * frees returned, no relay_loss runs or starts, so the notifier may go. */
-  g_hash_table_unref (rwlock->holds);
-  zkr_notifier_free (rwlock->loss);
-  zkr_session_unref (rwlock->session);
-  g_mutex_clear (&rwlock->lock);
-  g_free (rwlock->path);
-  g_free (rwlock);
+  if (zkr_per_thread_unref (&rwlock->base))
+    g_free (rwlock);
 }
 
 /* The calling thread's entries, made on first use. Lock held. */
 static Holds *
 holds_for_thread_locked (ZkrRwlock *rwlock, GThread *thread)
 {
-  Holds *holds = g_hash_table_lookup (rwlock->holds, thread);
+  Holds *holds = g_hash_table_lookup (rwlock->base.entries, thread);
 
   if (holds == NULL)
     {
@@ -264,7 +223,7 @@ holds_for_thread_locked (ZkrRwlock *rwlock, GThread *thread)
       holds->sides[SIDE_WRITE].queue = side_queue_new (rwlock, SIDE_WRITE, NULL);
       holds->sides[SIDE_READ].queue = side_queue_new (rwlock, SIDE_READ,
                                                       holds->sides[SIDE_WRITE].queue);
-      g_hash_table_insert (rwlock->holds, thread, holds);
+      g_hash_table_insert (rwlock->base.entries, thread, holds);
     }
   return holds;
 }
@@ -279,7 +238,7 @@ side_is_held (const Side *side)
 static Side *
 held_by_self_locked (ZkrRwlock *rwlock, SideKind kind)
 {
-  Holds *holds = g_hash_table_lookup (rwlock->holds, g_thread_self ());
+  Holds *holds = g_hash_table_lookup (rwlock->base.entries, g_thread_self ());
 
   if (holds == NULL || !side_is_held (&holds->sides[kind]))
     return NULL;
@@ -329,8 +288,8 @@ grant_finish (ZkrRwlock *rwlock, GThread *thread, SideKind kind, gboolean downgr
   ZkrQueueLock *stale = NULL;
   Holds *holds;
 
-  g_mutex_lock (&rwlock->lock);
-  holds = g_hash_table_lookup (rwlock->holds, thread);
+  g_mutex_lock (&rwlock->base.lock);
+  holds = g_hash_table_lookup (rwlock->base.entries, thread);
   if (!downgrade)
     holds->sides[kind].count = 1;
   else if (downgrade_still_valid_locked (rwlock, holds, &stale))
@@ -341,13 +300,13 @@ grant_finish (ZkrRwlock *rwlock, GThread *thread, SideKind kind, gboolean downgr
       holds->sides[SIDE_READ].count = 1;
       holds->sides[SIDE_READ].token = zkr_queue_lock_get_token (holds->sides[SIDE_WRITE].queue);
     }
-  g_mutex_unlock (&rwlock->lock);
+  g_mutex_unlock (&rwlock->base.lock);
   if (stale == NULL)
     return NULL;
   zkr_queue_lock_free (stale);
   return g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                       "downgrade of read-write lock %s: the write lock was lost "
-                      "while taking the read lock", rwlock->path);
+                      "while taking the read lock", rwlock->base.path);
 }
 
 /* In the caller's context: the engine granted the thread's first hold. */
@@ -392,7 +351,7 @@ acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue,
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD,
                    "read-write lock %s: this thread holds the read lock; "
                    "upgrading to the write lock is not supported "
-                   "(release the read lock first)", rwlock->path);
+                   "(release the read lock first)", rwlock->base.path);
       return PREPARE_REFUSED;
     }
   side->count = 0; /* a hold that was lost starts over */
@@ -414,9 +373,9 @@ acquire_prepare (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue, char **
 {
   PrepareOutcome outcome;
 
-  g_mutex_lock (&rwlock->lock);
+  g_mutex_lock (&rwlock->base.lock);
   outcome = acquire_prepare_locked (rwlock, kind, queue, suffix, error);
-  g_mutex_unlock (&rwlock->lock);
+  g_mutex_unlock (&rwlock->base.lock);
   return outcome;
 }
 
@@ -550,22 +509,22 @@ rwlock_release (ZkrRwlock *rwlock, SideKind kind, GError **error)
   ZkrQueueLock *queue;
   Side *side;
 
-  g_mutex_lock (&rwlock->lock);
+  g_mutex_lock (&rwlock->base.lock);
   side = held_by_self_locked (rwlock, kind);
   if (side == NULL)
     {
-      g_mutex_unlock (&rwlock->lock);
+      g_mutex_unlock (&rwlock->base.lock);
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                   "%s lock %s is not held by this thread", side_names[kind], rwlock->path);
+                   "%s lock %s is not held by this thread", side_names[kind], rwlock->base.path);
       return FALSE;
     }
   if (--side->count > 0)
     {
-      g_mutex_unlock (&rwlock->lock);
+      g_mutex_unlock (&rwlock->base.lock);
       return TRUE;
     }
   queue = side->queue;
-  g_mutex_unlock (&rwlock->lock);
+  g_mutex_unlock (&rwlock->base.lock);
   /* Only this thread acquires or releases through its held entry, and the
    * table keeps it until the object goes, so it stays valid unlocked. */
   return zkr_queue_lock_release (queue, error);
@@ -592,12 +551,12 @@ zkr_rwlock_is_release_pending (ZkrRwlock *rwlock)
   Holds *holds;
 
   g_return_val_if_fail (rwlock != NULL, FALSE);
-  g_mutex_lock (&rwlock->lock);
-  holds = g_hash_table_lookup (rwlock->holds, g_thread_self ());
+  g_mutex_lock (&rwlock->base.lock);
+  holds = g_hash_table_lookup (rwlock->base.entries, g_thread_self ());
   if (holds != NULL)
     pending = zkr_queue_lock_is_release_pending (holds->sides[SIDE_READ].queue) ||
               zkr_queue_lock_is_release_pending (holds->sides[SIDE_WRITE].queue);
-  g_mutex_unlock (&rwlock->lock);
+  g_mutex_unlock (&rwlock->base.lock);
   return pending;
 }
 
@@ -607,10 +566,10 @@ hold_count (ZkrRwlock *rwlock, SideKind kind)
   Side *side;
   guint count;
 
-  g_mutex_lock (&rwlock->lock);
+  g_mutex_lock (&rwlock->base.lock);
   side = held_by_self_locked (rwlock, kind);
   count = side != NULL ? side->count : 0;
-  g_mutex_unlock (&rwlock->lock);
+  g_mutex_unlock (&rwlock->base.lock);
   return count;
 }
 
@@ -648,9 +607,9 @@ held_queue (ZkrRwlock *rwlock, SideKind kind)
 {
   Side *side;
 
-  g_mutex_lock (&rwlock->lock);
+  g_mutex_lock (&rwlock->base.lock);
   side = held_by_self_locked (rwlock, kind);
-  g_mutex_unlock (&rwlock->lock);
+  g_mutex_unlock (&rwlock->base.lock);
   return side != NULL ? side->queue : NULL;
 }
 
@@ -661,11 +620,11 @@ zkr_rwlock_get_read_token (ZkrRwlock *rwlock)
   Side *side;
 
   g_return_val_if_fail (rwlock != NULL, 0);
-  g_mutex_lock (&rwlock->lock);
+  g_mutex_lock (&rwlock->base.lock);
   side = held_by_self_locked (rwlock, SIDE_READ);
   if (side != NULL)
     token = side->token != 0 ? side->token : zkr_queue_lock_get_token (side->queue);
-  g_mutex_unlock (&rwlock->lock);
+  g_mutex_unlock (&rwlock->base.lock);
   return token;
 }
 
@@ -710,7 +669,7 @@ zkr_rwlock_verify (ZkrRwlock *rwlock, GError **error)
   if (write == NULL && read == NULL)
     {
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                   "read-write lock %s is not held by this thread", rwlock->path);
+                   "read-write lock %s is not held by this thread", rwlock->base.path);
       return FALSE;
     }
   if (write != NULL && !zkr_queue_lock_verify (write, error))
@@ -724,14 +683,14 @@ zkr_rwlock_add_loss_listener (ZkrRwlock *rwlock, ZkrLockLossFunc func,
 {
   g_return_val_if_fail (rwlock != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (rwlock->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr_notifier_add (rwlock->base.loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_rwlock_remove_loss_listener (ZkrRwlock *rwlock, guint listener_id)
 {
   g_return_if_fail (rwlock != NULL);
-  zkr_notifier_remove (rwlock->loss, listener_id);
+  zkr_notifier_remove (rwlock->base.loss, listener_id);
 }
 
 GPtrArray *
@@ -740,7 +699,7 @@ zkr_rwlock_list_participants (ZkrRwlock *rwlock, GError **error)
   GPtrArray *participants;
 
   g_return_val_if_fail (rwlock != NULL, NULL);
-  participants = zkr_queue_list_participants (rwlock->session, rwlock->path,
+  participants = zkr_queue_list_participants (rwlock->base.session, rwlock->base.path,
                                               &zkr_rwlock_listing_recipe, NULL, error);
   if (participants == NULL)
     return NULL;
