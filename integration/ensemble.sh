@@ -40,7 +40,11 @@ say() { echo "ensemble.sh: $*" >&2; }
 usage() {
   cat <<'EOF'
 usage: ensemble.sh COMMAND [ARGS]
-  start [--servers 1|3] [--nosync]  start an ensemble and wait until a quorum serves
+  start [--servers 1|3] [--nosync] [--full-jit]
+                                    start an ensemble and wait until a quorum serves;
+                                    --full-jit: the JVM's default JIT, as a production
+                                    server runs (for benchmarks); without it the JIT
+                                    stops at C1: a quicker start, for the tests
   stop                              stop every server (SIGTERM, then SIGKILL) and remove the data
   status                            one line per server: pid, process state, mode
   kill N                            SIGKILL server N (a crash) and wait until it is gone
@@ -192,7 +196,8 @@ write_server_config() {
 # write end of a caller's pipe would keep that caller (a `| tee`, a test
 # harness) waiting for EOF until the ensemble stops.
 launch_server() {
-  local n=$1 dir
+  local n=$1 dir jit_option=-XX:TieredStopAtLevel=1
+  [[ ${jit:-quick} == full ]] && jit_option=-XX:+TieredCompilation
   dir=$(server_dir "$n")
   rm -f "$dir/pid"
   # shellcheck disable=SC2016 # expanded by the inner bash
@@ -203,7 +208,7 @@ launch_server() {
     done
     echo $$ >"$0/pid"
     exec "$@"' "$dir" \
-    "$java_bin" -Xmx256m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    "$java_bin" -Xmx256m -Xss512k -XX:+UseSerialGC "$jit_option" \
     -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Djava.net.preferIPv4Stack=true \
     "-Dzookeeper.log.dir=$dir" "-Dlog4j.configuration=file:$state_dir/log4j.properties" \
     -Dzookeeper.jmx.log4j.disable=true \
@@ -315,11 +320,13 @@ cmd_start() {
   servers=${ZKR_ENSEMBLE_SERVERS:-3}
   port_base=${ZKR_ENSEMBLE_PORT_BASE:-21810}
   nosync=0
+  jit=quick
   while (($#)); do
     case $1 in
       --servers) servers=${2:-}; shift 2 || die "--servers needs a value" ;;
       --servers=*) servers=${1#*=}; shift ;;
       --nosync) nosync=1; shift ;;
+      --full-jit) jit=full; shift ;;
       *) die "start: unknown option '$1'" ;;
     esac
   done
@@ -344,7 +351,7 @@ cmd_start() {
 
   rm -rf "$state_dir"
   mkdir -p "$state_dir"
-  printf 'servers=%s\nport_base=%s\nnosync=%s\n' "$servers" "$port_base" "$nosync" >"$state_file"
+  printf 'servers=%s\nport_base=%s\nnosync=%s\njit=%s\n' "$servers" "$port_base" "$nosync" "$jit" >"$state_file"
   write_log4j_config
   for ((n = 1; n <= servers; n++)); do
     write_server_config "$n"

@@ -25,6 +25,8 @@ usage: run-bench.sh [OPTIONS]
                     figures
   --run-timeout T   seconds before a run that hangs is killed and counted as failed
                     (default: 4 x --seconds + 60, or 600 with --cycles)
+  --server-warmup S seconds each program runs untimed at the largest client count
+                    before the series, so the server's JIT is warm (default: 5; 0: none)
   -h, --help
 Each pair runs back to back (raw first on odd repeats, zkr first on even
 ones). Exit status: 0 when every run finished with 0 violations.
@@ -43,6 +45,7 @@ bin_dir=${ZKR_BENCH_BIN_DIR:-$script_dir/../../build/integration/bench}
 path_prefix=/zkr-bench
 baseline=raw
 run_timeout=""
+server_warmup=5
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -57,6 +60,7 @@ while [ $# -gt 0 ]; do
     --path-prefix) path_prefix=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
     --run-timeout) run_timeout=$2; shift 2 ;;
+    --server-warmup) server_warmup=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-bench.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -116,6 +120,20 @@ run_one() { # IMPL K REPEAT
   results["$impl:$k"]+="$(json_field "$line" cycles_per_s) $(json_field "$line" acquire_ms_p50) \
 $(json_field "$line" acquire_ms_p99) $(json_field "$line" violations);"
 }
+
+# A server's JIT compiles its hot paths under the first seconds of load:
+# each program runs untimed first (output dropped), so that the first pairs
+# do not measure a server that is still warming up.
+if [ "$server_warmup" != 0 ]; then
+  max_k=0
+  for k in $clients; do [ "$k" -gt "$max_k" ] && max_k=$k; done
+  for prog in "$baseline_prog" bench_mutex; do
+    timeout --kill-after=10 "$run_timeout" "$bin_dir/$prog" --hosts "$hosts" \
+      --path "$path_prefix/server-warmup-$prog-$$" --clients "$max_k" --hold-us "$hold_us" \
+      --warmup 0 --seconds "$server_warmup" >/dev/null ||
+      { echo "run-bench.sh: the server warm-up with $prog failed" >&2; failed=1; }
+  done
+fi
 
 for ((r = 1; r <= repeat; r++)); do
   for k in $clients; do
