@@ -3,8 +3,6 @@
 
 #include "per-thread.h"
 
-#include "session-private.h"
-
 gboolean
 zkr_per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
                      const ZkrQueueRecipe *recipe, void (*object_unref) (gpointer),

@@ -127,8 +127,9 @@ $(json_field "$line" acquire_ms_p99) $(json_field "$line" violations);"
 if [ "$server_warmup" != 0 ]; then
   max_k=0
   for k in $clients; do [ "$k" -gt "$max_k" ] && max_k=$k; done
+  warmup_timeout=$(awk -v s="$server_warmup" 'BEGIN { printf "%d", 4 * s + 60 }')
   for prog in "$baseline_prog" bench_mutex; do
-    timeout --kill-after=10 "$run_timeout" "$bin_dir/$prog" --hosts "$hosts" \
+    timeout --kill-after=10 "$warmup_timeout" "$bin_dir/$prog" --hosts "$hosts" \
       --path "$path_prefix/server-warmup-$prog-$$" --clients "$max_k" --hold-us "$hold_us" \
       --warmup 0 --seconds "$server_warmup" >/dev/null ||
       { echo "run-bench.sh: the server warm-up with $prog failed" >&2; failed=1; }

@@ -153,7 +153,10 @@ raw_predecessor (const struct String_vector *children, const char *ours, gboolea
       int order = strcmp (key, our_key);
 
       if (order == 0)
-        *found = strcmp (child, ours) == 0 || *found;
+        {
+          if (strcmp (child, ours) == 0)
+            *found = TRUE;
+        }
       else if (order < 0 && (best == NULL || strcmp (key, best_key) > 0))
         {
           best = child;
