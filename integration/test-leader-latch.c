@@ -974,6 +974,74 @@ test_leader_latch__processes_have_one_leader_at_a_time_with_increasing_tokens (v
   zkr_session_unref (session);
 }
 
+/* Issue 20, defect 4: the latch's election ran its acquire from whichever
+ * thread ran the worker's code, and a caller blocked in a contended mutex
+ * acquire on the same session stands in for the worker: the latch's
+ * outcome then went to that thread's default main context, which nobody
+ * iterates here, so the latch never led and its close blocked forever. */
+typedef struct {
+  ZkrMutex *mutex;
+  gboolean acquired;
+  GError *error;
+} BlockedAcquire;
+
+static gpointer
+blocked_acquire_thread (gpointer data)
+{
+  BlockedAcquire *blocked = data;
+
+  blocked->acquired = zkr_mutex_acquire (blocked->mutex, WAIT_MS, NULL, &blocked->error);
+  return NULL;
+}
+
+static void
+test_leader_latch__leads_while_another_thread_blocks_in_the_session (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("latch-stand-in");
+  g_autofree char *mutex_path = g_strconcat (base, "/mutex", NULL);
+  g_autofree char *latch_path = g_strconcat (base, "/latch", NULL);
+  g_autoptr (GError) error = NULL;
+  BlockedAcquire blocked = { 0 };
+  ZkrMutex *holder;
+  ZkrLeaderLatch *latch;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  holder = zkr_mutex_new (other, mutex_path, &error);
+  blocked.mutex = zkr_mutex_new (session, mutex_path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (holder);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (blocked.mutex);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, WAIT_MS, NULL, &error));
+  thread = g_thread_new ("blocked-acquire", blocked_acquire_thread, &blocked);
+  /* Its node is queued: the thread is blocked in the session. */
+  CU_ASSERT_TRUE (itest_wait_for_children (session, mutex_path, 2, WAIT_MS));
+
+  latch = zkr_leader_latch_new (session, latch_path, "alone", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (latch, &error));
+  /* Alone on its path: it leads, and nobody iterates the default context. */
+  CU_ASSERT_TRUE (zkr_leader_latch_await (latch, WAIT_MS, NULL, &error));
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, &error));
+  zkr_leader_latch_unref (latch);
+  CU_ASSERT_EQUAL (itest_count_children (session, latch_path), 0);
+
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
+  g_thread_join (thread);
+  CU_ASSERT_TRUE (blocked.acquired);
+  g_clear_error (&blocked.error);
+  CU_ASSERT_TRUE (zkr_mutex_release (blocked.mutex, &error));
+  zkr_mutex_unref (blocked.mutex);
+  zkr_mutex_unref (holder);
+  CU_ASSERT_EQUAL (itest_count_children (session, mutex_path), 0);
+  CU_ASSERT_TRUE (itest_delete_tree (session, base));
+  zkr_session_unref (other);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node),
@@ -983,6 +1051,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__paused_server_makes_the_leader_yield_on_suspended),
   ZKR_TEST_CASE (test_leader_latch__yield_on_lost_keeps_leadership_through_a_short_suspension),
   ZKR_TEST_CASE (test_leader_latch__processes_have_one_leader_at_a_time_with_increasing_tokens),
+  ZKR_TEST_CASE (test_leader_latch__leads_while_another_thread_blocks_in_the_session),
   { NULL, NULL },
 };
 

@@ -132,11 +132,11 @@ test_mutex__try_lock_and_timeout_leave_no_node (void)
   CU_ASSERT_FALSE (zkr_mutex_acquire (other, 0, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (itest_count_children (a, path), 1);
+  CU_ASSERT_EQUAL (itest_count_children (b, path), 1);
   CU_ASSERT_FALSE (zkr_mutex_acquire (other, 300, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (itest_count_children (a, path), 1);
+  CU_ASSERT_EQUAL (itest_count_children (b, path), 1);
   CU_ASSERT_FALSE (zkr_mutex_is_held (other));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
   CU_ASSERT_TRUE (zkr_mutex_acquire (other, 0, NULL, &error));

@@ -174,14 +174,12 @@ latch_busy_done (gpointer data)
   g_mutex_unlock (&latch->mutex);
 }
 
-static void latch_acquired (GObject *source, GAsyncResult *result, gpointer user_data);
+static void latch_acquired (ZkrQueueLock *queue, const GError *error, gpointer user_data);
 
 /* Queues a node at the back, unless the latch was closed meanwhile. */
 static void
 latch_enqueue (ZkrLeaderLatch *latch)
 {
-  GTask *task;
-
   g_mutex_lock (&latch->mutex);
   if (latch->state != LATCH_STARTED)
     {
@@ -192,11 +190,9 @@ latch_enqueue (ZkrLeaderLatch *latch)
   latch->phase = ENTRY_WAITING;
   latch->in_doubt = FALSE;
   g_mutex_unlock (&latch->mutex);
-  /* Created on the worker, so the engine returns it on the worker. */
-  task = g_task_new (NULL, latch->cancellable, latch_acquired, latch);
-  g_task_set_name (task, "zkr_leader_latch_enqueue");
-  g_task_set_check_cancellable (task, FALSE);
-  zkr_queue_lock_acquire (latch->queue, -1, latch->cancellable, task);
+  /* The outcome comes back to the worker, whichever thread runs this
+   * (the worker, or a caller standing in for it). */
+  zkr_queue_lock_acquire_on_worker (latch->queue, -1, latch->cancellable, latch_acquired, latch);
 }
 
 static gboolean
@@ -261,15 +257,12 @@ latch_next_after_failure (ZkrLeaderLatch *latch, const GError *error)
 }
 
 static void
-latch_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+latch_acquired (ZkrQueueLock *queue, const GError *error, gpointer user_data)
 {
   ZkrLeaderLatch *latch = user_data;
-  g_autoptr (GError) error = NULL;
-  gboolean granted = g_task_propagate_boolean (G_TASK (result), &error);
-  gboolean holding = granted && zkr_queue_lock_is_held (latch->queue);
+  gboolean holding = error == NULL && zkr_queue_lock_is_held (queue);
   NextStep next = NEXT_NOTHING;
 
-  (void) source;
   g_mutex_lock (&latch->mutex);
   latch->phase = holding ? ENTRY_HOLDING : ENTRY_IDLE;
   if (latch->state == LATCH_STARTED)

@@ -43,8 +43,10 @@ struct _ZkrQueueLock {
   LockState state;                /* protected by mutex */
   char *node_path;                /* (nullable) protected by mutex */
   gint64 token;                   /* protected by mutex */
-  gboolean release_pending;       /* protected by mutex */
-  int release_answer;             /* RELEASE_WAITING, else a ZooKeeper rc; mutex */
+  guint releases_pending;         /* deletes of releases not yet confirmed; mutex */
+  guint release_number;           /* the newest release's number; mutex */
+  int release_answer;             /* RELEASE_WAITING, else a ZooKeeper rc for
+                                   * release number release_number; mutex */
 
   /* Worker thread only. */
   Acquire *acquire;
@@ -445,6 +447,9 @@ struct _Acquire {
   GTask *task;                   /* (owned) (nullable) until returned */
   AcquireWait *wait;             /* (nullable) a blocking caller instead
                                   * of @task, until answered */
+  ZkrQueueDoneFunc done;         /* (nullable) code of the worker's instead
+                                  * of @task (zkr_queue_lock_acquire_on_worker) */
+  gpointer done_data;
   gint64 deadline;               /* monotonic µs; G_MAXINT64 = none */
   gboolean try_once;
   GCancellable *cancellable;     /* (owned) (nullable) */
@@ -569,21 +574,58 @@ acquire_detach (Acquire *acquire)
   zkr_resend_pause_stop (&acquire->resend, TRUE);
 }
 
+typedef struct {
+  ZkrQueueLock *lock;      /* (owned) */
+  ZkrQueueDoneFunc done;
+  gpointer done_data;
+  GError *error;           /* (owned) (nullable): NULL means granted */
+} DoneOnWorker;
+
+static gboolean
+done_on_worker_run (gpointer data)
+{
+  DoneOnWorker *answer = data;
+
+  answer->done (answer->lock, answer->error, answer->done_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+done_on_worker_free (gpointer data)
+{
+  DoneOnWorker *answer = data;
+
+  g_clear_error (&answer->error);
+  lock_unref (answer->lock);
+  g_free (answer);
+}
+
 /* Hands the outcome to whoever waits: the blocking caller (which may
- * return at once, so its AcquireWait is not touched after the unlock) or
- * the task, in its own context. */
+ * return at once, so its AcquireWait is not touched after the unlock),
+ * the worker's own code (posted: never inside the call that started the
+ * acquire), or the task, in its own context. */
 static void
 acquire_answer (Acquire *acquire, GError *error)
 {
   AcquireWait *wait = g_steal_pointer (&acquire->wait);
+  DoneOnWorker *answer;
 
-  if (wait == NULL)
+  if (wait != NULL)
     {
-      task_return_in_context (g_steal_pointer (&acquire->task), error);
-      return;
+      wait->error = error;
+      zkr_wait_done (&wait->wait);
     }
-  wait->error = error;
-  zkr_wait_done (&wait->wait);
+  else if (acquire->done != NULL)
+    {
+      answer = g_new0 (DoneOnWorker, 1);
+      answer->lock = lock_ref (acquire->lock);
+      answer->done = acquire->done;
+      answer->done_data = acquire->done_data;
+      answer->error = error;
+      zkr_session_post (acquire->lock->session, done_on_worker_run, answer, done_on_worker_free);
+    }
+  else
+    task_return_in_context (g_steal_pointer (&acquire->task), error);
 }
 
 static void
@@ -622,29 +664,22 @@ acquire_return_error (Acquire *acquire, GError *error)
 typedef struct {
   Acquire *acquire;
   GError *error;
-} FailAfterDelete;
-
-static void
-acquire_fail_deleted (ZkrSession *session, int rc, gpointer user_data)
-{
-  FailAfterDelete *fail = user_data;
-
-  (void) session;
-  (void) rc;
-  acquire_return_error (fail->acquire, fail->error);
-  g_free (fail);
-}
+} FailPosted;
 
 static gboolean acquire_fail_posted (gpointer data);
 
-/* Ends the acquire with @error after removing our node: the caller gets
- * the error once the server confirmed the delete, or at once when the
- * connection is down (the delete then goes on in the background). */
+/* Ends the acquire with @error at once and removes our node (or the one
+ * a create in flight may have made) in the background. The caller is
+ * never made to wait for that delete: on a connection that died without
+ * a word its reply comes only when the partition heals, long after the
+ * deadline the caller was promised. A delete still pending is harmless
+ * to the queue: requests go in order, so a new acquire of this object
+ * is queued behind it, and any waiter behind our node is woken by it. */
 static void
 acquire_fail (Acquire *acquire, GError *error)
 {
   ZkrQueueLock *lock = acquire->lock;
-  FailAfterDelete *fail;
+  FailPosted *fail;
 
   if (acquire->finished)
     {
@@ -655,7 +690,7 @@ acquire_fail (Acquire *acquire, GError *error)
     {
       /* Ending an acquire answers the caller and may run the recipe's
        * code: not on the completion thread (see ACQUIRE_IN_PLACE). */
-      fail = g_new0 (FailAfterDelete, 1);
+      fail = g_new0 (FailPosted, 1);
       fail->acquire = acquire_ref (acquire);
       fail->error = error;
       zkr_session_post (lock->session, acquire_fail_posted, fail, NULL);
@@ -664,32 +699,16 @@ acquire_fail (Acquire *acquire, GError *error)
     }
   acquire_detach (acquire);
   if (acquire->create != NULL)
-    {
-      zkr_protected_create_abandon (g_steal_pointer (&acquire->create));
-      acquire_return_error (acquire, error);
-      return;
-    }
-  if (acquire->node_path == NULL)
-    {
-      acquire_return_error (acquire, error);
-      return;
-    }
-  if (!zkr_session_is_connected (lock->session))
-    {
-      zkr_guaranteed_delete (lock->session, acquire->node_path, NULL, NULL);
-      acquire_return_error (acquire, error);
-      return;
-    }
-  fail = g_new0 (FailAfterDelete, 1);
-  fail->acquire = acquire;
-  fail->error = error;
-  zkr_guaranteed_delete (lock->session, acquire->node_path, acquire_fail_deleted, fail);
+    zkr_protected_create_abandon (g_steal_pointer (&acquire->create));
+  else if (acquire->node_path != NULL)
+    zkr_guaranteed_delete (lock->session, acquire->node_path, NULL, NULL);
+  acquire_return_error (acquire, error);
 }
 
 static gboolean
 acquire_fail_posted (gpointer data)
 {
-  FailAfterDelete *fail = data;
+  FailPosted *fail = data;
 
   acquire_fail (fail->acquire, fail->error);
   acquire_unref (fail->acquire);
@@ -1189,35 +1208,32 @@ acquire_start (gpointer data)
       acquire->timeout_timer = zkr_session_timer_add (lock->session, ms, 0, acquire_timeout_tick,
                                                       acquire);
     }
-  if (acquire->create != NULL)
-    ; /* sent by the caller already (acquire_post_start) */
-  else if (zkr_session_is_connected (lock->session))
+  if (zkr_session_is_connected (lock->session))
     acquire_create (acquire);
   /* else acquire_on_state starts it on (RE)CONNECTED. */
   return G_SOURCE_REMOVE;
 }
 
-/* Hands @acquire to the worker. From another thread while connected, the
- * caller sends the create and its listing itself, standing in for the
- * worker (holding its turn) so that acquire_start (queued first, without a
- * wake-up) runs before their replies: the listing's reply is then the
- * first wake-up for this acquire, not the start. Nothing else knows the
- * acquire yet. */
+/* Hands @acquire to the worker. From another thread, the caller runs
+ * acquire_start itself, standing in for the worker (holding its turn):
+ * the deadline timer and the cancellable are armed before this returns,
+ * whatever the connection does (a start queued for the worker would wait
+ * for a wake-up that a connection which died without a word never
+ * brings), and the create and its listing go out without a thread
+ * hand-off. Their replies cannot overtake the start: they need the turn.
+ * On the worker, the start is posted (never inside the caller's call). */
 static void
 acquire_post_start (Acquire *acquire)
 {
   ZkrSession *session = acquire->lock->session;
 
-  if (zkr_session_in_worker (session) || !zkr_session_is_connected (session))
+  if (zkr_session_in_worker (session))
     {
       zkr_session_post (session, acquire_start, acquire, NULL);
       return;
     }
   zkr_session_stand_in_begin (session);
-  /* Keeps the in-place rules (ACQUIRE_IN_PLACE): so it does not hold back
-   * the replies of the requests sent here from running in place. */
-  zkr_session_post_in_place (session, acquire_start, acquire, NULL, FALSE);
-  acquire_create (acquire);
+  (void) acquire_start (acquire);
   zkr_session_stand_in_end (session);
 }
 
@@ -1274,6 +1290,31 @@ zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
       return;
     }
   acquire->task = task;
+  acquire_post_start (acquire);
+}
+
+void
+zkr_queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
+                                  ZkrQueueDoneFunc done, gpointer user_data)
+{
+  GError *error = NULL;
+  Acquire *acquire;
+
+  g_return_if_fail (zkr_session_in_worker (lock->session));
+  acquire = acquire_new (lock, timeout_ms, cancellable, NULL, &error);
+  if (acquire == NULL)
+    {
+      DoneOnWorker *answer = g_new0 (DoneOnWorker, 1);
+
+      answer->lock = lock_ref (lock);
+      answer->done = done;
+      answer->done_data = user_data;
+      answer->error = error;
+      zkr_session_post (lock->session, done_on_worker_run, answer, done_on_worker_free);
+      return;
+    }
+  acquire->done = done;
+  acquire->done_data = user_data;
   acquire_post_start (acquire);
 }
 
@@ -1366,11 +1407,14 @@ zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
 
 /* ==== release ========================================================= */
 
+/* Answers the waiting caller of release @number, unless a newer release
+ * took its place (the caller of an older one was answered before the lock
+ * could be held again). */
 static void
-release_answer (ZkrQueueLock *lock, int rc)
+release_answer (ZkrQueueLock *lock, guint number, int rc)
 {
   g_mutex_lock (&lock->mutex);
-  if (lock->release_answer == RELEASE_WAITING)
+  if (number == lock->release_number && lock->release_answer == RELEASE_WAITING)
     lock->release_answer = rc;
   g_cond_broadcast (&lock->cond);
   g_mutex_unlock (&lock->mutex);
@@ -1384,40 +1428,64 @@ release_stop_listening (ZkrQueueLock *lock)
   lock->release_listener = 0;
 }
 
+typedef struct {
+  ZkrQueueLock *lock;   /* (owned) */
+  char *node;           /* (owned) */
+  guint number;         /* which release */
+} ReleaseStart;
+
+static void
+release_start_free (ReleaseStart *start)
+{
+  lock_unref (start->lock);
+  g_free (start->node);
+  g_free (start);
+}
+
+/* The background delete of release @start->number is done. A newer
+ * release (the lock was held again meanwhile) is not this one's to answer
+ * or stop listening for: its own node may still exist. */
 static void
 release_deleted (ZkrSession *session, int rc, gpointer user_data)
 {
-  ZkrQueueLock *lock = user_data;
+  ReleaseStart *start = user_data;
+  ZkrQueueLock *lock = start->lock;
+  gboolean newest;
 
   (void) session;
-  release_stop_listening (lock);
   g_mutex_lock (&lock->mutex);
-  lock->release_pending = FALSE;
+  lock->releases_pending--;
+  newest = start->number == lock->release_number;
   g_mutex_unlock (&lock->mutex);
-  release_answer (lock, rc == ZOK ? ZOK : ZCONNECTIONLOSS);
-  lock_unref (lock);
+  if (newest)
+    {
+      release_stop_listening (lock);
+      release_answer (lock, start->number, rc == ZOK ? ZOK : ZCONNECTIONLOSS);
+    }
+  release_start_free (start);
 }
 
 /* While a release waits for its delete: a connection that drops answers
  * the waiter (the delete goes on in the background). */
+/* The listener is the newest release's (release_start removes an older
+ * one's), so the newest release is the one answered. */
 static void
 release_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 {
   ZkrQueueLock *lock = user_data;
+  guint number;
 
   (void) session;
   if (state == ZKR_SESSION_STATE_SUSPENDED || state == ZKR_SESSION_STATE_LOST ||
       state == ZKR_SESSION_STATE_CLOSED)
     {
       release_stop_listening (lock);
-      release_answer (lock, ZCONNECTIONLOSS);
+      g_mutex_lock (&lock->mutex);
+      number = lock->release_number;
+      g_mutex_unlock (&lock->mutex);
+      release_answer (lock, number, ZCONNECTIONLOSS);
     }
 }
-
-typedef struct {
-  ZkrQueueLock *lock;
-  char *node;
-} ReleaseStart;
 
 static gboolean
 release_start (gpointer data)
@@ -1426,14 +1494,12 @@ release_start (gpointer data)
   ZkrQueueLock *lock = start->lock;
 
   hold_stop (lock);
+  release_stop_listening (lock);
   if (!zkr_session_is_connected (lock->session))
-    release_answer (lock, ZCONNECTIONLOSS);
+    release_answer (lock, start->number, ZCONNECTIONLOSS);
   else
     lock->release_listener = zkr_session_add_internal_listener (lock->session, release_on_state, lock);
-  zkr_guaranteed_delete (lock->session, start->node, release_deleted, lock_ref (lock));
-  lock_unref (lock);
-  g_free (start->node);
-  g_free (start);
+  zkr_guaranteed_delete (lock->session, start->node, release_deleted, start);
   return G_SOURCE_REMOVE;
 }
 
@@ -1442,6 +1508,7 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
 {
   ReleaseStart *start;
   char *node;
+  guint number;
   int answer;
 
   g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
@@ -1456,7 +1523,8 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
   node = g_steal_pointer (&lock->node_path);
   lock->state = LOCK_IDLE;
   lock->token = 0;
-  lock->release_pending = TRUE;
+  lock->releases_pending++;
+  number = ++lock->release_number;
   lock->release_answer = RELEASE_WAITING;
   g_mutex_unlock (&lock->mutex);
 
@@ -1474,7 +1542,7 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
       if (rc == ZOK || rc == ZNONODE)
         {
           g_mutex_lock (&lock->mutex);
-          lock->release_pending = FALSE;
+          lock->releases_pending--;
           g_mutex_unlock (&lock->mutex);
           g_free (node);
           return TRUE;
@@ -1483,9 +1551,10 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
   start = g_new0 (ReleaseStart, 1);
   start->lock = lock_ref (lock);
   start->node = node;
+  start->number = number;
   zkr_session_post (lock->session, release_start, start, NULL);
   g_mutex_lock (&lock->mutex);
-  while (lock->release_answer == RELEASE_WAITING)
+  while (lock->release_number == number && lock->release_answer == RELEASE_WAITING)
     g_cond_wait (&lock->cond, &lock->mutex);
   answer = lock->release_answer;
   g_mutex_unlock (&lock->mutex);
@@ -1503,7 +1572,7 @@ zkr_queue_lock_is_release_pending (ZkrQueueLock *lock)
   gboolean pending;
 
   g_mutex_lock (&lock->mutex);
-  pending = lock->release_pending;
+  pending = lock->releases_pending > 0;
   g_mutex_unlock (&lock->mutex);
   return pending;
 }

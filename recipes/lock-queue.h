@@ -60,6 +60,18 @@ void zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
 void zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
                                   GCancellable *cancellable, const char *fixed_suffix,
                                   GTask *task);
+/* How an acquire started by the worker's own code hears its outcome:
+ * @error is NULL when granted (transfer none). */
+typedef void (*ZkrQueueDoneFunc) (ZkrQueueLock *lock, const GError *error, gpointer user_data);
+/* zkr_queue_lock_acquire() for code that runs on the worker (a recipe's
+ * election logic): @done runs on the worker (or a thread standing in for
+ * it), never in place and never inside this call. Not a GTask: a task
+ * made here would capture the thread-default context of whichever thread
+ * happens to run the worker's code, a stand-in's among them, and return
+ * there. Worker or stand-in only. */
+void zkr_queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms,
+                                       GCancellable *cancellable, ZkrQueueDoneFunc done,
+                                       gpointer user_data);
 /* The blocking acquire: the same as zkr_queue_lock_acquire() waited
  * for, without a main context or a task (never from the worker). */
 gboolean zkr_queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,

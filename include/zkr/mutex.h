@@ -34,8 +34,12 @@ ZKR_API void zkr_mutex_unref (ZkrMutex *mutex);
  * zkr_mutex_acquire:
  * @timeout_ms: 0 tries once, negative waits forever
  * @cancellable: (nullable): cancelling it from any thread wakes the waiter
- * Blocks until the lock is held. On any failure our node is deleted before
- * this returns (or, when the connection is down, in the background).
+ * Blocks until the lock is held, or until the deadline or the cancel,
+ * whatever the connection does: a dead connection never makes it answer
+ * late. On any failure the delete of our node is sent before this returns
+ * and completes in the background (retried after a connection loss):
+ * what this session sends afterwards sees the node gone; another client
+ * may see it for the round trip of that delete.
  * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD,
  * ZKR_ERROR_SESSION_EXPIRED (LOST while waiting), ZKR_ERROR_SESSION_CLOSED,
  * ZKR_ERROR_AUTH, ZKR_ERROR_CONNECTION_LOSS.

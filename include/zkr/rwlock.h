@@ -43,9 +43,9 @@ ZKR_API void zkr_rwlock_unref (ZkrRwlock *rwlock);
  * request). A thread that holds the write lock gets the read lock at once
  * (downgrade): its read node is "_c_<uuid>-__READ__<the write node's
  * sequence>", plain EPHEMERAL, so releasing the write lock afterwards lets
- * no queued writer in while the read lock is held. On any failure our node
- * is deleted before this returns (or, when the connection is down, in the
- * background).
+ * no queued writer in while the read lock is held. Answers by the deadline
+ * or the cancel whatever the connection does; on any failure our node is
+ * deleted in the background, as zkr_mutex_acquire() says.
  * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD
  * (this thread is already acquiring it), ZKR_ERROR_LOCK_LOST (a downgrade
  * whose write lock was lost meanwhile), ZKR_ERROR_SESSION_EXPIRED,
