@@ -1,5 +1,5 @@
-/* zkr: the one queue engine (DESIGN.md §3.1) and the loss watch of a held
- * lock (§3.6). Every lock recipe is this file plus a predicate.
+/* zkr: the one queue engine (docs/design.md §3.1) and the loss watch of a
+ * held lock (§3.6). Every lock recipe is this file plus a predicate.
  *
  * Threads: the public entry points may be called from any thread; they
  * post to the session's worker, where all ZooKeeper logic of this file
@@ -221,8 +221,8 @@ hold_deadline_start (ZkrQueueLock *lock)
   lock->deadline_timer = zkr_session_timer_add (lock->session, ms, 0, hold_deadline_tick, lock);
 }
 
-/* The owner check of DESIGN.md §3.1 step 5 and §3.6: our node exists and
- * belongs to the session we are on now. */
+/* The owner check of docs/design.md §3.1 step 5 and §3.6: our node exists
+ * and belongs to the session we are on now. */
 static gboolean
 node_is_ours (ZkrQueueLock *lock, const ZkrReply *reply)
 {
@@ -895,7 +895,7 @@ find_name (GPtrArray *names, const char *name)
 static gboolean acquire_through_posted (gpointer data);
 
 /* The predicate let us through: claim the lock only on a node of the
- * session we are on now (DESIGN.md §3.1 step 5). */
+ * session we are on now (docs/design.md §3.1 step 5). */
 static void
 acquire_through (Acquire *acquire)
 {
@@ -932,7 +932,7 @@ acquire_through_posted (gpointer data)
 
 static void acquire_requeue (Acquire *acquire);
 
-/* Step 3-5 of DESIGN.md §3.1 on a fresh listing. */
+/* Step 3-5 of docs/design.md §3.1 on a fresh listing. */
 static void
 acquire_evaluate (Acquire *acquire, GPtrArray *children)
 {
@@ -1503,30 +1503,65 @@ release_start (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-gboolean
-zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
+/* The common start of a release: no longer held, our node handed to the
+ * caller (transfer full), the release numbered; NULL with NOT_HELD. */
+static char *
+release_begin (ZkrQueueLock *lock, guint *number, GError **error)
 {
-  ReleaseStart *start;
   char *node;
-  guint number;
-  int answer;
 
-  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
   g_mutex_lock (&lock->mutex);
   if (lock->state != LOCK_HELD && lock->state != LOCK_IN_DOUBT)
     {
       g_mutex_unlock (&lock->mutex);
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD, "%s %s is not held",
                    lock->recipe->kind, lock->user_path);
-      return FALSE;
+      return NULL;
     }
   node = g_steal_pointer (&lock->node_path);
   lock->state = LOCK_IDLE;
   lock->token = 0;
   lock->releases_pending++;
-  number = ++lock->release_number;
+  *number = ++lock->release_number;
   lock->release_answer = RELEASE_WAITING;
   g_mutex_unlock (&lock->mutex);
+  return node;
+}
+
+static void
+release_post (ZkrQueueLock *lock, char *node, guint number)
+{
+  ReleaseStart *start = g_new0 (ReleaseStart, 1);
+
+  start->lock = lock_ref (lock);
+  start->node = node;
+  start->number = number;
+  zkr_session_post (lock->session, release_start, start, NULL);
+}
+
+gboolean
+zkr_queue_lock_release_in_background (ZkrQueueLock *lock)
+{
+  guint number;
+  char *node = release_begin (lock, &number, NULL);
+
+  if (node == NULL)
+    return FALSE;
+  release_post (lock, node, number);
+  return TRUE;
+}
+
+gboolean
+zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
+{
+  char *node;
+  guint number;
+  int answer;
+
+  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
+  node = release_begin (lock, &number, error);
+  if (node == NULL)
+    return FALSE;
 
   /* The common case straight from this thread: the delete is sent from
    * here and its reply comes back here (two thread hand-offs fewer than
@@ -1548,11 +1583,7 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
           return TRUE;
         }
     }
-  start = g_new0 (ReleaseStart, 1);
-  start->lock = lock_ref (lock);
-  start->node = node;
-  start->number = number;
-  zkr_session_post (lock->session, release_start, start, NULL);
+  release_post (lock, node, number);
   g_mutex_lock (&lock->mutex);
   while (lock->release_number == number && lock->release_answer == RELEASE_WAITING)
     g_cond_wait (&lock->cond, &lock->mutex);

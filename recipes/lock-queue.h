@@ -1,9 +1,10 @@
-/* zkr internal: the one queue engine (DESIGN.md §3.1). A ZkrQueueLock is
- * one participant in the queue of ephemeral-sequential nodes under a path:
- * it creates its node (protected), lists the queue right behind the create,
- * asks the recipe's predicate whether it is through or which one node to
- * watch, and waits on that node only. While held it watches for loss
- * (DESIGN.md §3.6). Every recipe is this engine plus a predicate. */
+/* zkr internal: the one queue engine (docs/design.md §3.1). A ZkrQueueLock
+ * is one participant in the queue of ephemeral-sequential nodes under a
+ * path: it creates its node (protected), lists the queue right behind the
+ * create, asks the recipe's predicate whether it is through or which one
+ * node to watch, and waits on that node only. While held it watches for
+ * loss (docs/design.md §3.6). Every recipe is this engine plus a
+ * predicate. */
 #pragma once
 
 #include <gio/gio.h>
@@ -96,6 +97,12 @@ void zkr_queue_lock_reevaluate (ZkrQueueLock *lock);
 /* Deletes our node; see zkr_mutex_release() for the contract. Any thread
  * but the worker. */
 gboolean zkr_queue_lock_release (ZkrQueueLock *lock, GError **error);
+/* Gives the lock back without waiting for anything: no longer held at
+ * once, our node deleted in the background (guaranteed delete; pending
+ * until the server confirmed it). FALSE when not held. Any thread, the
+ * worker included: for giving back what a call with a deadline took when
+ * the call fails (a rollback must not wait on a dead connection). */
+gboolean zkr_queue_lock_release_in_background (ZkrQueueLock *lock);
 gboolean zkr_queue_lock_is_release_pending (ZkrQueueLock *lock);
 gboolean zkr_queue_lock_is_held (ZkrQueueLock *lock);
 gboolean zkr_queue_lock_is_busy (ZkrQueueLock *lock); /* held or acquiring */
