@@ -465,8 +465,8 @@ create_parents_done (ZkrSession *session, int rc, gpointer user_data)
 }
 
 /* The node is ours only if the session that owns it is our current one
- * (DESIGN.md §2: a node adopted across a session change must never grant
- * a lock). */
+ * (docs/design.md §3.5: a node adopted across a session change must never
+ * grant a lock). */
 static void
 create_check_owner (ZkrProtectedCreate *create, const char *path, const struct Stat *stat)
 {

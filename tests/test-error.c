@@ -1,6 +1,7 @@
 /* Unit tests of core/error.c: every ZooKeeper return code lands on the
- * documented ZkrError, retryable exactly where DESIGN.md says, and error
- * messages carry the operation, path, ZooKeeper name and session id. */
+ * documented ZkrError, retryable exactly where docs/design.md §2.4 says,
+ * and error messages carry the operation, path, ZooKeeper name and session
+ * id. */
 
 #include <stdio.h>
 #include <string.h>
@@ -17,8 +18,9 @@ typedef struct {
   ZkrError code;
 } ExpectedMapping;
 
-/* Written from DESIGN.md §2/§5 and include/zkr/error.h, not copied from
- * core/error.c: a change to the mapping must change this table too. */
+/* Written from docs/design.md §2.4/§2.5 and include/zkr/error.h, not
+ * copied from core/error.c: a change to the mapping must change this table
+ * too. */
 static const ExpectedMapping expected_mappings[] = {
   { ZSYSTEMERROR, "ZSYSTEMERROR", ZKR_ERROR_ZOOKEEPER },
   { ZRUNTIMEINCONSISTENCY, "ZRUNTIMEINCONSISTENCY", ZKR_ERROR_ZOOKEEPER },
@@ -118,7 +120,7 @@ test_error__only_transient_codes_are_retryable (void)
       if (zkr_zk_rc_is_retryable (rc) != expected)
         CU_FAIL (expected_mappings[i].name);
     }
-  /* DESIGN.md §2: never retried. */
+  /* docs/design.md §2.4: never retried. */
   CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZSESSIONEXPIRED));
   CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZAUTHFAILED));
   CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZNOAUTH));

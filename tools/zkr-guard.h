@@ -3,7 +3,7 @@
  * SIGINT/SIGTERM/SIGHUP to it, and when told that the lock is lost stops it
  * (SIGTERM, then SIGKILL after a grace period shorter than the session's
  * safety margin) so that CMD has stopped before anyone else can hold the
- * lock (DESIGN.md §3.6). Before CMD runs, the same signals cancel the
+ * lock (docs/design.md §3.6). Before CMD runs, the same signals cancel the
  * guard's GCancellable instead, so a wait for the lock ends promptly.
  *
  * Threads: everything runs in the thread-default GMainContext of the thread

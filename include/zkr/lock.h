@@ -1,6 +1,7 @@
 /* zkr: what every lock shares: loss events, loss listeners, and the
- * participant listing. See DESIGN.md §3.6 for when a lock is in doubt or
- * lost, and why the fencing token is what makes a lost lock safe. */
+ * participant listing. See docs/design.md §3.6 for when a lock is in doubt
+ * or lost, and §3.4 for why the fencing token is what makes a lost lock
+ * safe. */
 #pragma once
 
 #include <glib.h>

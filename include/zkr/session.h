@@ -104,8 +104,9 @@ ZKR_API void zkr_session_options_set_digest_auth (ZkrSessionOptions *options,
 ZKR_API void zkr_session_options_set_acl (ZkrSessionOptions *options, ZkrAclMode mode);
 /* Written as the data of the nodes the session's recipes create. */
 ZKR_API void zkr_session_options_set_client_id (ZkrSessionOptions *options, const char *client_id);
-/* The lock-loss deadline (DESIGN.md §3.6): last_ok_send + T*(1-drift) -
- * margin. drift in [0, 0.5); margin_ms >= 0, or -1 for min(T/10, 1000 ms). */
+/* The lock-loss deadline (docs/design.md §2.3, §3.6): last_ok_send +
+ * T*(1-drift) - margin. drift in [0, 0.5); margin_ms >= 0, or -1 for
+ * min(T/10, 1000 ms). */
 ZKR_API void zkr_session_options_set_liveness (ZkrSessionOptions *options,
                                                double drift,
                                                int margin_ms);
@@ -180,7 +181,8 @@ ZKR_API const char *zkr_session_get_client_id (ZkrSession *session);
 ZKR_API guint zkr_session_get_lost_count (ZkrSession *session);
 
 /**
- * The liveness clock (DESIGN.md §2, §3.6), in g_get_monotonic_time() µs.
+ * The liveness clock (docs/design.md §2.3, §3.6), in
+ * g_get_monotonic_time() µs.
  * last_ok_send: the send time of the most recent request the server answered
  * (a cheap read of the session's own is sent every ~T/3 while connected).
  * safe deadline: last_ok_send + T*(1-drift) - margin; before it, no other

@@ -3,7 +3,7 @@
 # bench_mutex (the zkr mutex) against the same server for several client
 # counts, prints each program's JSON line, then a table of zkr/raw ratios.
 # Timings are output, never a pass/fail: the exit status only says whether
-# every run completed with no violation (DESIGN.md section 7).
+# every run completed with no violation (docs/design.md §8.7).
 set -euo pipefail
 
 usage() {
