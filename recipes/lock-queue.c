@@ -82,6 +82,54 @@ lock_unref (ZkrQueueLock *lock)
   g_free (lock);
 }
 
+static const char *const lock_state_names[] = {
+  [LOCK_IDLE] = "IDLE",
+  [LOCK_ACQUIRING] = "ACQUIRING",
+  [LOCK_HELD] = "HELD",
+  [LOCK_IN_DOUBT] = "IN_DOUBT",
+};
+
+/* The edges a lock may take: an acquire starts only from IDLE and ends
+ * held or not; a hold goes in doubt and back, or ends (released, lost,
+ * freed). Staying put is no transition and always allowed. */
+static gboolean
+lock_transition_allowed (LockState from, LockState to)
+{
+  switch (to)
+    {
+    case LOCK_ACQUIRING:
+      return from == LOCK_IDLE;
+    case LOCK_HELD:
+      return from == LOCK_ACQUIRING || from == LOCK_IN_DOUBT;
+    case LOCK_IN_DOUBT:
+      return from == LOCK_HELD;
+    case LOCK_IDLE:
+    default:
+      return TRUE;
+    }
+}
+
+/* Under lock->mutex: the one place the lock's state changes. An edge the
+ * table does not have is a bug of this file: refused, loudly. */
+static gboolean
+lock_set_state_locked (ZkrQueueLock *lock, LockState to)
+{
+  LockState from = lock->state;
+
+  if (from == to)
+    return TRUE;
+  if (!lock_transition_allowed (from, to))
+    {
+      g_critical ("%s %s: refused %s -> %s", lock->recipe->kind, lock->user_path,
+                  lock_state_names[from], lock_state_names[to]);
+      return FALSE;
+    }
+  g_debug ("%s %s: %s -> %s", lock->recipe->kind, lock->user_path, lock_state_names[from],
+           lock_state_names[to]);
+  lock->state = to;
+  return TRUE;
+}
+
 static LockState
 lock_get_state (ZkrQueueLock *lock)
 {
@@ -181,7 +229,7 @@ hold_mark_lost (ZkrQueueLock *lock, const char *why)
       g_mutex_unlock (&lock->mutex);
       return;
     }
-  lock->state = LOCK_IDLE;
+  lock_set_state_locked (lock, LOCK_IDLE);
   lock->token = 0;
   node = g_steal_pointer (&lock->node_path);
   g_mutex_unlock (&lock->mutex);
@@ -246,7 +294,7 @@ hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
         {
           zkr_resend_pause_stop (&lock->hold_resend, TRUE);
           g_mutex_lock (&lock->mutex);
-          lock->state = LOCK_HELD;
+          lock_set_state_locked (lock, LOCK_HELD);
           g_mutex_unlock (&lock->mutex);
           lock_emit (lock, ZKR_LOCK_RESTORED);
         }
@@ -284,7 +332,7 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       g_mutex_lock (&lock->mutex);
       held = lock->state == LOCK_HELD || lock->state == LOCK_IN_DOUBT;
       if (lock->state == LOCK_HELD)
-        lock->state = LOCK_IN_DOUBT;
+        lock_set_state_locked (lock, LOCK_IN_DOUBT);
       g_mutex_unlock (&lock->mutex);
       /* Not held (a release or a loss is under way): nothing to doubt. */
       if (!held)
@@ -635,7 +683,7 @@ acquire_succeed (Acquire *acquire)
 
   acquire_detach (acquire);
   g_mutex_lock (&lock->mutex);
-  lock->state = LOCK_HELD;
+  lock_set_state_locked (lock, LOCK_HELD);
   g_free (lock->node_path);
   lock->node_path = g_steal_pointer (&acquire->node_path);
   lock->token = acquire->stat.czxid;
@@ -655,7 +703,7 @@ acquire_return_error (Acquire *acquire, GError *error)
   ZkrQueueLock *lock = acquire->lock;
 
   g_mutex_lock (&lock->mutex);
-  lock->state = LOCK_IDLE;
+  lock_set_state_locked (lock, LOCK_IDLE);
   g_mutex_unlock (&lock->mutex);
   acquire_answer (acquire, error);
   acquire_unref (acquire);
@@ -1261,7 +1309,7 @@ acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
                    lock->user_path, lock->state == LOCK_ACQUIRING ? "being acquired" : "held");
       return NULL;
     }
-  lock->state = LOCK_ACQUIRING;
+  lock_set_state_locked (lock, LOCK_ACQUIRING);
   g_mutex_unlock (&lock->mutex);
 
   acquire = g_new0 (Acquire, 1);
@@ -1519,7 +1567,7 @@ release_begin (ZkrQueueLock *lock, guint *number, GError **error)
       return NULL;
     }
   node = g_steal_pointer (&lock->node_path);
-  lock->state = LOCK_IDLE;
+  lock_set_state_locked (lock, LOCK_IDLE);
   lock->token = 0;
   lock->releases_pending++;
   *number = ++lock->release_number;
@@ -1622,7 +1670,7 @@ free_in_worker (gpointer data)
   hold_stop (lock);
   g_mutex_lock (&lock->mutex);
   node = g_steal_pointer (&lock->node_path);
-  lock->state = LOCK_IDLE;
+  lock_set_state_locked (lock, LOCK_IDLE);
   g_mutex_unlock (&lock->mutex);
   if (node != NULL)
     zkr_guaranteed_delete (lock->session, node, NULL, NULL);
