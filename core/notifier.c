@@ -3,6 +3,7 @@
  * order in the listener's context. */
 
 #include "notifier.h"
+#include "session-private.h"
 
 typedef struct {
   gatomicrefcount ref;
@@ -26,8 +27,8 @@ struct _ZkrNotifier {
   GMutex lock;
   GList *listeners;         /* of Listener*; protected by lock */
   guint next_id;            /* protected by lock */
-  gpointer source;
-  gpointer (*source_ref) (gpointer);
+  gpointer source;          /* protected by lock */
+  gpointer (*source_ref) (gpointer); /* NULL: no source; protected by lock */
   void (*source_unref) (gpointer);
   ZkrNotifyMarshal marshal;
 };
@@ -39,6 +40,19 @@ typedef struct {
   GDestroyNotify destroy;
 } Post;
 
+void
+zkr_assert_user_context (const char *what)
+{
+#ifndef NDEBUG
+  if (zkr_session_code_running ())
+    g_critical ("zkr: %s on a thread that runs a session's code (the worker, a stand-in, "
+                "or a thread running posts in place): user code must run in its own context",
+                what);
+#else
+  (void) what;
+#endif
+}
+
 static gboolean
 post_run (gpointer user_data)
 {
@@ -47,6 +61,8 @@ post_run (gpointer user_data)
   /* Pairs with the publishing store in zkr_context_post(). */
   if (g_atomic_int_get (&post->published) != 1)
     g_critical ("zkr: a post ran before it was published");
+  /* Every listener delivery and every GTask result comes through here. */
+  zkr_assert_user_context ("a post to a user's context ran");
   return post->func (post->data);
 }
 
@@ -174,6 +190,17 @@ zkr_notifier_new (gpointer source,
   notifier->source_unref = source_unref;
   notifier->marshal = marshal;
   return notifier;
+}
+
+void
+zkr_notifier_detach_source (ZkrNotifier *notifier)
+{
+  /* Under the lock that emit holds while it takes its reference: an emit
+   * still under way finishes before the owner's memory can go. */
+  g_mutex_lock (&notifier->lock);
+  notifier->source = NULL;
+  notifier->source_ref = NULL;
+  g_mutex_unlock (&notifier->lock);
 }
 
 void
@@ -310,6 +337,12 @@ zkr_notifier_emit (ZkrNotifier *notifier, int event)
   gpointer source;
 
   g_mutex_lock (&notifier->lock);
+  if (notifier->source_ref == NULL)
+    {
+      /* No source (detached, or never had one): nothing to deliver. */
+      g_mutex_unlock (&notifier->lock);
+      return;
+    }
   g_mutex_lock (&drain_lock);
   for (GList *l = notifier->listeners; l != NULL; l = l->next)
     {
@@ -339,49 +372,3 @@ zkr_notifier_emit (ZkrNotifier *notifier, int event)
   g_mutex_unlock (&notifier->lock);
 }
 
-typedef struct {
-  ZkrBlockingFunc work;
-  ZkrBlockingFunc done;
-  gpointer data;
-  GMainContext *context;   /* (owned) where done runs */
-} Blocking;
-
-static gboolean
-blocking_done (gpointer user_data)
-{
-  Blocking *blocking = user_data;
-
-  blocking->done (blocking->data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-blocking_free (gpointer user_data)
-{
-  Blocking *blocking = user_data;
-
-  g_main_context_unref (blocking->context);
-  g_free (blocking);
-}
-
-static gpointer
-blocking_thread (gpointer user_data)
-{
-  Blocking *blocking = user_data;
-
-  blocking->work (blocking->data);
-  zkr_context_post (blocking->context, blocking_done, blocking, blocking_free);
-  return NULL;
-}
-
-void
-zkr_run_blocking (ZkrBlockingFunc work, ZkrBlockingFunc done, gpointer data)
-{
-  Blocking *blocking = g_new0 (Blocking, 1);
-
-  blocking->work = work;
-  blocking->done = done;
-  blocking->data = data;
-  blocking->context = g_main_context_ref_thread_default ();
-  g_thread_unref (g_thread_new ("zkr-blocking", blocking_thread, blocking));
-}

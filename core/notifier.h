@@ -17,13 +17,21 @@ typedef void (*ZkrNotifyMarshal) (GCallback func, gpointer source, int event, gp
 /* @source is handed to every callback; it is kept alive with @source_ref
  * and @source_unref while deliveries are queued. @source_ref returns NULL
  * when the source is already being finalized (see zkr_ref_try()): then the
- * event is not delivered, so a listener never sees a dying object. */
+ * event is not delivered, so a listener never sees a dying object. With
+ * @source_ref NULL the notifier has no source: it delivers nothing, as
+ * after zkr_notifier_detach_source(). */
 ZkrNotifier *zkr_notifier_new (gpointer source,
                                gpointer (*source_ref) (gpointer),
                                void (*source_unref) (gpointer),
                                ZkrNotifyMarshal marshal);
 /* Removes every listener (their destroy notifies run in their contexts). */
 void zkr_notifier_free (ZkrNotifier *notifier);
+/* Forgets the source, for an owner whose memory goes before the notifier
+ * does (docs/design.md, "Ownership and unref"): once this returns, emit
+ * delivers nothing and never touches the source again, and an emit under
+ * way on another thread has finished with it. Deliveries already queued
+ * hold their own reference and still run. Any thread; idempotent. */
+void zkr_notifier_detach_source (ZkrNotifier *notifier);
 
 /* Any thread. Returns an id > 0. */
 guint zkr_notifier_add (ZkrNotifier *notifier, GCallback func, gpointer user_data,
@@ -34,7 +42,10 @@ void zkr_notifier_remove (ZkrNotifier *notifier, guint id);
 void zkr_notifier_emit (ZkrNotifier *notifier, int event);
 
 /* Runs @func(@data) in @context, always later (never inside this call),
- * in posting order among posts of equal priority. Everything the caller
+ * in posting order among posts of equal priority. For user code and what
+ * leads to it (listeners, GTask results): in debug builds it is an error,
+ * logged as a critical, for @func to run on a thread that runs a session's
+ * code (docs/design.md, "Threads and contexts"). Everything the caller
  * wrote before posting is visible to @func: the hand-off is published with
  * an atomic release/acquire pair of our own rather than relying on GLib's
  * internal locking alone, so that ThreadSanitizer can see it too. @destroy
@@ -67,13 +78,13 @@ void zkr_wait_init (ZkrWait *wait);
 void zkr_wait_done (ZkrWait *wait);
 void zkr_wait_block (ZkrWait *wait);
 
-typedef void (*ZkrBlockingFunc) (gpointer data);
 
-/* Runs @work(@data) on a short-lived thread of its own, where blocking zkr
- * calls are allowed, then @done(@data) in the caller's thread-default
- * context. For the rare blocking steps of a recipe's async path (giving
- * back what a failed acquire took); not for waiting. */
-void zkr_run_blocking (ZkrBlockingFunc work, ZkrBlockingFunc done, gpointer data);
+/* Debug builds (NDEBUG unset): logs a critical naming @what when the
+ * calling thread runs a session's code (zkr_session_code_running()), where
+ * user code must never run and whose thread-default context is not the
+ * user's. For the points where user code is called or a GTask for it is
+ * created. Release builds: nothing. */
+void zkr_assert_user_context (const char *what);
 
 /* Takes a reference on @ref unless it already dropped to zero (the object
  * is being finalized). Any thread. Returns TRUE when it took one. */

@@ -63,6 +63,13 @@ void zkr_session_post_in_place (ZkrSession *session,
                                 gboolean wake);
 /* TRUE while this thread runs @session's posts in place (above). */
 gboolean zkr_session_in_place (ZkrSession *session);
+/* TRUE while this thread runs any session's code: it is a session's worker,
+ * or stands in for one (zkr_session_stand_in_begin() to _end()), or runs
+ * posts in place. User code (listeners, GTask callbacks, a GCancellable's
+ * handlers) must never run then, and a GTask made then would capture the
+ * wrong thread-default context (docs/design.md, "Threads and contexts";
+ * zkr_assert_user_context() checks it). Any thread. */
+gboolean zkr_session_code_running (void);
 /* Takes the worker's turn: until the matching end, this thread runs in
  * the worker's place (zkr_session_in_worker() is TRUE here) and the worker
  * runs nothing. For a thread other than the worker that must queue a post

@@ -183,6 +183,32 @@ typedef enum {
 
 /* The session whose posts this thread is running in place, if any. */
 static GPrivate in_place_session;
+/* How many sessions' code this thread runs right now (as the worker, a
+ * stand-in, or running posts in place): never user code meanwhile
+ * (docs/design.md, "Threads and contexts"). */
+static GPrivate session_code_depth;
+
+static void
+session_code_enter (void)
+{
+  guint depth = GPOINTER_TO_UINT (g_private_get (&session_code_depth));
+
+  g_private_set (&session_code_depth, GUINT_TO_POINTER (depth + 1));
+}
+
+static void
+session_code_leave (void)
+{
+  guint depth = GPOINTER_TO_UINT (g_private_get (&session_code_depth));
+
+  g_private_set (&session_code_depth, GUINT_TO_POINTER (depth - 1));
+}
+
+gboolean
+zkr_session_code_running (void)
+{
+  return g_private_get (&session_code_depth) != NULL;
+}
 
 static void
 worker_post_free (WorkerPost *post)
@@ -332,6 +358,7 @@ posts_run_in_place_locked (ZkrSession *session)
   batch = posts_take_locked (session);
   g_mutex_unlock (&session->post_lock);
   g_atomic_pointer_set (&session->stand_in, g_thread_self ());
+  session_code_enter (); /* left in zkr_session_stand_in_end() */
   g_private_set (&in_place_session, session);
   g_atomic_int_add (&session->in_place_posts, (gint) batch_run (&batch));
   g_private_set (&in_place_session, NULL);
@@ -381,11 +408,13 @@ zkr_session_stand_in_begin (ZkrSession *session)
 {
   g_mutex_lock (&session->turn);
   g_atomic_pointer_set (&session->stand_in, g_thread_self ());
+  session_code_enter ();
 }
 
 void
 zkr_session_stand_in_end (ZkrSession *session)
 {
+  session_code_leave ();
   g_atomic_pointer_set (&session->stand_in, NULL);
   g_mutex_unlock (&session->turn);
 }
@@ -617,6 +646,7 @@ worker_main (gpointer data)
   gint allocated = 0;
 
   g_main_context_push_thread_default (ctx);
+  session_code_enter ();
   while (g_main_loop_is_running (session->worker_loop))
     {
       gint priority, timeout, count;
@@ -642,6 +672,7 @@ worker_main (gpointer data)
       g_mutex_unlock (&session->turn);
     }
   g_free (fds);
+  session_code_leave ();
   g_main_context_pop_thread_default (ctx);
   if (session->free_in_worker)
     session_free (session);

@@ -5,8 +5,10 @@
  * asked to. The engine's loss hook raises the term's interrupt.
  *
  * Threads: the selector's thread runs the terms; the loss hook runs on the
- * session's worker; the public calls may come from any thread. State
- * shared between them is behind selector->mutex. */
+ * session's worker (or a thread in its place), where no user code may run:
+ * it raises the interrupt through a short-lived thread of its own; the
+ * public calls may come from any thread. State shared between them is
+ * behind selector->mutex. */
 
 #include "error.h"
 #include "leader-private.h"
@@ -58,15 +60,23 @@ static const ZkrQueueRecipe selector_recipe = {
   .kind = "leader selector",
 };
 
-static gpointer
-selector_try_ref (gpointer data)
-{
-  ZkrLeaderSelector *selector = data;
-
-  return zkr_ref_try (&selector->ref) ? selector : NULL;
-}
-
 /* ==== the loss hook (worker thread) ==================================== */
+
+/* A thread of the interrupt's own: g_cancellable_cancel() runs the
+ * handlers connected to it in the calling thread, and they are user code,
+ * which never runs on the session's worker or a thread standing in for it
+ * (docs/design.md, "Threads and contexts"): a slow handler would stall the
+ * session. The selector has no main context to post to (its callback runs
+ * on its own thread, busy in the term), so the cancel gets a thread. */
+static gpointer
+interrupt_thread_main (gpointer data)
+{
+  GCancellable *interrupt = data;
+
+  g_cancellable_cancel (interrupt);
+  g_object_unref (interrupt);
+  return NULL;
+}
 
 static void
 selector_on_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
@@ -77,18 +87,19 @@ selector_on_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
   (void) queue;
   if (event == ZKR_LOCK_RESTORED)
     return; /* a term once interrupted stays interrupted, as in Curator */
+  /* in_doubt ends the leadership now (has_leadership reads it), before
+   * the interrupt's thread gets to cancel it. */
   g_mutex_lock (&selector->mutex);
   selector->in_doubt = TRUE;
-  if (selector->leading && selector->interrupt != NULL)
+  if (selector->leading && selector->interrupt != NULL &&
+      !g_cancellable_is_cancelled (selector->interrupt))
     interrupt = g_object_ref (selector->interrupt);
   g_mutex_unlock (&selector->mutex);
-  /* Outside the mutex: handlers connected to it run right here. */
   if (interrupt != NULL)
     {
       g_debug ("leader selector %s (%s): %s, interrupting the term", selector->path,
                selector->id, zkr_lock_event_name (event));
-      g_cancellable_cancel (interrupt);
-      g_object_unref (interrupt);
+      g_thread_unref (g_thread_new ("zkr-interrupt", interrupt_thread_main, interrupt));
     }
 }
 
@@ -274,9 +285,10 @@ zkr_leader_selector_new (ZkrSession *session, const char *path, const char *part
     return NULL;
   selector = g_new0 (ZkrLeaderSelector, 1);
   g_atomic_ref_count_init (&selector->ref);
-  selector->queue = zkr_queue_lock_new (session, path, &selector_recipe, NULL, selector,
-                                        selector_try_ref,
-                                        (void (*) (gpointer)) zkr_leader_selector_unref, error);
+  /* No owner for the entry: its events reach us through the hook alone,
+   * which stops when the entry is freed. */
+  selector->queue = zkr_queue_lock_new (session, path, &selector_recipe, NULL, NULL, NULL, NULL,
+                                        error);
   if (selector->queue == NULL)
     {
       g_free (selector);
@@ -420,7 +432,7 @@ zkr_leader_selector_has_leadership (ZkrLeaderSelector *selector)
 
   g_return_val_if_fail (selector != NULL, FALSE);
   g_mutex_lock (&selector->mutex);
-  leading = selector->leading && selector->interrupt != NULL &&
+  leading = selector->leading && selector->interrupt != NULL && !selector->in_doubt &&
             !g_cancellable_is_cancelled (selector->interrupt);
   g_mutex_unlock (&selector->mutex);
   return leading;

@@ -1685,6 +1685,9 @@ zkr_queue_lock_free (ZkrQueueLock *lock)
   g_mutex_lock (&lock->hook_lock);
   lock->loss_hook = NULL;
   g_mutex_unlock (&lock->hook_lock);
+  /* The owner's memory may go as soon as this returns, while events are
+   * still queued for the worker ahead of free_in_worker. */
+  zkr_notifier_detach_source (lock->loss);
   zkr_session_post (lock->session, free_in_worker, lock, (GDestroyNotify) lock_unref);
 }
 

@@ -270,40 +270,17 @@ acquire_op_end (AcquireOp *op, gboolean held)
   g_free (op);
 }
 
-static void
-acquire_op_rolled_back (gpointer user_data)
-{
-  acquire_op_end (user_data, FALSE);
-}
-
-/* A pool thread: gives back what was taken, newest first, waiting for the
- * deletes (one that cannot be sent now stays pending in the background). */
-static void
-rollback_thread (gpointer task_data)
-{
-  AcquireOp *op = task_data;
-
-  for (guint i = op->next; i > 0; i--)
-    {
-      ZkrQueueLock *queue = op->multi->members[i - 1].queue;
-      g_autoptr (GError) error = NULL;
-
-      if (zkr_queue_lock_is_held (queue) && !zkr_queue_lock_release (queue, &error))
-        g_debug ("multi-lock rollback of %s: %s", op->multi->paths[i - 1], error->message);
-    }
-}
-
+/* Gives back what was taken, newest first, without waiting for the
+ * server: the caller is answered by its deadline whatever the connection
+ * does, and the deletes go on in the background (docs/design.md §5). */
 static void
 acquire_op_fail (AcquireOp *op, GError *error)
 {
   g_prefix_error (&error, "multi-lock: ");
   op->error = error;
-  if (op->next == 0)
-    {
-      acquire_op_end (op, FALSE);
-      return;
-    }
-  zkr_run_blocking (rollback_thread, acquire_op_rolled_back, op);
+  for (guint i = op->next; i > 0; i--)
+    (void) zkr_queue_lock_release_in_background (op->multi->members[i - 1].queue);
+  acquire_op_end (op, FALSE);
 }
 
 static void acquire_op_step (AcquireOp *op);
@@ -394,6 +371,7 @@ zkr_multi_lock_acquire_async (ZkrMultiLock *multi, int timeout_ms, GCancellable 
   GTask *task;
 
   g_return_if_fail (multi != NULL);
+  zkr_assert_user_context ("zkr_multi_lock_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_multi_lock_acquire_async);
   g_task_set_name (task, "zkr_multi_lock_acquire");

@@ -12,6 +12,7 @@
 struct _ZkrMutex {
   gatomicrefcount ref;
   ZkrQueueLock *queue;   /* (owned) */
+  ZkrNotifier *loss;     /* (owned) the loss listeners */
 };
 
 /* Loss events are delivered only while someone holds the mutex. */
@@ -23,6 +24,20 @@ mutex_try_ref (gpointer data)
   return zkr_ref_try (&mutex->ref) ? mutex : NULL;
 }
 
+/* Worker thread: the entry's loss event goes to our listeners. The
+ * listeners are ours, not the entry's, so that the mutex's memory may go
+ * the moment its last reference does: once zkr_queue_lock_free() returned
+ * this hook is neither running nor called again (docs/design.md,
+ * "Ownership and unref"). */
+static void
+mutex_relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
+{
+  ZkrMutex *mutex = user_data;
+
+  (void) queue;
+  zkr_notifier_emit (mutex->loss, event);
+}
+
 ZkrMutex *
 zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
 {
@@ -32,14 +47,17 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   mutex = g_new0 (ZkrMutex, 1);
   g_atomic_ref_count_init (&mutex->ref);
-  mutex->queue = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, mutex,
-                                     mutex_try_ref,
-                                     (void (*) (gpointer)) zkr_mutex_unref, error);
+  /* No owner for the entry: nothing of the entry's may name the mutex. */
+  mutex->queue = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, NULL, NULL,
+                                     NULL, error);
   if (mutex->queue == NULL)
     {
       g_free (mutex);
       return NULL;
     }
+  mutex->loss = zkr_notifier_new (mutex, mutex_try_ref, (void (*) (gpointer)) zkr_mutex_unref,
+                                  zkr_queue_loss_marshal);
+  zkr_queue_lock_set_loss_hook (mutex->queue, mutex_relay_loss, mutex);
   return mutex;
 }
 
@@ -57,7 +75,10 @@ zkr_mutex_unref (ZkrMutex *mutex)
   g_return_if_fail (mutex != NULL);
   if (!g_atomic_ref_count_dec (&mutex->ref))
     return;
+  /* Gives the node up in the background; no relay runs or starts once it
+   * returned, so the notifier and the memory may go now. */
   zkr_queue_lock_free (mutex->queue);
+  zkr_notifier_free (mutex->loss);
   g_free (mutex);
 }
 
@@ -68,6 +89,7 @@ zkr_mutex_acquire_async (ZkrMutex *mutex, int timeout_ms, GCancellable *cancella
   GTask *task;
 
   g_return_if_fail (mutex != NULL);
+  zkr_assert_user_context ("zkr_mutex_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_mutex_acquire_async);
   g_task_set_name (task, "zkr_mutex_acquire");
@@ -142,14 +164,14 @@ zkr_mutex_add_loss_listener (ZkrMutex *mutex, ZkrLockLossFunc func,
 {
   g_return_val_if_fail (mutex != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_queue_lock_add_loss_listener (mutex->queue, func, user_data, destroy);
+  return zkr_notifier_add (mutex->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_mutex_remove_loss_listener (ZkrMutex *mutex, guint listener_id)
 {
   g_return_if_fail (mutex != NULL);
-  zkr_queue_lock_remove_loss_listener (mutex->queue, listener_id);
+  zkr_notifier_remove (mutex->loss, listener_id);
 }
 
 GPtrArray *

@@ -6,7 +6,11 @@
  *
  * A ZkrPerThread must be the first member of the object's struct: the
  * object's pointer and its ZkrPerThread's are the same, which is what the
- * listeners and the entries' owner references are given. */
+ * listeners and the loss hooks are given.
+ *
+ * Entries are keyed by a ZkrThreadKey, not by GThread *: a thread's key is
+ * never another thread's, while a GThread's address is reused by a thread
+ * started after it ended, which would inherit its holds. */
 #pragma once
 
 #include "lock-queue.h"
@@ -14,30 +18,47 @@
 
 G_BEGIN_DECLS
 
+typedef struct _ZkrThreadKey ZkrThreadKey;
+
+/* The calling thread's key (transfer none): made on first use, marked
+ * ended when the thread exits, freed once nothing holds it. Any thread. */
+ZkrThreadKey *zkr_thread_key_self (void);
+ZkrThreadKey *zkr_thread_key_ref (ZkrThreadKey *key);
+void zkr_thread_key_unref (ZkrThreadKey *key);
+
 typedef struct {
   gatomicrefcount ref;
   ZkrSession *session;   /* (owned) */
   char *path;            /* as given */
   ZkrNotifier *loss;     /* the object's loss listeners */
   GMutex lock;
-  GHashTable *entries;   /* GThread* -> the recipe's entry; protected by lock */
+  GHashTable *entries;   /* ZkrThreadKey* (a reference) -> the recipe's
+                          * entry; protected by lock */
+  gboolean (*entry_idle) (gpointer entry); /* see zkr_per_thread_init() */
 } ZkrPerThread;
 
 /* Checks @path the way every entry's queue (with @recipe) will, then sets
  * up @pt with one reference. @object_unref is the object's public unref
  * (loss deliveries hold the object while queued); @entry_free frees an
- * entry when its thread's row goes (at the last unref).
+ * entry (at the last unref, or when its thread ended); @entry_idle says,
+ * under the lock, whether an entry holds nothing, acquires nothing and
+ * releases nothing: such an entry of a thread that ended is dropped.
  * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the path (@pt untouched). */
 gboolean zkr_per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
                               const ZkrQueueRecipe *recipe, void (*object_unref) (gpointer),
-                              GDestroyNotify entry_free, GError **error);
+                              GDestroyNotify entry_free, gboolean (*entry_idle) (gpointer entry),
+                              GError **error);
 /* Drops a reference. TRUE when it was the last: every entry is freed (they
  * give their holds up in the background) and @pt cleared; the caller then
  * frees the object. */
 gboolean zkr_per_thread_unref (ZkrPerThread *pt);
-/* A queue entry's owner reference (zkr_queue_lock_new's @owner_ref): the
- * object, or NULL once it is being finalized. */
-gpointer zkr_per_thread_try_ref (gpointer object);
+/* The entry of @key's thread, or NULL. Lock held. */
+gpointer zkr_per_thread_lookup_locked (ZkrPerThread *pt, ZkrThreadKey *key);
+/* Adds @entry for @key's thread (none yet; a reference on @key is taken),
+ * first dropping the idle entries of threads that ended, so that the table
+ * does not grow with every short-lived thread that ever used the object.
+ * Lock held. */
+void zkr_per_thread_insert_locked (ZkrPerThread *pt, ZkrThreadKey *key, gpointer entry);
 /* A loss hook (zkr_queue_lock_set_loss_hook) relaying an entry's event to
  * the object's listeners; @object is the user data. Worker thread. */
 void zkr_per_thread_relay_loss (gpointer queue, ZkrLockEvent event, gpointer object);

@@ -27,6 +27,16 @@ hold_free (gpointer data)
   g_free (hold);
 }
 
+/* Holds nothing, takes nothing, gives nothing back. Lock held. */
+static gboolean
+hold_is_idle (gpointer data)
+{
+  Hold *hold = data;
+
+  return hold->count == 0 && !zkr_queue_lock_is_busy (hold->queue) &&
+         !zkr_queue_lock_is_release_pending (hold->queue);
+}
+
 ZkrReentrantMutex *
 zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
 {
@@ -36,7 +46,8 @@ zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   mutex = g_new0 (ZkrReentrantMutex, 1);
   if (!zkr_per_thread_init (&mutex->base, session, path, &zkr_queue_mutex_recipe,
-                            (void (*) (gpointer)) zkr_reentrant_mutex_unref, hold_free, error))
+                            (void (*) (gpointer)) zkr_reentrant_mutex_unref, hold_free,
+                            hold_is_idle, error))
     {
       g_free (mutex);
       return NULL;
@@ -62,26 +73,26 @@ zkr_reentrant_mutex_unref (ZkrReentrantMutex *mutex)
 
 /* The calling thread's entry, made on first use. Lock held. */
 static Hold *
-hold_for_thread_locked (ZkrReentrantMutex *mutex, GThread *thread)
+hold_for_thread_locked (ZkrReentrantMutex *mutex, ZkrThreadKey *key)
 {
-  Hold *hold = g_hash_table_lookup (mutex->base.entries, thread);
+  Hold *hold = zkr_per_thread_lookup_locked (&mutex->base, key);
 
   if (hold == NULL)
     {
       hold = g_new0 (Hold, 1);
+      /* No owner for the entry: its events reach the listeners through
+       * the hook alone, which stops when the entry is freed. */
       hold->queue = zkr_queue_lock_new (mutex->base.session, mutex->base.path,
-                                        &zkr_queue_mutex_recipe, NULL, mutex,
-                                        zkr_per_thread_try_ref,
-                                        (void (*) (gpointer)) zkr_reentrant_mutex_unref, NULL);
+                                        &zkr_queue_mutex_recipe, NULL, NULL, NULL, NULL, NULL);
       zkr_queue_lock_set_loss_hook (hold->queue, zkr_per_thread_relay_loss, mutex);
-      g_hash_table_insert (mutex->base.entries, thread, hold);
+      zkr_per_thread_insert_locked (&mutex->base, key, hold);
     }
   return hold;
 }
 
 typedef struct {
   ZkrReentrantMutex *mutex;  /* (owned) */
-  GThread *thread;
+  ZkrThreadKey *key;         /* (owned) the calling thread's */
   GTask *outer;              /* (owned) */
 } FirstAcquire;
 
@@ -95,7 +106,7 @@ acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
   gboolean reentered;
 
   g_mutex_lock (&mutex->base.lock);
-  hold = hold_for_thread_locked (mutex, g_thread_self ());
+  hold = hold_for_thread_locked (mutex, zkr_thread_key_self ());
   reentered = hold->count > 0 && zkr_queue_lock_is_held (hold->queue);
   if (reentered)
     hold->count++; /* reentry: counted here, nothing sent */
@@ -106,13 +117,19 @@ acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
   return reentered;
 }
 
-/* The engine granted @thread's first hold. Shared by both acquire paths:
- * the async one in the caller's context, the blocking one in its thread. */
+/* The engine granted the first hold of @key's thread. Shared by both
+ * acquire paths: the async one in the caller's context, the blocking one
+ * in its thread. The entry of a thread that ended meanwhile may be gone
+ * already (lost, then dropped as idle): nothing to count then. */
 static void
-grant_finish (ZkrReentrantMutex *mutex, GThread *thread)
+grant_finish (ZkrReentrantMutex *mutex, ZkrThreadKey *key)
 {
+  Hold *hold;
+
   g_mutex_lock (&mutex->base.lock);
-  ((Hold *) g_hash_table_lookup (mutex->base.entries, thread))->count = 1;
+  hold = zkr_per_thread_lookup_locked (&mutex->base, key);
+  if (hold != NULL)
+    hold->count = 1;
   g_mutex_unlock (&mutex->base.lock);
 }
 
@@ -126,12 +143,13 @@ first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
   (void) source;
   if (g_task_propagate_boolean (G_TASK (result), &error))
     {
-      grant_finish (first->mutex, first->thread);
+      grant_finish (first->mutex, first->key);
       g_task_return_boolean (first->outer, TRUE);
     }
   else
     g_task_return_error (first->outer, error);
   g_object_unref (first->outer);
+  zkr_thread_key_unref (first->key);
   zkr_reentrant_mutex_unref (first->mutex);
   g_free (first);
 }
@@ -146,6 +164,7 @@ zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
   ZkrQueueLock *queue;
 
   g_return_if_fail (mutex != NULL);
+  zkr_assert_user_context ("zkr_reentrant_mutex_acquire_async() called");
   outer = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (outer, zkr_reentrant_mutex_acquire_async);
   g_task_set_check_cancellable (outer, FALSE);
@@ -157,7 +176,7 @@ zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
     }
   first = g_new0 (FirstAcquire, 1);
   first->mutex = zkr_reentrant_mutex_ref (mutex);
-  first->thread = g_thread_self ();
+  first->key = zkr_thread_key_ref (zkr_thread_key_self ());
   first->outer = outer;
   inner = g_task_new (NULL, cancellable, first_acquire_done, first);
   g_task_set_check_cancellable (inner, FALSE);
@@ -188,7 +207,7 @@ zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
     return TRUE;
   if (!zkr_queue_lock_acquire_sync (queue, timeout_ms, cancellable, error))
     return FALSE;
-  grant_finish (mutex, g_thread_self ());
+  grant_finish (mutex, zkr_thread_key_self ());
   return TRUE;
 }
 
@@ -196,7 +215,7 @@ zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
 static Hold *
 held_by_self_locked (ZkrReentrantMutex *mutex)
 {
-  Hold *hold = g_hash_table_lookup (mutex->base.entries, g_thread_self ());
+  Hold *hold = zkr_per_thread_lookup_locked (&mutex->base, zkr_thread_key_self ());
 
   if (hold == NULL || hold->count == 0 || !zkr_queue_lock_is_held (hold->queue))
     return NULL;
@@ -258,7 +277,7 @@ queue_of_self (ZkrReentrantMutex *mutex)
   Hold *hold;
 
   g_mutex_lock (&mutex->base.lock);
-  hold = g_hash_table_lookup (mutex->base.entries, g_thread_self ());
+  hold = zkr_per_thread_lookup_locked (&mutex->base, zkr_thread_key_self ());
   g_mutex_unlock (&mutex->base.lock);
   return hold != NULL ? hold->queue : NULL;
 }

@@ -160,10 +160,11 @@ side_queue_new (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock *write)
 {
   ZkrQueueLock *queue;
 
+  /* No owner for the entry: its events reach the listeners through the
+   * hook alone, which stops when the entry is freed. */
   queue = zkr_queue_lock_new (rwlock->base.session, rwlock->base.path,
                               kind == SIDE_READ ? &zkr_rwlock_read_recipe : &zkr_rwlock_write_recipe,
-                              write, rwlock, zkr_per_thread_try_ref,
-                              (void (*) (gpointer)) zkr_rwlock_unref, NULL);
+                              write, NULL, NULL, NULL, NULL);
   zkr_queue_lock_set_loss_hook (queue, zkr_per_thread_relay_loss, rwlock);
   return queue;
 }
@@ -178,6 +179,22 @@ holds_free (gpointer data)
   g_free (holds);
 }
 
+static gboolean
+side_is_idle (const Side *side)
+{
+  return side->count == 0 && !zkr_queue_lock_is_busy (side->queue) &&
+         !zkr_queue_lock_is_release_pending (side->queue);
+}
+
+/* Neither side holds, takes or gives back anything. Lock held. */
+static gboolean
+holds_are_idle (gpointer data)
+{
+  Holds *holds = data;
+
+  return side_is_idle (&holds->sides[SIDE_READ]) && side_is_idle (&holds->sides[SIDE_WRITE]);
+}
+
 ZkrRwlock *
 zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
 {
@@ -187,7 +204,8 @@ zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   rwlock = g_new0 (ZkrRwlock, 1);
   if (!zkr_per_thread_init (&rwlock->base, session, path, &zkr_rwlock_listing_recipe,
-                            (void (*) (gpointer)) zkr_rwlock_unref, holds_free, error))
+                            (void (*) (gpointer)) zkr_rwlock_unref, holds_free, holds_are_idle,
+                            error))
     {
       g_free (rwlock);
       return NULL;
@@ -213,9 +231,9 @@ zkr_rwlock_unref (ZkrRwlock *rwlock)
 
 /* The calling thread's entries, made on first use. Lock held. */
 static Holds *
-holds_for_thread_locked (ZkrRwlock *rwlock, GThread *thread)
+holds_for_thread_locked (ZkrRwlock *rwlock, ZkrThreadKey *key)
 {
-  Holds *holds = g_hash_table_lookup (rwlock->base.entries, thread);
+  Holds *holds = zkr_per_thread_lookup_locked (&rwlock->base, key);
 
   if (holds == NULL)
     {
@@ -223,7 +241,7 @@ holds_for_thread_locked (ZkrRwlock *rwlock, GThread *thread)
       holds->sides[SIDE_WRITE].queue = side_queue_new (rwlock, SIDE_WRITE, NULL);
       holds->sides[SIDE_READ].queue = side_queue_new (rwlock, SIDE_READ,
                                                       holds->sides[SIDE_WRITE].queue);
-      g_hash_table_insert (rwlock->base.entries, thread, holds);
+      zkr_per_thread_insert_locked (&rwlock->base, key, holds);
     }
   return holds;
 }
@@ -238,7 +256,7 @@ side_is_held (const Side *side)
 static Side *
 held_by_self_locked (ZkrRwlock *rwlock, SideKind kind)
 {
-  Holds *holds = g_hash_table_lookup (rwlock->base.entries, g_thread_self ());
+  Holds *holds = zkr_per_thread_lookup_locked (&rwlock->base, zkr_thread_key_self ());
 
   if (holds == NULL || !side_is_held (&holds->sides[kind]))
     return NULL;
@@ -256,7 +274,7 @@ typedef enum {
 
 typedef struct {
   ZkrRwlock *rwlock;     /* (owned) */
-  GThread *thread;
+  ZkrThreadKey *key;     /* (owned) the calling thread's */
   SideKind kind;
   gboolean downgrade;
   GTask *outer;          /* (owned) */
@@ -278,19 +296,25 @@ downgrade_still_valid_locked (ZkrRwlock *rwlock, Holds *holds, ZkrQueueLock **st
   return FALSE;
 }
 
-/* The engine granted @thread's first hold of @kind: count it, or for a
- * downgrade keep it only while the write hold is still ours. Returns NULL
- * or ZKR_ERROR_LOCK_LOST (transfer full). Shared by both acquire paths:
- * the async one in the caller's context, the blocking one in its thread. */
+/* The engine granted the first hold of @kind by @key's thread: count it,
+ * or for a downgrade keep it only while the write hold is still ours.
+ * Returns NULL or ZKR_ERROR_LOCK_LOST (transfer full). Shared by both
+ * acquire paths: the async one in the caller's context, the blocking one
+ * in its thread. The entries of a thread that ended meanwhile may be gone
+ * already (lost, then dropped as idle): nothing to count then, and a
+ * downgrade is lost. */
 static GError *
-grant_finish (ZkrRwlock *rwlock, GThread *thread, SideKind kind, gboolean downgrade)
+grant_finish (ZkrRwlock *rwlock, ZkrThreadKey *key, SideKind kind, gboolean downgrade)
 {
   ZkrQueueLock *stale = NULL;
+  gboolean lost = FALSE;
   Holds *holds;
 
   g_mutex_lock (&rwlock->base.lock);
-  holds = g_hash_table_lookup (rwlock->base.entries, thread);
-  if (!downgrade)
+  holds = zkr_per_thread_lookup_locked (&rwlock->base, key);
+  if (holds == NULL)
+    lost = downgrade;
+  else if (!downgrade)
     holds->sides[kind].count = 1;
   else if (downgrade_still_valid_locked (rwlock, holds, &stale))
     {
@@ -300,8 +324,10 @@ grant_finish (ZkrRwlock *rwlock, GThread *thread, SideKind kind, gboolean downgr
       holds->sides[SIDE_READ].count = 1;
       holds->sides[SIDE_READ].token = zkr_queue_lock_get_token (holds->sides[SIDE_WRITE].queue);
     }
+  else
+    lost = TRUE;
   g_mutex_unlock (&rwlock->base.lock);
-  if (stale == NULL)
+  if (!lost)
     return NULL;
   zkr_queue_lock_free (stale);
   return g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
@@ -318,12 +344,13 @@ first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   (void) source;
   if (g_task_propagate_boolean (G_TASK (result), &error))
-    error = grant_finish (first->rwlock, first->thread, first->kind, first->downgrade);
+    error = grant_finish (first->rwlock, first->key, first->kind, first->downgrade);
   if (error != NULL)
     g_task_return_error (first->outer, error);
   else
     g_task_return_boolean (first->outer, TRUE);
   g_object_unref (first->outer);
+  zkr_thread_key_unref (first->key);
   zkr_rwlock_unref (first->rwlock);
   g_free (first);
 }
@@ -335,7 +362,7 @@ static PrepareOutcome
 acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue,
                         char **suffix, GError **error)
 {
-  Holds *holds = holds_for_thread_locked (rwlock, g_thread_self ());
+  Holds *holds = holds_for_thread_locked (rwlock, zkr_thread_key_self ());
   Side *side = &holds->sides[kind];
   Side *write = &holds->sides[SIDE_WRITE];
 
@@ -390,6 +417,7 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
   FirstAcquire *first;
   GTask *outer, *inner;
 
+  zkr_assert_user_context ("an async acquire of a read-write lock called");
   outer = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (outer, source_tag);
   g_task_set_name (outer, kind == SIDE_READ ? "zkr_rwlock_acquire_read" : "zkr_rwlock_acquire_write");
@@ -411,7 +439,7 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
     }
   first = g_new0 (FirstAcquire, 1);
   first->rwlock = zkr_rwlock_ref (rwlock);
-  first->thread = g_thread_self ();
+  first->key = zkr_thread_key_ref (zkr_thread_key_self ());
   first->kind = kind;
   first->downgrade = suffix != NULL;
   first->outer = outer;
@@ -442,7 +470,7 @@ rwlock_acquire_sync (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
     }
   if (!zkr_queue_lock_acquire_sync_full (queue, timeout_ms, cancellable, suffix, error))
     return FALSE;
-  lost = grant_finish (rwlock, g_thread_self (), kind, suffix != NULL);
+  lost = grant_finish (rwlock, zkr_thread_key_self (), kind, suffix != NULL);
   if (lost == NULL)
     return TRUE;
   g_propagate_error (error, lost);
@@ -552,7 +580,7 @@ zkr_rwlock_is_release_pending (ZkrRwlock *rwlock)
 
   g_return_val_if_fail (rwlock != NULL, FALSE);
   g_mutex_lock (&rwlock->base.lock);
-  holds = g_hash_table_lookup (rwlock->base.entries, g_thread_self ());
+  holds = zkr_per_thread_lookup_locked (&rwlock->base, zkr_thread_key_self ());
   if (holds != NULL)
     pending = zkr_queue_lock_is_release_pending (holds->sides[SIDE_READ].queue) ||
               zkr_queue_lock_is_release_pending (holds->sides[SIDE_WRITE].queue);

@@ -402,45 +402,19 @@ step_task (AcquireOp *op, GAsyncReadyCallback done)
   return task;
 }
 
-static void
-acquire_op_rolled_back (gpointer user_data)
-{
-  AcquireOp *op = user_data;
-
-  g_task_return_error (op->task, g_steal_pointer (&op->error));
-  acquire_op_free (op);
-}
-
-/* A pool thread: gives back the leases taken so far, newest first, and
- * waits for the deletes (a delete that cannot be sent now stays pending
- * in the background). */
-static void
-rollback_thread (gpointer task_data)
-{
-  AcquireOp *op = task_data;
-
-  for (guint i = op->leases->len; i > 0; i--)
-    {
-      g_autoptr (GError) error = NULL;
-      ZkrLease *lease = g_ptr_array_index (op->leases, i - 1);
-
-      if (zkr_lease_is_held (lease) && !zkr_lease_release (lease, &error))
-        g_debug ("semaphore %s: rollback: %s", op->semaphore->path, error->message);
-    }
-}
-
-/* Ends the acquire with @error once every lease taken so far is given back. */
+/* Ends the acquire with @error, giving back the leases taken so far,
+ * newest first, without waiting for the server: the caller is answered by
+ * its deadline whatever the connection does, and the deletes go on in the
+ * background (docs/design.md §5). */
 static void
 acquire_op_fail (AcquireOp *op, GError *error)
 {
   g_prefix_error (&error, "semaphore %s: ", op->semaphore->path);
-  op->error = error;
-  if (op->leases->len == 0)
-    {
-      acquire_op_rolled_back (op);
-      return;
-    }
-  zkr_run_blocking (rollback_thread, acquire_op_rolled_back, op);
+  for (guint i = op->leases->len; i > 0; i--)
+    (void) zkr_queue_lock_release_in_background (
+      ((ZkrLease *) g_ptr_array_index (op->leases, i - 1))->queue);
+  g_task_return_error (op->task, error);
+  acquire_op_free (op);
 }
 
 static void
@@ -464,38 +438,22 @@ acquire_op_succeed (AcquireOp *op)
 
 static void acquire_op_round (AcquireOp *op);
 
+/* Curator's order: our lease node is through (or already deleted by the
+ * engine on failure) before the locks/ mutex is let go. Its delete is sent
+ * and goes on in the background: waiting for it would make the caller's
+ * answer wait on the connection (a paused server, a dead link), and what
+ * we hold does not depend on it. The next round's acquire of locks/ is
+ * queued behind that delete (one session's requests go in order). */
 static void
-acquire_op_locks_released (gpointer user_data)
+acquire_op_release_locks (AcquireOp *op)
 {
-  AcquireOp *op = user_data;
-
+  (void) zkr_queue_lock_release_in_background (op->locks);
   if (op->error != NULL)
     acquire_op_fail (op, g_steal_pointer (&op->error));
   else if (op->leases->len == op->count)
     acquire_op_succeed (op);
   else
     acquire_op_round (op);
-}
-
-/* A pool thread: the blocking release of our locks/ node. */
-static void
-locks_release_thread (gpointer task_data)
-{
-  AcquireOp *op = task_data;
-  g_autoptr (GError) error = NULL;
-
-  /* Connection loss: the delete goes on in the background; it does not
-   * change what we hold. */
-  if (!zkr_queue_lock_release (op->locks, &error))
-    g_debug ("semaphore %s: release of locks/: %s", op->semaphore->path, error->message);
-}
-
-/* Curator's order: our lease node is through (or already deleted by the
- * engine on failure) before the locks/ mutex is let go. */
-static void
-acquire_op_release_locks (AcquireOp *op)
-{
-  zkr_run_blocking (locks_release_thread, acquire_op_locks_released, op);
 }
 
 /* ==== the shared count, watched while a lease waits ==================
@@ -579,6 +537,14 @@ acquire_op_count_read (GObject *source, GAsyncResult *result, gpointer user_data
   acquire_op_take_lease (user_data);
 }
 
+/* In the acquire's context: the count was read (or not). */
+static gboolean
+count_read_return (gpointer data)
+{
+  g_task_return_boolean (data, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
 /* Worker thread: the count node's data; a failed read keeps the last
  * count (see zkr_semaphore_new_shared_count()). */
 static void
@@ -602,8 +568,10 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
                g_atomic_int_get (&semaphore->max_leases));
   else
     g_atomic_int_set (&semaphore->max_leases, count);
-  g_task_return_boolean (task, TRUE);
-  g_object_unref (task);
+  /* Returned and dropped in the task's own context, as the engine returns
+   * its tasks: the worker never finalizes a GTask, and ThreadSanitizer
+   * sees the hand-off. */
+  zkr_context_post (g_task_get_context (task), count_read_return, task, g_object_unref);
 }
 
 static void
@@ -662,6 +630,7 @@ zkr_semaphore_acquire_async (ZkrSemaphore *semaphore, guint count, int timeout_m
   AcquireOp *op;
 
   g_return_if_fail (semaphore != NULL);
+  zkr_assert_user_context ("zkr_semaphore_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_semaphore_acquire_async);
   g_task_set_name (task, "zkr_semaphore_acquire");
