@@ -9,7 +9,13 @@
  *   --count PATH      print the ephemeral nodes left under PATH, then delete it
  *
  * A lock kind is a ModeOps table (open, acquire, release, close); the leader
- * latch is one too (a term is a hold). */
+ * latch is one too (a term is a hold).
+ *
+ * Every acquire is a deadline-bounded call, logged as a `call` line: a third
+ * of them (seeded) take a short timeout, half of those a cancel at a seeded
+ * time, half go through the _async twin. A timer thread of our own cancels
+ * on time and measures how late this process itself ran after the call's
+ * deadline, to tell a late library from a process that was not scheduled. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,11 +35,35 @@
 
 typedef struct _Worker Worker;
 
-/* One lock kind. acquire returns the fencing token of the new hold. */
+/* One deadline-bounded acquire. The plan is drawn before the call; the
+ * times are CLOCK_MONOTONIC microseconds. */
+typedef struct {
+  int timeout_ms;
+  gint64 cancel_after_us;     /* from the start; -1: no cancel planned */
+  gboolean use_async;
+  GCancellable *cancellable;  /* NULL for a plain call */
+
+  gint64 t_start;             /* 0: the call never started */
+  gint64 deadline;
+  gint64 cancel_at;           /* planned, 0 when none */
+  gint64 t_cancel;            /* when the timer thread cancelled, 0 if it did not */
+  gint64 t_answer;            /* the blocking call returned, or the callback ran */
+  gboolean answered;
+  gint64 timer_late_max;      /* the timer thread's worst wake-up lateness */
+  gint64 timer_late_sum;      /* its total lateness, from the first bound on */
+} Call;
+
+/* One lock kind. The acquires return the fencing token of the new hold;
+ * the blocking one brackets its bounded call with call_begin/call_end.
+ * acquire_async is NULL when the kind has no _async twin. */
 typedef struct {
   const char *name;
   gboolean (*open) (Worker *worker, GError **error);
-  gboolean (*acquire) (Worker *worker, int timeout_ms, gint64 *token, GError **error);
+  gboolean (*acquire) (Worker *worker, Call *call, gint64 *token, GError **error);
+  void (*acquire_async) (Worker *worker, Call *call, GAsyncReadyCallback callback,
+                         gpointer user_data);
+  gboolean (*acquire_finish) (Worker *worker, GAsyncResult *result, gint64 *token,
+                              GError **error);
   gboolean (*release) (Worker *worker, GError **error);
   void (*close) (Worker *worker);
   gboolean writes_resource;   /* readers of a rwlock only read */
@@ -71,6 +101,17 @@ struct _Worker {
   GThread *listener_thread;
   GAsyncQueue *ready;      /* the listener thread has set things up */
   gint lost;               /* set by the listener on LOST, cleared per hold */
+
+  /* Async acquires run their callbacks here, on the main thread. */
+  GMainContext *call_context;
+
+  /* The deadline timer thread; timer_lock guards timer_call and the Call
+   * it points to while it is set. */
+  GThread *timer_thread;
+  GMutex timer_lock;
+  GCond timer_cond;
+  Call *timer_call;
+  gboolean timer_quit;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -260,6 +301,188 @@ listener_main (gpointer data)
   return NULL;
 }
 
+/* ---- deadline-bounded calls ---------------------------------------- */
+
+/* The share of acquires with a short timeout (the others wait 1 s, as
+ * they always did), and the timer thread's tick once a call is past its
+ * first bound. */
+#define SHORT_CALL_SHARE 0.33
+#define PLAIN_TIMEOUT_MS 1000
+#define TIMER_TICK_US (10 * 1000)
+
+/* Draws the plan of the next acquire from the worker's seeded generator:
+ * a short call has a timeout of 200-1500 ms, a cancel in half of them
+ * (half of those within 20 ms of the start, racing the grant), and the
+ * _async twin in half of them where the kind has one. */
+static void
+call_plan (Worker *worker, Call *call)
+{
+  GRand *rand = worker->rand;
+
+  memset (call, 0, sizeof *call);
+  call->timeout_ms = PLAIN_TIMEOUT_MS;
+  call->cancel_after_us = -1;
+  if (g_rand_double (rand) >= SHORT_CALL_SHARE)
+    return;
+  call->timeout_ms = g_rand_int_range (rand, 200, 1501);
+  call->cancellable = g_cancellable_new ();
+  if (g_rand_boolean (rand))
+    call->cancel_after_us = g_rand_boolean (rand)
+      ? g_rand_int_range (rand, 0, 20 * 1000)
+      : g_rand_int_range (rand, 20 * 1000, call->timeout_ms * 1000);
+  call->use_async = worker->ops->acquire_async != NULL && g_rand_boolean (rand);
+}
+
+/* Serves one call, timer_lock held: sleeps until the call's first bound
+ * (its planned cancel, else its deadline), cancels when planned, then
+ * wakes every tick until the call answers. Each wake-up's lateness is
+ * time this process did not run although it should have: their sum is
+ * the part of a late answer that no library could have avoided. */
+static void
+timer_serve (Worker *worker, Call *call)
+{
+  gint64 planned = call->cancel_at != 0 ? call->cancel_at : call->deadline;
+
+  while (!call->answered)
+    {
+      gint64 now;
+
+      g_cond_wait_until (&worker->timer_cond, &worker->timer_lock, planned);
+      now = g_get_monotonic_time ();
+      if (now < planned)
+        continue;
+      call->timer_late_max = MAX (call->timer_late_max, now - planned);
+      call->timer_late_sum += now - planned;
+      if (!call->answered && planned == call->cancel_at && call->t_cancel == 0)
+        {
+          /* Unlocked: the library's cancel handlers run right here. */
+          call->t_cancel = now;
+          g_mutex_unlock (&worker->timer_lock);
+          g_cancellable_cancel (call->cancellable);
+          g_mutex_lock (&worker->timer_lock);
+        }
+      planned = now + TIMER_TICK_US;
+    }
+}
+
+static gpointer
+timer_main (gpointer data)
+{
+  Worker *worker = data;
+
+  g_mutex_lock (&worker->timer_lock);
+  while (!worker->timer_quit)
+    {
+      if (worker->timer_call == NULL)
+        {
+          g_cond_wait (&worker->timer_cond, &worker->timer_lock);
+          continue;
+        }
+      timer_serve (worker, worker->timer_call);
+      worker->timer_call = NULL;
+      g_cond_broadcast (&worker->timer_cond);
+    }
+  g_mutex_unlock (&worker->timer_lock);
+  return NULL;
+}
+
+/* Right before the bounded call: its deadline and cancel time count from
+ * here, a little before the library's own start, so the check is if
+ * anything strict. */
+static void
+call_begin (Worker *worker, Call *call)
+{
+  g_mutex_lock (&worker->timer_lock);
+  call->t_start = g_get_monotonic_time ();
+  call->deadline = call->t_start + (gint64) call->timeout_ms * 1000;
+  if (call->cancel_after_us >= 0)
+    call->cancel_at = call->t_start + MAX (call->cancel_after_us, 1);
+  worker->timer_call = call;
+  g_cond_broadcast (&worker->timer_cond);
+  g_mutex_unlock (&worker->timer_lock);
+}
+
+/* Right after the answer (on the main thread, in the async callback for
+ * an async call): waits until the timer thread let go of the call, so
+ * the call and its cancellable may go. */
+static void
+call_end (Worker *worker, Call *call)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  g_mutex_lock (&worker->timer_lock);
+  call->t_answer = now;
+  call->answered = TRUE;
+  g_cond_broadcast (&worker->timer_cond);
+  while (worker->timer_call == call)
+    g_cond_wait (&worker->timer_cond, &worker->timer_lock);
+  g_mutex_unlock (&worker->timer_lock);
+}
+
+static const char *
+call_outcome (gboolean ok, const GError *error)
+{
+  if (ok)
+    return "granted";
+  if (error == NULL || error->domain != ZKR_ERROR)
+    return "other";
+  if (error->code == ZKR_ERROR_TIMEOUT)
+    return "timeout";
+  if (error->code == ZKR_ERROR_CANCELLED)
+    return "cancelled";
+  return zkr_error_code_name ((ZkrError) error->code);
+}
+
+/* call SEQ API TIMEOUT_MS START DEADLINE CANCEL_AT CANCELLED ANSWERED
+ *      OUTCOME TIMER_LATE_MAX TIMER_LATE_SUM (times in us, 0 = none) */
+static void
+call_log (Worker *worker, guint64 seq, const Call *call, gboolean ok, const GError *error)
+{
+  if (call->t_start == 0)
+    return;
+  history (worker, "call %" G_GUINT64_FORMAT " %s %d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+           " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %s %" G_GINT64_FORMAT
+           " %" G_GINT64_FORMAT "\n",
+           seq, call->use_async ? "async" : "sync", call->timeout_ms, call->t_start,
+           call->deadline, call->cancel_at, call->t_cancel, call->t_answer,
+           call_outcome (ok, error), call->timer_late_max, call->timer_late_sum);
+}
+
+typedef struct {
+  Worker *worker;
+  Call *call;
+  GAsyncResult *result;
+} AsyncWait;
+
+static void
+on_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AsyncWait *wait = user_data;
+
+  (void) source;
+  call_end (wait->worker, wait->call);
+  wait->result = g_object_ref (result);
+}
+
+/* The _async twin, run on the main thread's own context until its
+ * callback: the answer is the callback, as a GLib caller sees it. */
+static gboolean
+acquire_async (Worker *worker, Call *call, gint64 *token, GError **error)
+{
+  AsyncWait wait = { worker, call, NULL };
+  gboolean ok;
+
+  g_main_context_push_thread_default (worker->call_context);
+  call_begin (worker, call);
+  worker->ops->acquire_async (worker, call, on_acquired, &wait);
+  while (wait.result == NULL)
+    g_main_context_iteration (worker->call_context, TRUE);
+  g_main_context_pop_thread_default (worker->call_context);
+  ok = worker->ops->acquire_finish (worker, wait.result, token, error);
+  g_object_unref (wait.result);
+  return ok;
+}
+
 /* ---- the lock kinds ------------------------------------------------ */
 
 static gboolean
@@ -273,9 +496,28 @@ mutex_open (Worker *worker, GError **error)
 }
 
 static gboolean
-mutex_acquire (Worker *worker, int timeout_ms, gint64 *token, GError **error)
+mutex_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
-  if (!zkr_mutex_acquire (worker->mutex, timeout_ms, NULL, error))
+  gboolean ok;
+
+  call_begin (worker, call);
+  ok = zkr_mutex_acquire (worker->mutex, call->timeout_ms, call->cancellable, error);
+  call_end (worker, call);
+  if (ok)
+    *token = zkr_mutex_get_fencing_token (worker->mutex);
+  return ok;
+}
+
+static void
+mutex_acquire_async (Worker *worker, Call *call, GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_mutex_acquire_async (worker->mutex, call->timeout_ms, call->cancellable, callback, user_data);
+}
+
+static gboolean
+mutex_acquire_finish (Worker *worker, GAsyncResult *result, gint64 *token, GError **error)
+{
+  if (!zkr_mutex_acquire_finish (worker->mutex, result, error))
     return FALSE;
   *token = zkr_mutex_get_fencing_token (worker->mutex);
   return TRUE;
@@ -304,9 +546,29 @@ rwlock_open (Worker *worker, GError **error)
 }
 
 static gboolean
-writer_acquire (Worker *worker, int timeout_ms, gint64 *token, GError **error)
+writer_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
-  if (!zkr_rwlock_acquire_write (worker->rwlock, timeout_ms, NULL, error))
+  gboolean ok;
+
+  call_begin (worker, call);
+  ok = zkr_rwlock_acquire_write (worker->rwlock, call->timeout_ms, call->cancellable, error);
+  call_end (worker, call);
+  if (ok)
+    *token = zkr_rwlock_get_write_token (worker->rwlock);
+  return ok;
+}
+
+static void
+writer_acquire_async (Worker *worker, Call *call, GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_rwlock_acquire_write_async (worker->rwlock, call->timeout_ms, call->cancellable,
+                                  callback, user_data);
+}
+
+static gboolean
+writer_acquire_finish (Worker *worker, GAsyncResult *result, gint64 *token, GError **error)
+{
+  if (!zkr_rwlock_acquire_write_finish (worker->rwlock, result, error))
     return FALSE;
   *token = zkr_rwlock_get_write_token (worker->rwlock);
   return TRUE;
@@ -319,9 +581,29 @@ writer_release (Worker *worker, GError **error)
 }
 
 static gboolean
-reader_acquire (Worker *worker, int timeout_ms, gint64 *token, GError **error)
+reader_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
-  if (!zkr_rwlock_acquire_read (worker->rwlock, timeout_ms, NULL, error))
+  gboolean ok;
+
+  call_begin (worker, call);
+  ok = zkr_rwlock_acquire_read (worker->rwlock, call->timeout_ms, call->cancellable, error);
+  call_end (worker, call);
+  if (ok)
+    *token = zkr_rwlock_get_read_token (worker->rwlock);
+  return ok;
+}
+
+static void
+reader_acquire_async (Worker *worker, Call *call, GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_rwlock_acquire_read_async (worker->rwlock, call->timeout_ms, call->cancellable,
+                                 callback, user_data);
+}
+
+static gboolean
+reader_acquire_finish (Worker *worker, GAsyncResult *result, gint64 *token, GError **error)
+{
+  if (!zkr_rwlock_acquire_read_finish (worker->rwlock, result, error))
     return FALSE;
   *token = zkr_rwlock_get_read_token (worker->rwlock);
   return TRUE;
@@ -351,15 +633,39 @@ semaphore_open (Worker *worker, GError **error)
 }
 
 static gboolean
-semaphore_acquire (Worker *worker, int timeout_ms, gint64 *token, GError **error)
+semaphore_keep (Worker *worker, GPtrArray *leases, gint64 *token)
 {
-  GPtrArray *leases = zkr_semaphore_acquire (worker->semaphore, 1, timeout_ms, NULL, error);
-
   if (leases == NULL)
     return FALSE;
   worker->leases_held = leases;
   *token = zkr_lease_get_fencing_token (g_ptr_array_index (leases, 0));
   return TRUE;
+}
+
+static gboolean
+semaphore_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
+{
+  GPtrArray *leases;
+
+  call_begin (worker, call);
+  leases = zkr_semaphore_acquire (worker->semaphore, 1, call->timeout_ms, call->cancellable, error);
+  call_end (worker, call);
+  return semaphore_keep (worker, leases, token);
+}
+
+static void
+semaphore_acquire_async (Worker *worker, Call *call, GAsyncReadyCallback callback,
+                         gpointer user_data)
+{
+  zkr_semaphore_acquire_async (worker->semaphore, 1, call->timeout_ms, call->cancellable,
+                               callback, user_data);
+}
+
+static gboolean
+semaphore_acquire_finish (Worker *worker, GAsyncResult *result, gint64 *token, GError **error)
+{
+  return semaphore_keep (worker, zkr_semaphore_acquire_finish (worker->semaphore, result, error),
+                         token);
 }
 
 static gboolean
@@ -424,10 +730,13 @@ latch_drop (ZkrLeaderLatch *latch)
   zkr_leader_latch_unref (latch);
 }
 
+/* Only the wait for leadership is the bounded call: start returns at
+ * once, and close (on failure) is not bounded by the caller. */
 static gboolean
-latch_acquire (Worker *worker, int timeout_ms, gint64 *token, GError **error)
+latch_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
   LatchMake make = { worker, NULL, NULL, g_async_queue_new () };
+  gboolean ok;
 
   g_main_context_invoke (worker->listener_context, latch_make, &make);
   g_async_queue_pop (make.done);
@@ -437,8 +746,14 @@ latch_acquire (Worker *worker, int timeout_ms, gint64 *token, GError **error)
       g_propagate_error (error, make.error);
       return FALSE;
     }
-  if (!zkr_leader_latch_start (make.latch, error) ||
-      !zkr_leader_latch_await (make.latch, timeout_ms, NULL, error))
+  ok = zkr_leader_latch_start (make.latch, error);
+  if (ok)
+    {
+      call_begin (worker, call);
+      ok = zkr_leader_latch_await (make.latch, call->timeout_ms, call->cancellable, error);
+      call_end (worker, call);
+    }
+  if (!ok)
     {
       latch_drop (make.latch);
       return FALSE;
@@ -464,11 +779,15 @@ latch_close (Worker *worker)
 }
 
 static const ModeOps modes[] = {
-  { "latch", latch_open, latch_acquire, latch_release, latch_close, TRUE },
-  { "mutex", mutex_open, mutex_acquire, mutex_release, mutex_close, TRUE },
-  { "writer", rwlock_open, writer_acquire, writer_release, rwlock_close, TRUE },
-  { "reader", rwlock_open, reader_acquire, reader_release, rwlock_close, FALSE },
-  { "semaphore", semaphore_open, semaphore_acquire, semaphore_release, semaphore_close, TRUE },
+  { "latch", latch_open, latch_acquire, NULL, NULL, latch_release, latch_close, TRUE },
+  { "mutex", mutex_open, mutex_acquire, mutex_acquire_async, mutex_acquire_finish,
+    mutex_release, mutex_close, TRUE },
+  { "writer", rwlock_open, writer_acquire, writer_acquire_async, writer_acquire_finish,
+    writer_release, rwlock_close, TRUE },
+  { "reader", rwlock_open, reader_acquire, reader_acquire_async, reader_acquire_finish,
+    reader_release, rwlock_close, FALSE },
+  { "semaphore", semaphore_open, semaphore_acquire, semaphore_acquire_async,
+    semaphore_acquire_finish, semaphore_release, semaphore_close, TRUE },
 };
 
 /* ---- raw listings (a handle of our own, not the recipes') ----------- */
@@ -672,27 +991,46 @@ check_own_nodes (Worker *worker)
 
 /* ---- the loop ------------------------------------------------------ */
 
+/* A timeout or a cancel is retried at once, any other failure after 50 ms. */
+static void
+acquire_failed (Worker *worker, guint64 seq, const GError *error)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
+    history (worker, "timeout %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT "\n", seq, now);
+  else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED))
+    history (worker, "cancelled %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT "\n", seq, now);
+  else
+    {
+      history (worker, "fail %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %s\n", seq, now,
+               error_name (error));
+      g_usleep (50 * 1000);
+    }
+}
+
 static void
 hold_once (Worker *worker, guint64 seq, gint64 t_req)
 {
   g_autoptr (GError) error = NULL;
   gint64 token = 0, t_got, t_rel, t_done;
   gboolean ok;
+  Call call;
 
   g_atomic_int_set (&worker->lost, 0);
-  if (!worker->ops->acquire (worker, 1000, &token, &error))
+  call_plan (worker, &call);
+  if (call.use_async)
+    ok = acquire_async (worker, &call, &token, &error);
+  else
+    ok = worker->ops->acquire (worker, &call, &token, &error);
+  t_got = g_get_monotonic_time ();
+  call_log (worker, seq, &call, ok, error);
+  g_clear_object (&call.cancellable);
+  if (!ok)
     {
-      if (!g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
-        history (worker, "fail %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %s\n", seq,
-                 g_get_monotonic_time (), error_name (error));
-      else
-        history (worker, "timeout %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT "\n", seq,
-                 g_get_monotonic_time ());
-      if (!g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
-        g_usleep (50 * 1000);
+      acquire_failed (worker, seq, error);
       return;
     }
-  t_got = g_get_monotonic_time ();
   set_state (worker, 'H');
   history (worker, "acq %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
            " %" G_GINT64_FORMAT " %" G_GINT64_MODIFIER "x\n",
@@ -708,6 +1046,18 @@ hold_once (Worker *worker, guint64 seq, gint64 t_req)
   t_done = g_get_monotonic_time ();
   history (worker, "rel %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %s\n",
            seq, t_rel, t_done, ok ? "ok" : error_name (error));
+}
+
+static void
+timer_stop (Worker *worker)
+{
+  g_mutex_lock (&worker->timer_lock);
+  worker->timer_quit = TRUE;
+  g_cond_broadcast (&worker->timer_cond);
+  g_mutex_unlock (&worker->timer_lock);
+  g_thread_join (worker->timer_thread);
+  g_mutex_clear (&worker->timer_lock);
+  g_cond_clear (&worker->timer_cond);
 }
 
 static gboolean
@@ -735,6 +1085,10 @@ worker_main (Worker *worker)
 
   worker->listener_context = g_main_context_new ();
   worker->listener_loop = g_main_loop_new (worker->listener_context, FALSE);
+  worker->call_context = g_main_context_new ();
+  g_mutex_init (&worker->timer_lock);
+  g_cond_init (&worker->timer_cond);
+  worker->timer_thread = g_thread_new ("deadline-timer", timer_main, worker);
   worker->ready = g_async_queue_new ();
   worker->listener_thread = g_thread_new ("listener", listener_main, worker);
   g_async_queue_pop (worker->ready);
@@ -756,6 +1110,8 @@ worker_main (Worker *worker)
   g_thread_join (worker->listener_thread);
   g_main_loop_unref (worker->listener_loop);
   g_main_context_unref (worker->listener_context);
+  timer_stop (worker);
+  g_main_context_unref (worker->call_context);
   return 0;
 }
 

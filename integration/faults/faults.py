@@ -3,8 +3,8 @@
 loopback ensemble of its own while a seeded nemesis kills and pauses members,
 expires sessions, partitions clients and pauses client processes; then a
 checker reads every client's history and fails on any safety or liveness
-violation. One run covers the mutex, the rwlock (6 writers, 2 readers) and a
-3-lease semaphore, one after the other.
+violation. One run covers the mutex, the rwlock (6 writers, 2 readers), a
+3-lease semaphore and a leader latch, one after the other.
 
 Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore,latch]
                  [--worker EXE] [--proxy EXE] [--ensemble-sh SH] [--out DIR]
@@ -21,6 +21,11 @@ Why the checker is right, in short (README.md, "The fault suite", has it all):
 - The resource log (written under flock, in the resource's own order) must
   never show a write accepted with a token below the fence, nor a valid one
   refused.
+- Every acquire is deadline-bounded (a `call` line): it must answer by
+  min(deadline, the moment it was cancelled) + 100 ms, whatever the answer
+  and the session state; later is an overrun. Time the nemesis held the
+  client SIGSTOPped is not counted; the client's own timer thread says how
+  much of an overrun is the process not being scheduled at all.
 All times are CLOCK_MONOTONIC microseconds, which every process on the
 machine shares (g_get_monotonic_time() in C, time.monotonic() here).
 """
@@ -54,6 +59,10 @@ MODES = {
 # 3 session timeouts so the stuck check has room.
 PHASES = {"quick": (55, 14), "full": (140, 14)}
 
+# A deadline-bounded call must answer within this much of its deadline or
+# of its cancel (issue 20's number).
+DEADLINE_MARGIN_US = 100_000
+
 # The nemesis' menu and weights.
 FAULT_KINDS = [
     ("kill-leader", 1.0),
@@ -61,6 +70,7 @@ FAULT_KINDS = [
     ("expire-session", 1.0),
     ("partition-client", 1.5),
     ("pause-client", 1.5),
+    ("partition-waiter", 1.0),
 ]
 
 
@@ -212,19 +222,19 @@ class Nemesis:
         self.log = []
         self.t = SESSION_TIMEOUT_MS / 1000.0
 
+    def holding(self, i):
+        try:
+            with open(os.path.join(self.run_dir, f"w{i}.state"), "rb") as f:
+                return f.read(1) == b"H"
+        except OSError:
+            return False
+
     def pick_client(self):
         """A client holding the lock right now if one shows up within
         0.5 s (its state file says 'H'), else any client."""
         deadline = time.monotonic() + 0.5
         while time.monotonic() < deadline:
-            holders = []
-            for i in range(1, len(self.workers) + 1):
-                try:
-                    with open(os.path.join(self.run_dir, f"w{i}.state"), "rb") as f:
-                        if f.read(1) == b"H":
-                            holders.append(i)
-                except OSError:
-                    pass
+            holders = [i for i in range(1, len(self.workers) + 1) if self.holding(i)]
             if holders:
                 return self.targets.choice(holders), True
             time.sleep(0.001)
@@ -284,6 +294,19 @@ class Nemesis:
         return {"target": f"client {client}", "worker": client, "holding": holding,
                 "start": start, "end": now_us(), "scope": "client"}
 
+    def fault_partition_waiter(self, length, member):
+        """A black-hole under a client that does not hold the lock, so is
+        (nearly always) blocked in an acquire: its connection dies silently
+        under a call in flight, whose deadline must still be kept."""
+        waiting = [i for i in range(1, len(self.workers) + 1) if not self.holding(i)]
+        client = self.targets.choice(waiting or list(range(1, len(self.workers) + 1)))
+        start = now_us()
+        self.proxies[client - 1].command("blackhole")
+        time.sleep(self.t * (1.25 + 0.75 * length))
+        self.proxies[client - 1].command("heal")
+        return {"target": f"client {client}", "worker": client, "holding": False,
+                "start": start, "end": now_us(), "scope": "client"}
+
     def fault_pause_client(self, length, member):
         client, holding = self.pick_client()
         pid = self.workers[client - 1].pid
@@ -318,8 +341,35 @@ class Hold:
                 f"[{self.got}, {self.end}] lost {self.lost}")
 
 
+class Call:
+    """One deadline-bounded acquire, from a `call` line: its bound is the
+    earlier of its deadline and the moment its cancellable was cancelled
+    (if that came before the answer)."""
+    __slots__ = ("worker", "seq", "api", "timeout_ms", "start", "deadline", "cancel_at", "cancel",
+                 "answer", "outcome", "timer_max", "timer_sum", "bound", "stopped", "lateness")
+
+    def __init__(self, worker, fields):
+        self.worker = worker
+        self.seq, self.api, self.timeout_ms = int(fields[1]), fields[2], int(fields[3])
+        (self.start, self.deadline, self.cancel_at, self.cancel,
+         self.answer) = (int(x) for x in fields[4:9])
+        self.outcome = fields[9]
+        self.timer_max, self.timer_sum = int(fields[10]), int(fields[11])
+        cancelled_first = 0 < self.cancel <= self.answer
+        self.bound = min(self.deadline, self.cancel) if cancelled_first else self.deadline
+        self.stopped = 0
+        self.lateness = self.answer - self.bound
+
+    def describe(self):
+        cancel = (f", cancel at +{(self.cancel_at - self.start) / 1e3:.0f} ms"
+                  if self.cancel_at else "")
+        what = "cancel" if self.bound < self.deadline else "deadline"
+        return (f"client {self.worker} acquire {self.seq} ({self.api}, timeout {self.timeout_ms} ms"
+                f"{cancel}) answered {self.outcome} {self.lateness / 1e3:.0f} ms after its {what}")
+
+
 def read_history(path, worker, role, problems):
-    holds, losses, info = [], [], {"exit": None, "leftover": None}
+    holds, losses, info = [], [], {"exit": None, "leftover": None, "calls": [], "sessions": []}
     current = None
     with open(path) as f:
         for line in f:
@@ -337,6 +387,10 @@ def read_history(path, worker, role, problems):
                 current = None
             elif tag == "loss" and fields[1] == "LOST":
                 losses.append(int(fields[2]))
+            elif tag == "call":
+                info["calls"].append(Call(worker, fields))
+            elif tag == "session":
+                info["sessions"].append((int(fields[2]), fields[1]))
             elif tag == "exit":
                 info["exit"] = int(fields[1])
             elif tag == "leftover":
@@ -494,19 +548,98 @@ def recovery_times(holds, faults, workers):
     return result
 
 
+def fault_at(t, worker, faults, t_us):
+    """The fault on this client (its own, or one on the ensemble) in force
+    at t, or the last one undone less than 3 session timeouts before: a
+    short name to count by, and a phrase for the report."""
+    mine = [f for f in faults if f["scope"] == "all" or f["worker"] == worker]
+    for f in mine:
+        if f["start"] <= t <= f["end"]:
+            return f"during {f['kind']}", f"during {f['kind']} {f['target']}"
+    before = [f for f in mine if f["end"] < t <= f["end"] + 3 * t_us]
+    if before:
+        f = max(before, key=lambda f: f["end"])
+        return (f"after {f['kind']}",
+                f"{(t - f['end']) / 1e6:.1f}s after {f['kind']} {f['target']} was undone")
+    return "no fault", "no fault on it"
+
+
+def session_at(t, sessions):
+    state = "?"
+    for when, name in sessions:
+        if when > t:
+            break
+        state = name
+    return state
+
+
+def check_deadlines(calls, sessions, faults, t_us):
+    """The deadline invariant: every bounded call answers by its bound +
+    DEADLINE_MARGIN_US, whatever it answers. Time the nemesis held the
+    client SIGSTOPped after the bound is not counted (a stopped process
+    answers nothing; like an expected overlap, that is the nemesis' doing);
+    everything else is. An overrun is then split by the client's own timer
+    thread, which ran every 10 ms after the bound: if the timer's total
+    lateness explains all but the margin, the process was not scheduled
+    (violation all the same, reported apart); else the library was late."""
+    stops = [f for f in faults if f.get("stopped")]
+    overruns, stats = [], {
+        "calls": len(calls), "async": 0, "cancel_planned": 0, "timeouts": 0, "cancels": 0,
+        "cancelled": 0, "granted_after_cancel": 0, "overruns": 0, "library": 0, "unscheduled": 0,
+        "stopped_only": 0, "worst": 0, "worst_library": 0, "worst_unscheduled": 0,
+        "worst_timer": 0, "by_fault": {}}
+    for c in calls:
+        c.stopped = sum(max(0, min(c.answer, f["end"]) - max(c.bound, f["start"]))
+                        for f in stops if f["worker"] == c.worker)
+        raw = c.answer - c.bound
+        c.lateness = raw - c.stopped
+        stats["async"] += c.api == "async"
+        stats["cancel_planned"] += c.cancel_at != 0
+        stats["timeouts"] += c.outcome == "timeout"
+        stats["cancelled"] += c.outcome == "cancelled"
+        if 0 < c.cancel <= c.answer:
+            stats["cancels"] += 1
+            stats["granted_after_cancel"] += c.outcome == "granted"
+        if not c.stopped:
+            stats["worst_timer"] = max(stats["worst_timer"], c.timer_max)
+        stats["worst"] = max(stats["worst"], c.lateness)
+        if raw > DEADLINE_MARGIN_US and c.lateness <= DEADLINE_MARGIN_US:
+            stats["stopped_only"] += 1
+        if c.lateness <= DEADLINE_MARGIN_US:
+            continue
+        library = raw - c.timer_sum > DEADLINE_MARGIN_US
+        kind = "library" if library else "unscheduled"
+        stats["overruns"] += 1
+        stats[kind] += 1
+        stats["worst_" + kind] = max(stats["worst_" + kind], c.lateness)
+        key, where = fault_at(c.bound, c.worker, faults, t_us)
+        count, worst = stats["by_fault"].get(key, (0, 0))
+        stats["by_fault"][key] = (count + 1, max(worst, c.lateness))
+        overruns.append(
+            f"deadline overrun ({'library late' if library else 'client not scheduled'}): "
+            f"{c.describe()}; the client's timer thread was late {c.timer_sum / 1e3:.0f} ms "
+            f"in all (worst {c.timer_max / 1e3:.0f} ms)"
+            + (f", SIGSTOPped {c.stopped / 1e3:.0f} ms" if c.stopped else "")
+            + f"; {where}; session as the client saw it: "
+            f"{session_at(c.bound, sessions.get(c.worker, []))}")
+    return stats, overruns
+
+
 def check_mode(run_dir, mode_name, faults, stop_at):
     spec = MODES[mode_name]
     capacity = spec["leases"]
     t_us = SESSION_TIMEOUT_MS * 1000
     problems = []
-    holds = []
+    holds, calls, sessions = [], [], {}
     for i, role in enumerate(spec["workers"], start=1):
         path = os.path.join(run_dir, f"w{i}.history")
         if not os.path.exists(path):
             problems.append(f"client {i} wrote no history")
             continue
-        got, _ = read_history(path, i, role, problems)
+        got, info = read_history(path, i, role, problems)
         holds.extend(got)
+        calls.extend(info["calls"])
+        sessions[i] = info["sessions"]
 
     # A hold whose process was SIGSTOPped past its session deadline (half a
     # session timeout is the least that can carry it past: the deadline is
@@ -538,10 +671,11 @@ def check_mode(run_dir, mode_name, faults, stop_at):
     recoveries = recovery_times(holds, faults, len(spec["workers"]))
     for fault, r in zip(faults, recoveries):
         fault["recovery_us"] = r
+    deadlines, overruns = check_deadlines(calls, sessions, faults, t_us)
     return {"mode": mode_name, "acquisitions": len(holds), "faults": len(faults),
             "violations": problems, "accepted": accepted, "refused": refused, "conservative": conservative,
             "expected_overlaps": expected, "caught_by_fencing": caught,
-            "recoveries": recoveries}
+            "recoveries": recoveries, "deadlines": deadlines, "overruns": overruns}
 
 
 # ---- one run ----------------------------------------------------------------
@@ -584,10 +718,47 @@ def percentile50(values):
     return statistics.median(values) if values else 0
 
 
+def merge_deadlines(stats):
+    total = {}
+    for d in stats:
+        for key, value in d.items():
+            if key == "by_fault":
+                merged = total.setdefault(key, {})
+                for k, (count, worst) in value.items():
+                    c0, w0 = merged.get(k, (0, 0))
+                    merged[k] = (c0 + count, max(w0, worst))
+            elif key.startswith("worst"):
+                total[key] = max(total.get(key, 0), value)
+            else:
+                total[key] = total.get(key, 0) + value
+    return total
+
+
+def deadline_line(d):
+    """Lateness is answer - bound - SIGSTOPped time (ms); the client timer's
+    lateness leaves out calls the nemesis stopped."""
+    text = (f"deadline-bounded calls {d.get('calls', 0)} (async {d.get('async', 0)}, "
+            f"cancel planned {d.get('cancel_planned', 0)}), timeouts {d.get('timeouts', 0)}, "
+            f"cancels {d.get('cancels', 0)} (answered cancelled {d.get('cancelled', 0)}, "
+            f"granted first {d.get('granted_after_cancel', 0)}), "
+            f"overruns {d.get('overruns', 0)} (library late {d.get('library', 0)}, worst "
+            f"{d.get('worst_library', 0) / 1e3:.0f} ms; client not scheduled "
+            f"{d.get('unscheduled', 0)}, worst {d.get('worst_unscheduled', 0) / 1e3:.0f} ms), "
+            f"worst lateness {d.get('worst', 0) / 1e3:.0f} ms, "
+            f"worst client timer lateness {d.get('worst_timer', 0) / 1e3:.0f} ms")
+    if d.get("stopped_only"):
+        text += f"; {d['stopped_only']} late only by the nemesis' SIGSTOP (not counted)"
+    if d.get("by_fault"):
+        text += "; overruns by fault: " + ", ".join(
+            f"{k} {n} (worst {w / 1e6:.2f}s)"
+            for k, (n, w) in sorted(d["by_fault"].items(), key=lambda kv: -kv[1][0]))
+    return text
+
+
 def summarize(seed, results):
     total = sum(r["acquisitions"] for r in results)
     faults = sum(r["faults"] for r in results)
-    violations = sum(len(r["violations"]) for r in results)
+    violations = sum(len(r["violations"]) + len(r["overruns"]) for r in results)
     refused = sum(r["refused"] for r in results)
     conservative = sum(r["conservative"] for r in results)
     recoveries = [x for r in results for x in r["recoveries"] if x is not None]
@@ -595,19 +766,26 @@ def summarize(seed, results):
     for r in results:
         rec = [x for x in r["recoveries"] if x is not None]
         say(f"{r['mode']}: acquisitions {r['acquisitions']}, faults {r['faults']}, "
-            f"violations {len(r['violations'])}, writes accepted {r['accepted']}, stale refused {r['refused']}"
+            f"violations {len(r['violations']) + len(r['overruns'])}, "
+            f"writes accepted {r['accepted']}, stale refused {r['refused']}"
             + (f", valid refused by the {MODES[r['mode']]['leases']}-lease fence {r['conservative']}"
                if r['conservative'] else "") + ", "
             f"expected overlaps {r['expected_overlaps']} (caught by fencing {r['caught_by_fencing']}), "
             f"recovery max {max(rec, default=0) / 1e6:.2f}s p50 {percentile50(rec) / 1e6:.2f}s")
         for problem in r["violations"][:20]:
             say("  VIOLATION", problem)
+        say(f"{r['mode']}: {deadline_line(r['deadlines'])}")
+        for problem in r["overruns"][:10]:
+            say("  VIOLATION", problem)
+        if len(r["overruns"]) > 10:
+            say(f"  ... and {len(r['overruns']) - 10} more overruns")
     say(f"summary: seed {seed}, acquisitions {total}, faults injected {faults}, "
         f"violations {violations}, stale writes refused {refused}"
         + (f" (and {conservative} valid ones by the semaphore's fence)" if conservative else "") + ", "
         f"recovery after fault max {max(recoveries, default=0) / 1e6:.2f}s "
         f"p50 {percentile50(recoveries) / 1e6:.2f}s"
         + (f", {unrecovered} not recovered before the next fault" if unrecovered else ""))
+    say(f"summary: {deadline_line(merge_deadlines(r['deadlines'] for r in results))}")
     return violations == 0
 
 
