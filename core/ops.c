@@ -112,9 +112,9 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
     }
   if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0)
     zkr_session_note_answer (call->session, call->reply.send_time);
-  else if (rc == ZSESSIONEXPIRED && call->reply.session_id != 0)
+  else if (rc == ZSESSIONEXPIRED && call->reply.generation != 0)
     /* Before the reply: the worker learns first that the session is gone. */
-    zkr_session_note_expired (call->session, call->reply.session_id);
+    zkr_session_note_expired (call->session, call->reply.session_id, call->reply.generation);
   if (call->is_create && rc == ZOK && zkr_session_test_take_drop_create_reply (call->session))
     {
       /* Test hook: the server created the node, we act as if the reply was
@@ -319,7 +319,7 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
   int rc;
 
   call->session = session;
-  zh = zkr_session_lock_handle (session, &call->reply.session_id);
+  zh = zkr_session_lock_handle (session, &call->reply.session_id, &call->reply.generation);
   if (zh == NULL)
     {
       rc = zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED ? ZCLOSING : ZINVALIDSTATE;

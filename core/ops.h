@@ -16,7 +16,9 @@ G_BEGIN_DECLS
 
 typedef struct {
   int rc;              /* ZooKeeper's return code */
-  gint64 session_id;   /* the session the request was sent on (0: none) */
+  gint64 session_id;   /* the session the request was sent on (0: none,
+                        * or the handle had not connected yet) */
+  guint generation;    /* the handle it was sent on (0: none) */
   gint64 send_time;    /* g_get_monotonic_time() just before sending */
   gboolean has_stat;
   struct Stat stat;    /* create2, exists, get, set */

@@ -109,18 +109,24 @@ const ZkrSessionOptions *zkr_session_get_options (ZkrSession *session);
 
 /* The liveness clock advances to @send_time if that is later. Any thread. */
 void zkr_session_note_answer (ZkrSession *session, gint64 send_time);
-/* A request sent in session @session_id was answered "session expired":
- * the server no longer knows that session, even if the connection it came
- * on still answers reads (a connection whose session another client took
- * over and closed stays open on a follower). The worker declares it LOST
- * unless it already moved on. Any thread. */
-void zkr_session_note_expired (ZkrSession *session, gint64 session_id);
+/* A request sent on handle @generation (as zkr_session_lock_handle() gave
+ * it) was answered "session expired": the server no longer knows the
+ * handle's session, even if the connection it came on still answers reads
+ * (a connection whose session another client took over and closed stays
+ * open on a follower). The worker declares it LOST unless it already moved
+ * on to another handle. The handle, not the session id, says which session
+ * it was: a request sent between LOST and the fresh session's CONNECTED
+ * goes out in the fresh one (@session_id 0: the handle had no session
+ * yet). With @generation 0, @session_id alone decides (tests). Any
+ * thread. */
+void zkr_session_note_expired (ZkrSession *session, gint64 session_id, guint generation);
 
 /* Borrow the current handle under the session lock for one ZooKeeper call.
  * Returns NULL (and unlocks nothing) when there is no handle (closed, or
  * between LOST and the fresh session); otherwise the caller must call
  * zkr_session_unlock_handle() right after its zoo_a* call. */
-zhandle_t *zkr_session_lock_handle (ZkrSession *session, gint64 *session_id);
+zhandle_t *zkr_session_lock_handle (ZkrSession *session, gint64 *session_id,
+                                    guint *generation);
 void zkr_session_unlock_handle (ZkrSession *session);
 
 /* Internal state listeners: called synchronously on the worker thread at

@@ -1,6 +1,6 @@
 /* zkr: the session manager. One ZooKeeper handle at a time, one state
- * machine (DESIGN.md §2) driven on a private worker thread, the liveness
- * clock, and state listeners delivered in their own GMainContexts.
+ * machine (docs/design.md §2) driven on a private worker thread, the
+ * liveness clock, and state listeners delivered in their own GMainContexts.
  *
  * Threads: ZooKeeper's completion thread only posts events to the worker
  * (session_watcher); every transition happens on the worker through
@@ -61,6 +61,8 @@ struct _ZkrSession {
   HandleContext *handle_ctx;  /* (owned) (nullable) protected by lock */
   guint generation;           /* protected by lock */
   gint64 session_id;          /* protected by lock */
+  gint64 handle_session_id;   /* the current handle's session once it
+                               * connected, 0 before; protected by lock */
   int timeout_ms;             /* negotiated T; protected by lock */
   gint64 handle_opened;       /* monotonic time of zookeeper_init2; lock */
   gboolean auth_failed;       /* protected by lock */
@@ -860,9 +862,9 @@ zkr_session_get_safe_deadline (ZkrSession *session)
   last_ok_send = zkr_session_get_last_ok_send (session);
   if (last_ok_send == 0)
     return 0;
-  /* DESIGN.md §3.6: the server expires us no earlier than T after it last
-   * heard from us, which was no earlier than last_ok_send; shrink T by the
-   * worst clock-rate difference and keep a margin to stop work in. */
+  /* docs/design.md §2.3: the server expires us no earlier than T after it
+   * last heard from us, which was no earlier than last_ok_send; shrink T by
+   * the worst clock-rate difference and keep a margin to stop work in. */
   usable = timeout_ms * 1000.0 * (1.0 - session->options->drift);
   return last_ok_send + (gint64) usable - (gint64) liveness_margin_ms (session, timeout_ms) * 1000;
 }
@@ -972,6 +974,7 @@ session_open_handle (ZkrSession *session, GError **error)
   zoo_set_servers_resolution_delay (zh, ZKR_SESSION_RESOLUTION_DELAY_MS);
   handle_add_auth (session, zh);
   session->zh = zh;
+  session->handle_session_id = 0;
   session->handle_ctx = handle_ctx;
   g_mutex_unlock (&session->lock);
   return TRUE;
@@ -1000,7 +1003,7 @@ session_close_handle (ZkrSession *session)
 }
 
 zhandle_t *
-zkr_session_lock_handle (ZkrSession *session, gint64 *session_id)
+zkr_session_lock_handle (ZkrSession *session, gint64 *session_id, guint *generation)
 {
   g_mutex_lock (&session->lock);
   if (session->zh == NULL)
@@ -1009,7 +1012,9 @@ zkr_session_lock_handle (ZkrSession *session, gint64 *session_id)
       return NULL;
     }
   if (session_id != NULL)
-    *session_id = session->session_id;
+    *session_id = session->handle_session_id;
+  if (generation != NULL)
+    *generation = session->generation;
   return session->zh;
 }
 
@@ -1076,6 +1081,7 @@ session_declare_lost (ZkrSession *session, const char *why)
 typedef struct {
   ZkrSession *session;
   gint64 session_id;
+  guint generation;
 } ExpiredNote;
 
 static gboolean
@@ -1086,7 +1092,13 @@ expired_note_run (gpointer data)
   gboolean same;
 
   g_mutex_lock (&session->lock);
-  same = session->session_id == note->session_id && session->zh != NULL;
+  /* The same handle, and the session it has now (or had not yet when the
+   * request went out: the first session of that handle). */
+  if (note->generation != 0)
+    same = session->zh != NULL && session->generation == note->generation &&
+           (note->session_id == 0 || note->session_id == session->handle_session_id);
+  else
+    same = session->zh != NULL && session->session_id == note->session_id;
   g_mutex_unlock (&session->lock);
   if (same && (state_is_connected (zkr_session_get_state (session)) ||
                zkr_session_get_state (session) == ZKR_SESSION_STATE_SUSPENDED))
@@ -1095,12 +1107,13 @@ expired_note_run (gpointer data)
 }
 
 void
-zkr_session_note_expired (ZkrSession *session, gint64 session_id)
+zkr_session_note_expired (ZkrSession *session, gint64 session_id, guint generation)
 {
   ExpiredNote *note = g_new0 (ExpiredNote, 1);
 
   note->session = session;
   note->session_id = session_id;
+  note->generation = generation;
   zkr_session_post (session, expired_note_run, note, g_free);
 }
 
@@ -1127,6 +1140,7 @@ on_connected (ZkrSession *session, zhandle_t *zh)
   old = session->state;
   previous_id = session->session_id;
   session->session_id = client->client_id;
+  session->handle_session_id = client->client_id;
   session->timeout_ms = timeout_ms;
   opened = session->handle_opened;
   g_mutex_unlock (&session->lock);

@@ -246,7 +246,7 @@ raw_exists_done (int rc, const struct Stat *stat, const void *data)
 static int
 raw_exists_started (ZkrSession *session, const char *path, RawExists *raw)
 {
-  zhandle_t *zh = zkr_session_lock_handle (session, NULL);
+  zhandle_t *zh = zkr_session_lock_handle (session, NULL, NULL);
   int rc;
 
   signal_init (&raw->signal);
@@ -291,7 +291,7 @@ queue_suspended (Fixture *f)
 static gboolean
 queue_lost (Fixture *f)
 {
-  zkr_session_note_expired (f->session, zkr_session_get_id (f->session));
+  zkr_session_note_expired (f->session, zkr_session_get_id (f->session), 0);
   return TRUE;
 }
 

@@ -510,6 +510,96 @@ test_session__a_request_answered_session_expired_means_lost (void)
   zkr_session_unref (session);
 }
 
+/* Issue 20: a request sent between LOST and the fresh session's CONNECTED
+ * goes out in the fresh session, yet it was filed under the dead session's
+ * id, so a "session expired" answer to it (the fresh session gone) was
+ * taken for news of the old one and ignored. It is now filed under its
+ * handle. The hook makes the first answer after healing "session expired":
+ * the answer to our request, queued on the fresh handle while the partition
+ * kept it from connecting (the session's own ping starts later). */
+typedef struct {
+  ZkrSession *session;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  int rc;
+} QueuedExists;
+
+static void
+queued_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  QueuedExists *queued = user_data;
+
+  (void) session;
+  g_mutex_lock (&queued->lock);
+  queued->rc = reply->rc;
+  queued->done = TRUE;
+  g_cond_broadcast (&queued->cond);
+  g_mutex_unlock (&queued->lock);
+}
+
+/* For itest_wait_for: the fresh handle exists (opened right after LOST). */
+static gboolean
+session_has_handle (gpointer data)
+{
+  ZkrSession *session = data;
+  zhandle_t *zh = zkr_session_lock_handle (session, NULL, NULL);
+
+  if (zh != NULL)
+    zkr_session_unlock_handle (session);
+  return zh != NULL;
+}
+
+static void
+test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost (void)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  g_autofree char *states = NULL;
+  QueuedExists queued = { 0 };
+  ItestRecorder *recorder;
+  gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  int lost, connected;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  g_mutex_init (&queued.lock);
+  g_cond_init (&queued.cond);
+  address = zkr_test_proxy_dup_address (proxy);
+  queued.session = itest_connect_recorded (address, SHORT_TIMEOUT_MS, &recorder);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (queued.session);
+  zkr_test_proxy_blackhole (proxy);
+  lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
+  CU_ASSERT_FATAL (lost >= 1);
+  /* The fresh handle waits in the proxy's backlog: our request is queued
+   * on it, to go out right after its handshake. */
+  CU_ASSERT_FATAL (itest_wait_for (session_has_handle, queued.session, WAIT_MS));
+  zkr_session_test_rewrite_answers (queued.session, ZSESSIONEXPIRED, 1);
+  zkr_op_exists (queued.session, "/", FALSE, queued_exists_reply, &queued);
+  zkr_test_proxy_heal (proxy);
+  g_mutex_lock (&queued.lock);
+  while (!queued.done && g_cond_wait_until (&queued.cond, &queued.lock, deadline))
+    ;
+  g_mutex_unlock (&queued.lock);
+  CU_ASSERT_EQUAL (queued.rc, ZSESSIONEXPIRED);
+  connected = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL);
+  CU_ASSERT_FATAL (connected == lost + 1);
+  /* The fresh session is declared lost too, and a third one comes. */
+  lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, connected, WAIT_MS, NULL);
+  CU_ASSERT_FATAL (lost == connected + 1);
+  CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) ==
+             lost + 1);
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (queued.session), 2);
+  CU_ASSERT_EQUAL (zkr_op_exists_sync (queued.session, "/", NULL), ZOK);
+  states = itest_recorder_describe (recorder);
+  CU_ASSERT_TRUE (g_str_has_suffix (states, ",LOST,CONNECTED,LOST,CONNECTED"));
+  itest_recorder_free (recorder);
+  zkr_session_unref (queued.session);
+  zkr_test_proxy_free (proxy);
+  g_mutex_clear (&queued.lock);
+  g_cond_clear (&queued.cond);
+}
+
 typedef struct {
   ZkrSession *session;
   const char *parent;
@@ -1368,6 +1458,7 @@ static const ZkrTestCase tests[] = {
   { "test_session__a_throttled_guaranteed_delete_pauses_between_resends", test_session__a_throttled_guaranteed_delete_pauses_between_resends },
   { "test_session__lost_then_fresh_session_when_expired_from_outside", test_session__lost_then_fresh_session_when_expired_from_outside },
   { "test_session__a_request_answered_session_expired_means_lost", test_session__a_request_answered_session_expired_means_lost },
+  ZKR_TEST_CASE (test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost),
   { "test_session__liveness_deadline_passes_before_the_server_expires_us", test_session__liveness_deadline_passes_before_the_server_expires_us },
   { "test_session__suspends_and_reconnects_when_its_server_pauses", test_session__suspends_and_reconnects_when_its_server_pauses },
   { "test_session__fails_over_when_its_member_dies", test_session__fails_over_when_its_member_dies },
