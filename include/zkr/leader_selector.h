@@ -31,8 +31,10 @@ typedef struct _ZkrLeaderSelector ZkrLeaderSelector;
  * @interrupt: this term's interrupt: cancelled on SUSPENDED, on LOST, by
  *   zkr_leader_selector_interrupt() and by close. Poll it with
  *   g_cancellable_is_cancelled() or wait on it (its fd, or a GCond signalled
- *   from a handler). Handlers connected to it run on zkr's own threads:
- *   they must only signal, never block.
+ *   from a handler). Handlers connected to it run in the thread that
+ *   cancels it: a short-lived thread of the selector's on SUSPENDED and
+ *   LOST, the caller's for interrupt() and close; never the session's
+ *   worker, so a slow handler delays only itself.
  * Runs on the selector's own thread while this participant leads; the term
  * ends when it returns (our node is then deleted). It may call any
  * function of the selector, including close and unref.

@@ -41,9 +41,10 @@ ZKR_API const char *const *zkr_multi_lock_get_paths (ZkrMultiLock *lock);
  * @timeout_ms: for all the locks together: 0 tries each once, negative
  *   waits forever
  * @cancellable: (nullable): cancelling it from any thread wakes the waiter
- * On any failure the locks taken so far are released (newest first) and
- * our nodes deleted before this returns (in the background when the
- * connection is down).
+ * Answers by the deadline or the cancel whatever the connection does. On
+ * any failure the locks taken so far are no longer held when this returns
+ * and their nodes, newest first, are deleted in the background (what this
+ * session sends afterwards sees them gone).
  * Errors: as zkr_mutex_acquire(); ZKR_ERROR_ALREADY_HELD while held,
  * acquiring, or while some of its locks are still held after a loss
  * (release first); ZKR_ERROR_LOCK_LOST when a lock taken first was lost

@@ -69,9 +69,10 @@ ZKR_API int zkr_semaphore_get_max_leases (ZkrSemaphore *semaphore);
  *   forever
  * @cancellable: (nullable): cancelling it from any thread wakes the waiter
  * Takes @count leases, one after the other, each under the locks/ mutex.
- * All or none: on any failure every lease taken so far is released, and
- * our nodes are deleted, before this returns (in the background when the
- * connection is down).
+ * All or none, answered by the deadline or the cancel whatever the
+ * connection does: on any failure no lease taken so far is held when this
+ * returns, and their nodes are deleted in the background (what this
+ * session sends afterwards sees them gone).
  * Errors: ZKR_ERROR_INVALID_ARGUMENT (count 0, or more than a fixed max),
  * ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED (LOST
  * while waiting), ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_AUTH,
