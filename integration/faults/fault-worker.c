@@ -99,7 +99,9 @@ struct _Worker {
   GMainContext *listener_context;
   GMainLoop *listener_loop;
   GThread *listener_thread;
-  GAsyncQueue *ready;      /* the listener thread has set things up */
+  ZkrWait ready;           /* the listener thread has set things up (a
+                            * GMutex and GCond of ours, which TSan builds
+                            * see, unlike GAsyncQueue's inside libglib) */
   gint lost;               /* set by the listener on LOST, cleared per hold */
 
   /* Async acquires run their callbacks here, on the main thread. */
@@ -295,7 +297,7 @@ listener_main (gpointer data)
   g_main_context_push_thread_default (worker->listener_context);
   if (!worker_open (worker, &error))
     g_error ("worker %d: %s", worker->id, error->message);
-  g_async_queue_push (worker->ready, GINT_TO_POINTER (1));
+  zkr_wait_done (&worker->ready);
   g_main_loop_run (worker->listener_loop);
   g_main_context_pop_thread_default (worker->listener_context);
   return NULL;
@@ -1089,10 +1091,9 @@ worker_main (Worker *worker)
   g_mutex_init (&worker->timer_lock);
   g_cond_init (&worker->timer_cond);
   worker->timer_thread = g_thread_new ("deadline-timer", timer_main, worker);
-  worker->ready = g_async_queue_new ();
+  zkr_wait_init (&worker->ready);
   worker->listener_thread = g_thread_new ("listener", listener_main, worker);
-  g_async_queue_pop (worker->ready);
-  g_async_queue_unref (worker->ready);
+  zkr_wait_block (&worker->ready);
   if (!zkr_session_wait_connected (worker->session, 30000, &error))
     g_error ("connect: %s", error->message);
   history (worker, "start %" G_GINT64_FORMAT " %s %d %d\n", g_get_monotonic_time (),
@@ -1167,10 +1168,17 @@ main (int argc, char **argv)
       return 2;
     }
   zoo_set_debug_level (ZOO_LOG_LEVEL_ERROR);
-  if (expire != NULL)
-    return expire_main (worker.hosts, expire);
-  if (count != NULL)
-    return count_main (worker.hosts, count);
+  if (expire != NULL || count != NULL)
+    {
+      /* The one-shot commands: what the options took is freed here too
+       * (the sanitizer builds run them and fail on a leak). */
+      int rc = expire != NULL ? expire_main (worker.hosts, expire)
+                              : count_main (worker.hosts, count);
+
+      g_free (worker.hosts);
+      g_free (worker.path);
+      return rc;
+    }
 
   worker.ops = find_mode (mode);
   if (worker.ops == NULL || worker.path == NULL || dir == NULL || worker.session_timeout_ms <= 0)
