@@ -27,8 +27,8 @@ struct _ZkrNotifier {
   GMutex lock;
   GList *listeners;         /* of Listener*; protected by lock */
   guint next_id;            /* protected by lock */
-  gpointer source;          /* protected by lock */
-  gpointer (*source_ref) (gpointer); /* NULL: no source; protected by lock */
+  gpointer source;
+  gpointer (*source_ref) (gpointer);
   void (*source_unref) (gpointer);
   ZkrNotifyMarshal marshal;
 };
@@ -193,17 +193,6 @@ zkr_notifier_new (gpointer source,
 }
 
 void
-zkr_notifier_detach_source (ZkrNotifier *notifier)
-{
-  /* Under the lock that emit holds while it takes its reference: an emit
-   * still under way finishes before the owner's memory can go. */
-  g_mutex_lock (&notifier->lock);
-  notifier->source = NULL;
-  notifier->source_ref = NULL;
-  g_mutex_unlock (&notifier->lock);
-}
-
-void
 zkr_notifier_free (ZkrNotifier *notifier)
 {
   GList *listeners;
@@ -337,12 +326,6 @@ zkr_notifier_emit (ZkrNotifier *notifier, int event)
   gpointer source;
 
   g_mutex_lock (&notifier->lock);
-  if (notifier->source_ref == NULL)
-    {
-      /* No source (detached, or never had one): nothing to deliver. */
-      g_mutex_unlock (&notifier->lock);
-      return;
-    }
   g_mutex_lock (&drain_lock);
   for (GList *l = notifier->listeners; l != NULL; l = l->next)
     {

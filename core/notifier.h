@@ -17,21 +17,17 @@ typedef void (*ZkrNotifyMarshal) (GCallback func, gpointer source, int event, gp
 /* @source is handed to every callback; it is kept alive with @source_ref
  * and @source_unref while deliveries are queued. @source_ref returns NULL
  * when the source is already being finalized (see zkr_ref_try()): then the
- * event is not delivered, so a listener never sees a dying object. With
- * @source_ref NULL the notifier has no source: it delivers nothing, as
- * after zkr_notifier_detach_source(). */
+ * event is not delivered, so a listener never sees a dying object. An
+ * owner whose memory can go while a notifier is still emitting must not
+ * be its source (docs/design.md, "Ownership and unref"): the queue engine's
+ * entries emit nothing themselves; their owners relay through the loss
+ * hook, which stops when the entry is freed. */
 ZkrNotifier *zkr_notifier_new (gpointer source,
                                gpointer (*source_ref) (gpointer),
                                void (*source_unref) (gpointer),
                                ZkrNotifyMarshal marshal);
 /* Removes every listener (their destroy notifies run in their contexts). */
 void zkr_notifier_free (ZkrNotifier *notifier);
-/* Forgets the source, for an owner whose memory goes before the notifier
- * does (docs/design.md, "Ownership and unref"): once this returns, emit
- * delivers nothing and never touches the source again, and an emit under
- * way on another thread has finished with it. Deliveries already queued
- * hold their own reference and still run. Any thread; idempotent. */
-void zkr_notifier_detach_source (ZkrNotifier *notifier);
 
 /* Any thread. Returns an id > 0. */
 guint zkr_notifier_add (ZkrNotifier *notifier, GCallback func, gpointer user_data,

@@ -344,8 +344,7 @@ zkr_leader_latch_new (ZkrSession *session, const char *path, const char *partici
     return NULL;
   latch = g_new0 (ZkrLeaderLatch, 1);
   g_atomic_ref_count_init (&latch->ref);
-  latch->queue = zkr_queue_lock_new (session, path, &latch_recipe, NULL, latch, latch_try_ref,
-                                     (void (*) (gpointer)) zkr_leader_latch_unref, error);
+  latch->queue = zkr_queue_lock_new (session, path, &latch_recipe, NULL, error);
   if (latch->queue == NULL)
     {
       g_free (latch);

@@ -285,10 +285,9 @@ zkr_leader_selector_new (ZkrSession *session, const char *path, const char *part
     return NULL;
   selector = g_new0 (ZkrLeaderSelector, 1);
   g_atomic_ref_count_init (&selector->ref);
-  /* No owner for the entry: its events reach us through the hook alone,
+  /* The entry's events reach us through the hook alone,
    * which stops when the entry is freed. */
-  selector->queue = zkr_queue_lock_new (session, path, &selector_recipe, NULL, NULL, NULL, NULL,
-                                        error);
+  selector->queue = zkr_queue_lock_new (session, path, &selector_recipe, NULL, error);
   if (selector->queue == NULL)
     {
       g_free (selector);

@@ -33,7 +33,6 @@ struct _ZkrQueueLock {
   const ZkrQueueRecipe *recipe;
   gpointer predicate_data;
   char *node_data;                /* (nullable) our node's data; NULL: the client id */
-  ZkrNotifier *loss;              /* loss listeners */
   GMutex hook_lock;               /* guards the hook and its calls */
   ZkrLockLossFunc loss_hook;      /* (nullable) called on the worker */
   gpointer loss_hook_data;
@@ -70,7 +69,6 @@ lock_unref (ZkrQueueLock *lock)
 {
   if (!g_atomic_ref_count_dec (&lock->ref))
     return;
-  zkr_notifier_free (lock->loss);
   zkr_session_unref (lock->session);
   g_free (lock->path);
   g_free (lock->user_path);
@@ -150,9 +148,6 @@ zkr_queue_loss_marshal (GCallback func, gpointer source, int event, gpointer use
 ZkrQueueLock *
 zkr_queue_lock_new (ZkrSession *session, const char *path,
                     const ZkrQueueRecipe *recipe, gpointer predicate_data,
-                    gpointer owner,
-                    gpointer (*owner_ref) (gpointer),
-                    void (*owner_unref) (gpointer),
                     GError **error)
 {
   ZkrQueueLock *lock;
@@ -172,7 +167,6 @@ zkr_queue_lock_new (ZkrSession *session, const char *path,
   lock->user_path = g_strdup (path);
   lock->recipe = recipe;
   lock->predicate_data = predicate_data;
-  lock->loss = zkr_notifier_new (owner, owner_ref, owner_unref, zkr_queue_loss_marshal);
   g_mutex_init (&lock->mutex);
   g_mutex_init (&lock->hook_lock);
   g_cond_init (&lock->cond);
@@ -204,8 +198,9 @@ static void
 lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
 {
   g_debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
-  zkr_notifier_emit (lock->loss, event);
-  /* Called under hook_lock so that zkr_queue_lock_free(), which clears the
+  /* The hook is the only way out of an entry (its owner's listeners are
+   * the owner's): the entry never names the owner, whose memory may go
+   * while events are queued here. Called under hook_lock so that zkr_queue_lock_free(), which clears the
    * hook under it, returns only once no call is running or can start. A
    * lock of its own, not the entry's mutex: the hook takes its owner's
    * lock, and owners take entries' mutexes while holding theirs. */
@@ -1685,9 +1680,6 @@ zkr_queue_lock_free (ZkrQueueLock *lock)
   g_mutex_lock (&lock->hook_lock);
   lock->loss_hook = NULL;
   g_mutex_unlock (&lock->hook_lock);
-  /* The owner's memory may go as soon as this returns, while events are
-   * still queued for the worker ahead of free_in_worker. */
-  zkr_notifier_detach_source (lock->loss);
   zkr_session_post (lock->session, free_in_worker, lock, (GDestroyNotify) lock_unref);
 }
 
@@ -1762,19 +1754,6 @@ zkr_queue_lock_verify (ZkrQueueLock *lock, GError **error)
                "%s %s is lost: node %s %s", lock->recipe->kind, lock->user_path, node,
                rc == ZNONODE ? "no longer exists" : "belongs to another session");
   return FALSE;
-}
-
-guint
-zkr_queue_lock_add_loss_listener (ZkrQueueLock *lock, ZkrLockLossFunc func,
-                                  gpointer user_data, GDestroyNotify destroy)
-{
-  return zkr_notifier_add (lock->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
-}
-
-void
-zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id)
-{
-  zkr_notifier_remove (lock->loss, id);
 }
 
 void

@@ -43,9 +43,6 @@ typedef struct _ZkrQueueLock ZkrQueueLock;
 ZkrQueueLock *zkr_queue_lock_new (ZkrSession *session, const char *path,
                                   const ZkrQueueRecipe *recipe,
                                   gpointer predicate_data,
-                                  gpointer owner,
-                                  gpointer (*owner_ref) (gpointer),
-                                  void (*owner_unref) (gpointer),
                                   GError **error);
 /* Releases in the background if held, then frees. */
 void zkr_queue_lock_free (ZkrQueueLock *lock);
@@ -110,11 +107,6 @@ gint64 zkr_queue_lock_get_token (ZkrQueueLock *lock);
 char *zkr_queue_lock_dup_node_path (ZkrQueueLock *lock);
 gboolean zkr_queue_lock_verify (ZkrQueueLock *lock, GError **error);
 
-/* Loss listeners get @owner (the public object) as their lock argument;
- * the owner is kept alive while loss events are queued. */
-guint zkr_queue_lock_add_loss_listener (ZkrQueueLock *lock, ZkrLockLossFunc func,
-                                        gpointer user_data, GDestroyNotify destroy);
-void zkr_queue_lock_remove_loss_listener (ZkrQueueLock *lock, guint id);
 
 /* A hook called on the worker thread, synchronously, with every loss
  * event of @lock (its lock argument is the ZkrQueueLock). For recipes made

@@ -179,7 +179,7 @@ zkr_multi_lock_new (ZkrSession *session, const char *const *paths, GError **erro
       member->multi = multi;
       /* Validated above: this cannot fail. */
       member->queue = zkr_queue_lock_new (session, sorted[i], &zkr_queue_mutex_recipe, NULL,
-                                          NULL, NULL, NULL, NULL);
+                                          NULL);
       zkr_queue_lock_set_loss_hook (member->queue, member_relay_loss, member);
     }
   return multi;

@@ -47,9 +47,9 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   mutex = g_new0 (ZkrMutex, 1);
   g_atomic_ref_count_init (&mutex->ref);
-  /* No owner for the entry: nothing of the entry's may name the mutex. */
-  mutex->queue = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, NULL, NULL,
-                                     NULL, error);
+  /* The entry never names the mutex: its events come out through the
+   * loss hook alone. */
+  mutex->queue = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, error);
   if (mutex->queue == NULL)
     {
       g_free (mutex);

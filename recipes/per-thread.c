@@ -66,7 +66,7 @@ zkr_per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
 {
   ZkrQueueLock *probe;
 
-  probe = zkr_queue_lock_new (session, path, recipe, NULL, NULL, NULL, NULL, error);
+  probe = zkr_queue_lock_new (session, path, recipe, NULL, error);
   if (probe == NULL)
     return FALSE;
   zkr_queue_lock_free (probe);

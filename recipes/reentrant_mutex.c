@@ -80,10 +80,10 @@ hold_for_thread_locked (ZkrReentrantMutex *mutex, ZkrThreadKey *key)
   if (hold == NULL)
     {
       hold = g_new0 (Hold, 1);
-      /* No owner for the entry: its events reach the listeners through
-       * the hook alone, which stops when the entry is freed. */
+      /* Its events reach the listeners through the hook alone, which
+       * stops when the entry is freed. */
       hold->queue = zkr_queue_lock_new (mutex->base.session, mutex->base.path,
-                                        &zkr_queue_mutex_recipe, NULL, NULL, NULL, NULL, NULL);
+                                        &zkr_queue_mutex_recipe, NULL, NULL);
       zkr_queue_lock_set_loss_hook (hold->queue, zkr_per_thread_relay_loss, mutex);
       zkr_per_thread_insert_locked (&mutex->base, key, hold);
     }

@@ -160,11 +160,11 @@ side_queue_new (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock *write)
 {
   ZkrQueueLock *queue;
 
-  /* No owner for the entry: its events reach the listeners through the
-   * hook alone, which stops when the entry is freed. */
+  /* Its events reach the listeners through the hook alone, which stops
+   * when the entry is freed. */
   queue = zkr_queue_lock_new (rwlock->base.session, rwlock->base.path,
                               kind == SIDE_READ ? &zkr_rwlock_read_recipe : &zkr_rwlock_write_recipe,
-                              write, NULL, NULL, NULL, NULL);
+                              write, NULL);
   zkr_queue_lock_set_loss_hook (queue, zkr_per_thread_relay_loss, rwlock);
   return queue;
 }

@@ -275,7 +275,7 @@ lease_new (ZkrSemaphore *semaphore)
   /* The path was validated with the semaphore's: this cannot fail. */
   lease->queue = zkr_queue_lock_new (semaphore->session, semaphore->leases_path,
                                      &zkr_semaphore_lease_recipe, &semaphore->max_leases,
-                                     NULL, NULL, NULL, NULL);
+                                     NULL);
   zkr_queue_lock_set_loss_hook (lease->queue, lease_relay_loss, lease);
   return lease;
 }
@@ -655,7 +655,7 @@ zkr_semaphore_acquire_async (ZkrSemaphore *semaphore, guint count, int timeout_m
   op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   op->leases = g_ptr_array_new_with_free_func ((GDestroyNotify) zkr_lease_free);
   op->locks = zkr_queue_lock_new (semaphore->session, semaphore->locks_path,
-                                  &zkr_queue_mutex_recipe, NULL, NULL, NULL, NULL, NULL);
+                                  &zkr_queue_mutex_recipe, NULL, NULL);
   acquire_op_round (op);
 }
 
