@@ -3,7 +3,7 @@
 
 #include <zookeeper/zookeeper.h>
 
-#include "error.h"
+#include "error-private.h"
 
 G_DEFINE_QUARK (zkr-error-quark, zkr_error)
 
@@ -96,7 +96,7 @@ zk_code_lookup (int rc)
 }
 
 ZkrError
-zkr_error_code_from_zk (int rc)
+zkr__error_code_from_zk (int rc)
 {
   const ZkCodeEntry *entry;
 
@@ -107,7 +107,7 @@ zkr_error_code_from_zk (int rc)
 }
 
 const char *
-zkr_zk_error_name (int rc)
+zkr__zk_error_name (int rc)
 {
   static GPrivate unknown_buffer = G_PRIVATE_INIT (g_free);
   const ZkCodeEntry *entry;
@@ -124,7 +124,7 @@ zkr_zk_error_name (int rc)
 }
 
 gboolean
-zkr_zk_rc_is_retryable (int rc)
+zkr__zk_rc_is_retryable (int rc)
 {
   return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED ||
          rc == ZTHROTTLEDOP || rc == ZSSLCONNECTIONERROR;
@@ -134,7 +134,7 @@ zkr_zk_rc_is_retryable (int rc)
  * request reached the server while our session lived. Anything the client
  * makes up by itself (connection loss, closing, API misuse) does not. */
 gboolean
-zkr_zk_rc_is_server_answer (int rc)
+zkr__zk_rc_is_server_answer (int rc)
 {
   switch (rc)
     {
@@ -158,20 +158,20 @@ zkr_zk_rc_is_server_answer (int rc)
 }
 
 void
-zkr_set_error_from_zk (GError **error,
-                       int rc,
-                       const char *op,
-                       const char *path,
-                       gint64 session_id)
+zkr__set_error_from_zk (GError **error,
+                        int rc,
+                        const char *op,
+                        const char *path,
+                        gint64 session_id)
 {
   g_autofree char *session_text = NULL;
 
   g_return_if_fail (rc != ZOK);
   if (session_id != 0)
     session_text = g_strdup_printf (" [session 0x%" G_GINT64_MODIFIER "x]", session_id);
-  g_set_error (error, ZKR_ERROR, zkr_error_code_from_zk (rc),
+  g_set_error (error, ZKR_ERROR, zkr__error_code_from_zk (rc),
                "%s%s%s: %s (%s)%s",
                op, path != NULL ? " " : "", path != NULL ? path : "",
-               zkr_zk_error_name (rc), zerror (rc),
+               zkr__zk_error_name (rc), zerror (rc),
                session_text != NULL ? session_text : "");
 }

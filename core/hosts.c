@@ -14,7 +14,7 @@
 static gboolean
 set_invalid (GError **error, const char *connect_string, char *problem)
 {
-  g_autofree char *quoted = zkr_quote_value (connect_string, -1);
+  g_autofree char *quoted = zkr__quote_value (connect_string, -1);
 
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                "invalid connect string %s: %s", quoted, problem);
@@ -155,7 +155,7 @@ entries_problem (const char *host_part, guint *n_entries)
       problem = entry_problem (entries[i]);
       if (problem == NULL)
         continue;
-      quoted = zkr_quote_value (entries[i], -1);
+      quoted = zkr__quote_value (entries[i], -1);
       return g_strdup_printf ("host entry %u %s: %s", i + 1, quoted, problem);
     }
   return NULL;
@@ -166,13 +166,13 @@ chroot_problem (const char *chroot)
 {
   g_autoptr (GError) local_error = NULL;
 
-  if (zkr_path_validate (chroot, &local_error))
+  if (zkr__path_validate (chroot, &local_error))
     return NULL;
   return g_strdup_printf ("chroot: %s", local_error->message);
 }
 
 gboolean
-zkr_hosts_parse (const char *connect_string, ZkrHosts *out, GError **error)
+zkr__hosts_parse (const char *connect_string, ZkrHosts *out, GError **error)
 {
   const char *slash;
   gsize host_len;
@@ -206,7 +206,7 @@ zkr_hosts_parse (const char *connect_string, ZkrHosts *out, GError **error)
 }
 
 void
-zkr_hosts_clear (ZkrHosts *hosts)
+zkr__hosts_clear (ZkrHosts *hosts)
 {
   g_return_if_fail (hosts != NULL);
 

@@ -9,7 +9,7 @@
 #include "log.h"
 
 void
-zkr_log_zookeeper_message (const char *message)
+zkr__log_zookeeper_message (const char *message)
 {
   gsize len;
 
@@ -22,7 +22,7 @@ zkr_log_zookeeper_message (const char *message)
 }
 
 void
-zkr_log_init (void)
+zkr__log_init (void)
 {
   static gsize initialized = 0;
 

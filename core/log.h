@@ -4,7 +4,7 @@
 
 /* A log_callback_fn for zookeeper_init2(). ZooKeeper calls it from any of
  * its threads; it only formats and calls g_log, which is thread-safe. */
-void zkr_log_zookeeper_message (const char *message);
+void zkr__log_zookeeper_message (const char *message);
 
 /* Sets libzookeeper's global log level once per process (idempotent). */
-void zkr_log_init (void);
+void zkr__log_init (void);

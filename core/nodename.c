@@ -30,7 +30,7 @@ uuid_text_is_valid (const char *text, gboolean lowercase_only)
 }
 
 char *
-zkr_node_protected_prefix (const char *uuid)
+zkr__node_protected_prefix (const char *uuid)
 {
   g_return_val_if_fail (uuid != NULL, NULL);
   g_return_val_if_fail (strlen (uuid) == UUID_TEXT_LEN, NULL);
@@ -40,18 +40,18 @@ zkr_node_protected_prefix (const char *uuid)
 }
 
 char *
-zkr_node_new_protected_prefix (char **id)
+zkr__node_new_protected_prefix (char **id)
 {
   g_return_val_if_fail (id != NULL, NULL);
 
   /* Well-formed by construction: not checked again (every acquire makes
    * one, and the check cost as much as making it). */
-  *id = zkr_node_new_protected_id ();
+  *id = zkr__node_new_protected_id ();
   return g_strconcat (ZKR_NODE_PROTECTED_MARK, *id, "-", NULL);
 }
 
 gboolean
-zkr_node_is_protected (const char *name)
+zkr__node_is_protected (const char *name)
 {
   g_return_val_if_fail (name != NULL, FALSE);
 
@@ -66,18 +66,18 @@ zkr_node_is_protected (const char *name)
 }
 
 gboolean
-zkr_node_has_protected_id (const char *name, const char *uuid)
+zkr__node_has_protected_id (const char *name, const char *uuid)
 {
   g_return_val_if_fail (name != NULL, FALSE);
   g_return_val_if_fail (uuid != NULL, FALSE);
 
   return strlen (uuid) == UUID_TEXT_LEN &&
-         zkr_node_is_protected (name) &&
+         zkr__node_is_protected (name) &&
          memcmp (name + strlen (ZKR_NODE_PROTECTED_MARK), uuid, UUID_TEXT_LEN) == 0;
 }
 
 char *
-zkr_node_new_protected_id (void)
+zkr__node_new_protected_id (void)
 {
   static const char hex[] = "0123456789abcdef";
   guint8 bytes[16];
@@ -128,7 +128,7 @@ read_digits (const char *text, gsize n, gint64 *value)
 }
 
 gboolean
-zkr_node_parse_sequence (const char *name, gint64 *sequence)
+zkr__node_parse_sequence (const char *name, gint64 *sequence)
 {
   const char *tail;
   gsize len;
@@ -184,7 +184,7 @@ last_occurrence (const char *haystack, const char *needle)
 }
 
 const char *
-zkr_node_sort_key (const char *name, const char *lock_name)
+zkr__node_sort_key (const char *name, const char *lock_name)
 {
   const char *last;
 
@@ -197,12 +197,12 @@ zkr_node_sort_key (const char *name, const char *lock_name)
 }
 
 const char *
-zkr_node_rwlock_sort_key (const char *name)
+zkr__node_rwlock_sort_key (const char *name)
 {
   g_return_val_if_fail (name != NULL, NULL);
 
-  return zkr_node_sort_key (zkr_node_sort_key (name, ZKR_NODE_READ_LOCK_NAME),
-                            ZKR_NODE_WRITE_LOCK_NAME);
+  return zkr__node_sort_key (zkr__node_sort_key (name, ZKR_NODE_READ_LOCK_NAME),
+                             ZKR_NODE_WRITE_LOCK_NAME);
 }
 
 typedef const char *(*SortKeyFunc) (const char *name, const char *lock_name);
@@ -260,7 +260,7 @@ sort_key_digits (const char *key)
                                                                                : SORT_KEY_TEXT;
 }
 
-/* zkr_node_sort_key (@name, @lock_name) found from the end for the usual
+/* zkr__node_sort_key (@name, @lock_name) found from the end for the usual
  * name, @lock_name then a whole sequence: with its value in @digits; NULL
  * for any other name. The same key: were there a later occurrence of
  * @lock_name, it would end inside the ten digits, and @lock_name does not
@@ -305,7 +305,7 @@ static const char *
 rwlock_sort_key (const char *name, const char *unused)
 {
   (void) unused;
-  return zkr_node_rwlock_sort_key (name);
+  return zkr__node_rwlock_sort_key (name);
 }
 
 /* Up to this many entries an insertion sort (stable, no calls through a
@@ -355,7 +355,7 @@ entry_init (SortEntry *entry, char *name, SortKeyFunc key_func, const char *lock
  * sorts its children on every hand-off, so this is on the hot path. With
  * @fast_lock_name, names ending in it and a sequence take a shortcut.
  * With @ours, only what sorts before it is sorted (see
- * zkr_node_sort_up_to): the one who is through, the usual listing on a
+ * zkr__node_sort_up_to): the one who is through, the usual listing on a
  * hand-off, sorts nothing. */
 static gint
 sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
@@ -431,23 +431,23 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
 }
 
 void
-zkr_node_sort (GPtrArray *names, const char *lock_name)
+zkr__node_sort (GPtrArray *names, const char *lock_name)
 {
   g_return_if_fail (names != NULL);
 
-  (void) sort_by_key (names, zkr_node_sort_key, lock_name, lock_name, NULL);
+  (void) sort_by_key (names, zkr__node_sort_key, lock_name, lock_name, NULL);
 }
 
 gint
-zkr_node_sort_up_to (GPtrArray *names, const char *lock_name, const char *ours)
+zkr__node_sort_up_to (GPtrArray *names, const char *lock_name, const char *ours)
 {
   g_return_val_if_fail (names != NULL, -1);
 
-  return sort_by_key (names, zkr_node_sort_key, lock_name, lock_name, ours);
+  return sort_by_key (names, zkr__node_sort_key, lock_name, lock_name, ours);
 }
 
 gint
-zkr_node_sort_rwlock_up_to (GPtrArray *names, const char *ours)
+zkr__node_sort_rwlock_up_to (GPtrArray *names, const char *ours)
 {
   g_return_val_if_fail (names != NULL, -1);
 
@@ -455,7 +455,7 @@ zkr_node_sort_rwlock_up_to (GPtrArray *names, const char *ours)
 }
 
 void
-zkr_node_sort_rwlock (GPtrArray *names)
+zkr__node_sort_rwlock (GPtrArray *names)
 {
   g_return_if_fail (names != NULL);
 

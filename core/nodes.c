@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "nodename.h"
 #include "nodes.h"
 #include "path.h"
@@ -16,8 +16,8 @@
 static gint delayed_pauses; /* atomic */
 
 void
-zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
-                        gpointer data)
+zkr__resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
+                         gpointer data)
 {
   guint ms;
 
@@ -29,27 +29,27 @@ zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc 
   if (ms > 0)
     g_atomic_int_inc (&delayed_pauses);
   pause->session = session;
-  pause->timer = zkr_session_timer_add (session, ms, 0, func, data);
+  pause->timer = zkr__session_timer_add (session, ms, 0, func, data);
 }
 
 void
-zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset)
+zkr__resend_pause_stop (ZkrResendPause *pause, gboolean reset)
 {
   /* From the pause's own callback the timer has run already: removing
    * its id is then a no-op. */
-  zkr_session_timer_clear (pause->session, &pause->timer);
+  zkr__session_timer_clear (pause->session, &pause->timer);
   if (reset)
     pause->resends = 0;
 }
 
 gboolean
-zkr_resend_pause_is_pending (const ZkrResendPause *pause)
+zkr__resend_pause_is_pending (const ZkrResendPause *pause)
 {
   return pause->timer != 0;
 }
 
 guint
-zkr_resend_pause_test_count_delayed (void)
+zkr__resend_pause_test_count_delayed (void)
 {
   return (guint) g_atomic_int_get (&delayed_pauses);
 }
@@ -75,9 +75,9 @@ static void
 connect_wait_cancel (ConnectWait *wait)
 {
   if (wait->listener_id != 0)
-    zkr_session_remove_internal_listener (wait->session, wait->listener_id);
+    zkr__session_remove_internal_listener (wait->session, wait->listener_id);
   wait->listener_id = 0;
-  zkr_resend_pause_stop (&wait->pause, FALSE);
+  zkr__resend_pause_stop (&wait->pause, FALSE);
 }
 
 static void
@@ -89,7 +89,7 @@ connect_wait_on_state (ZkrSession *session, ZkrSessionState state, gpointer user
   if (state == ZKR_SESSION_STATE_CONNECTED || state == ZKR_SESSION_STATE_RECONNECTED)
     {
       connect_wait_cancel (wait);
-      zkr_resend_pause_stop (&wait->pause, TRUE);
+      zkr__resend_pause_stop (&wait->pause, TRUE);
       wait->on_connected (wait->owner);
     }
   else if (state == ZKR_SESSION_STATE_CLOSED)
@@ -123,8 +123,8 @@ connect_wait_start (ConnectWait *wait)
   /* Check and registration both happen on the worker, where transitions
    * happen, so no transition can fall between them. */
   if (zkr_session_is_connected (wait->session))
-    zkr_resend_pause_start (&wait->pause, wait->session, connect_wait_pause_done, wait);
-  wait->listener_id = zkr_session_add_internal_listener (wait->session, connect_wait_on_state, wait);
+    zkr__resend_pause_start (&wait->pause, wait->session, connect_wait_pause_done, wait);
+  wait->listener_id = zkr__session_add_internal_listener (wait->session, connect_wait_on_state, wait);
 }
 
 /* ---- ensure parents ------------------------------------------------ */
@@ -179,19 +179,19 @@ ensure_next (EnsureParents *ensure)
       ensure_finish (ensure, ZOK);
       return;
     }
-  zkr_op_create (ensure->session, path, NULL, -1, ZOO_CONTAINER, ensure_reply, ensure);
+  zkr__op_create (ensure->session, path, NULL, -1, ZOO_CONTAINER, ensure_reply, ensure);
 }
 
 static char **
 path_ancestors (const char *path)
 {
   GPtrArray *list = g_ptr_array_new ();
-  g_autofree char *parent = zkr_path_parent (path);
+  g_autofree char *parent = zkr__path_parent (path);
 
   /* Walk up, then reverse: creation goes root-first. */
   while (parent != NULL && strcmp (parent, "/") != 0)
     {
-      char *next = zkr_path_parent (parent);
+      char *next = zkr__path_parent (parent);
       g_ptr_array_insert (list, 0, g_steal_pointer (&parent));
       parent = next;
     }
@@ -200,8 +200,8 @@ path_ancestors (const char *path)
 }
 
 void
-zkr_ensure_parents (ZkrSession *session, const char *path,
-                    ZkrDoneFunc func, gpointer user_data)
+zkr__ensure_parents (ZkrSession *session, const char *path,
+                     ZkrDoneFunc func, gpointer user_data)
 {
   EnsureParents *ensure = g_new0 (EnsureParents, 1);
 
@@ -211,7 +211,7 @@ zkr_ensure_parents (ZkrSession *session, const char *path,
   ensure->user_data = user_data;
   if (ensure->ancestors[0] == NULL)
     /* Nothing to create; still answer later, never inside this call. */
-    zkr_session_post (session, ensure_finish_posted, ensure, NULL);
+    zkr__session_post (session, ensure_finish_posted, ensure, NULL);
   else
     ensure_next (ensure);
 }
@@ -231,9 +231,9 @@ static void delete_send (gpointer owner);
 static void
 delete_finish (GuaranteedDelete *del, int rc)
 {
-  zkr_session_pending_deletes_add (del->session, -1);
+  zkr__session_pending_deletes_add (del->session, -1);
   if (rc != ZOK)
-    g_debug ("guaranteed delete of %s ended with %s", del->path, zkr_zk_error_name (rc));
+    g_debug ("guaranteed delete of %s ended with %s", del->path, zkr__zk_error_name (rc));
   if (del->func != NULL)
     del->func (del->session, rc, del->user_data);
   g_free (del->path);
@@ -255,7 +255,7 @@ delete_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     delete_finish (del, ZOK);
   else if (zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED)
     delete_finish (del, ZCLOSING);
-  else if (zkr_zk_rc_is_retryable (reply->rc) || !zkr_zk_rc_is_server_answer (reply->rc))
+  else if (zkr__zk_rc_is_retryable (reply->rc) || !zkr__zk_rc_is_server_answer (reply->rc))
     /* Pending: send again once connected; a fresh session after LOST may
      * delete the old session's node as well. */
     connect_wait_start (&del->wait);
@@ -268,12 +268,12 @@ delete_send (gpointer owner)
 {
   GuaranteedDelete *del = owner;
 
-  zkr_op_delete (del->session, del->path, -1, delete_reply, del);
+  zkr__op_delete (del->session, del->path, -1, delete_reply, del);
 }
 
 void
-zkr_guaranteed_delete (ZkrSession *session, const char *path,
-                       ZkrDoneFunc func, gpointer user_data)
+zkr__guaranteed_delete (ZkrSession *session, const char *path,
+                        ZkrDoneFunc func, gpointer user_data)
 {
   GuaranteedDelete *del = g_new0 (GuaranteedDelete, 1);
 
@@ -285,7 +285,7 @@ zkr_guaranteed_delete (ZkrSession *session, const char *path,
   del->wait.on_connected = delete_send;
   del->wait.on_closed = delete_closed;
   del->wait.owner = del;
-  zkr_session_pending_deletes_add (session, 1);
+  zkr__session_pending_deletes_add (session, 1);
   delete_send (del);
 }
 
@@ -319,7 +319,7 @@ find_delete_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
   FindDelete *find = user_data;
 
-  if (zkr_zk_rc_is_retryable (reply->rc) &&
+  if (zkr__zk_rc_is_retryable (reply->rc) &&
       zkr_session_get_state (session) != ZKR_SESSION_STATE_CLOSED)
     {
       connect_wait_start (&find->wait);
@@ -329,10 +329,10 @@ find_delete_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     for (guint i = 0; i < reply->children->len; i++)
       {
         const char *child = g_ptr_array_index (reply->children, i);
-        if (zkr_node_has_protected_id (child, find->id))
+        if (zkr__node_has_protected_id (child, find->id))
           {
-            g_autofree char *path = zkr_path_join (find->parent, child);
-            zkr_guaranteed_delete (session, path, NULL, NULL);
+            g_autofree char *path = zkr__path_join (find->parent, child);
+            zkr__guaranteed_delete (session, path, NULL, NULL);
           }
       }
   find_delete_free (find);
@@ -343,11 +343,11 @@ find_delete_send (gpointer owner)
 {
   FindDelete *find = owner;
 
-  zkr_op_get_children (find->session, find->parent, FALSE, find_delete_reply, find);
+  zkr__op_get_children (find->session, find->parent, FALSE, find_delete_reply, find);
 }
 
 void
-zkr_protected_find_and_delete (ZkrSession *session, const char *parent, const char *id)
+zkr__protected_find_and_delete (ZkrSession *session, const char *parent, const char *id)
 {
   FindDelete *find = g_new0 (FindDelete, 1);
 
@@ -409,14 +409,14 @@ create_finish (ZkrProtectedCreate *create, int rc, const char *path, const struc
   if (create->abandoned)
     {
       if (path != NULL)
-        zkr_guaranteed_delete (create->session, path, NULL, NULL);
+        zkr__guaranteed_delete (create->session, path, NULL, NULL);
       else if (create->maybe_created)
-        zkr_protected_find_and_delete (create->session, create->parent, create->id);
+        zkr__protected_find_and_delete (create->session, create->parent, create->id);
     }
   else
     {
       if (rc != ZOK && create->maybe_created)
-        zkr_protected_find_and_delete (create->session, create->parent, create->id);
+        zkr__protected_find_and_delete (create->session, create->parent, create->id);
       create->done (create->session, rc, path, stat, create->user_data);
     }
   create_free (create);
@@ -458,7 +458,7 @@ create_parents_done (ZkrSession *session, int rc, gpointer user_data)
     create_finish (create, ZOK, NULL, NULL);
   else if (rc == ZOK)
     create_send (create);
-  else if (zkr_zk_rc_is_retryable (rc))
+  else if (zkr__zk_rc_is_retryable (rc))
     create_wait_connected (create);
   else
     create_finish (create, rc, NULL, NULL);
@@ -476,7 +476,7 @@ create_check_owner (ZkrProtectedCreate *create, const char *path, const struct S
       create_finish (create, ZOK, path, stat);
       return;
     }
-  zkr_guaranteed_delete (create->session, path, NULL, NULL);
+  zkr__guaranteed_delete (create->session, path, NULL, NULL);
   create_finish (create, ZSESSIONEXPIRED, NULL, NULL);
 }
 
@@ -487,7 +487,7 @@ create_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   int rc = reply->rc;
 
   create->in_flight = FALSE;
-  if (rc != ZOK && !zkr_zk_rc_is_server_answer (rc))
+  if (rc != ZOK && !zkr__zk_rc_is_server_answer (rc))
     create->maybe_created = TRUE;
   /* A handle closed under us by LOST is not the user's close. */
   if (rc == ZCLOSING && zkr_session_get_state (session) != ZKR_SESSION_STATE_CLOSED)
@@ -500,11 +500,11 @@ create_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       /* The parent is missing (never made, or a container the server
        * reaped): make it and try again. */
-      g_autofree char *path = zkr_path_join (create->parent, create->name);
+      g_autofree char *path = zkr__path_join (create->parent, create->name);
       create->in_flight = TRUE;
-      zkr_ensure_parents (create->session, path, create_parents_done, create);
+      zkr__ensure_parents (create->session, path, create_parents_done, create);
     }
-  else if (zkr_zk_rc_is_retryable (rc))
+  else if (zkr__zk_rc_is_retryable (rc))
     /* Unknown outcome: the server may have created the node. */
     create_wait_connected (create);
   else
@@ -515,15 +515,15 @@ static void
 create_send (ZkrProtectedCreate *create)
 {
   g_autofree char *base = g_strconcat (create->prefix, create->name, NULL);
-  g_autofree char *path = zkr_path_join (create->parent, base);
+  g_autofree char *path = zkr__path_join (create->parent, base);
 
   create->in_flight = TRUE;
   /* A request sent right behind (the listing of a lock queue) is answered
    * next: a successful create can wait for its reply to wake the worker. */
-  zkr_op_create_full (create->session, path, create->data, create->len, create->flags,
-                      (create->sent != NULL ? ZKR_WAKE_ON_ERROR : ZKR_WAKE_ALWAYS) |
-                      create->in_place,
-                      create_reply, create);
+  zkr__op_create_full (create->session, path, create->data, create->len, create->flags,
+                       (create->sent != NULL ? ZKR_WAKE_ON_ERROR : ZKR_WAKE_ALWAYS) |
+                       create->in_place,
+                       create_reply, create);
   if (create->sent != NULL)
     create->sent (create->session, create->user_data);
 }
@@ -542,7 +542,7 @@ recover_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     create_check_owner (create, path, &reply->stat);
   else if (reply->rc == ZNONODE)
     create_send (create);
-  else if (zkr_zk_rc_is_retryable (reply->rc))
+  else if (zkr__zk_rc_is_retryable (reply->rc))
     create_wait_connected (create);
   else
     create_finish (create, reply->rc, NULL, NULL);
@@ -559,7 +559,7 @@ recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
       create_finish (create, ZOK, NULL, NULL);
       return;
     }
-  if (zkr_zk_rc_is_retryable (reply->rc))
+  if (zkr__zk_rc_is_retryable (reply->rc))
     {
       create_wait_connected (create);
       return;
@@ -572,11 +572,11 @@ recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   for (guint i = 0; reply->children != NULL && i < reply->children->len; i++)
     {
       const char *child = g_ptr_array_index (reply->children, i);
-      if (zkr_node_has_protected_id (child, create->id))
+      if (zkr__node_has_protected_id (child, create->id))
         {
-          create->adopt_path = zkr_path_join (create->parent, child);
+          create->adopt_path = zkr__path_join (create->parent, child);
           create->in_flight = TRUE;
-          zkr_op_exists (session, create->adopt_path, FALSE, recover_exists_reply, create);
+          zkr__op_exists (session, create->adopt_path, FALSE, recover_exists_reply, create);
           return;
         }
     }
@@ -601,21 +601,21 @@ create_recover (gpointer owner)
       return;
     }
   create->in_flight = TRUE;
-  zkr_op_get_children (create->session, create->parent, FALSE, recover_list_reply, create);
+  zkr__op_get_children (create->session, create->parent, FALSE, recover_list_reply, create);
 }
 
 ZkrProtectedCreate *
-zkr_protected_create (ZkrSession *session, const char *parent, const char *name,
-                      const char *data, int len, int flags, ZkrWake wake,
-                      ZkrSentFunc sent, ZkrCreatedFunc done, gpointer user_data)
+zkr__protected_create (ZkrSession *session, const char *parent, const char *name,
+                       const char *data, int len, int flags, ZkrWake wake,
+                       ZkrSentFunc sent, ZkrCreatedFunc done, gpointer user_data)
 {
   ZkrProtectedCreate *create = g_new0 (ZkrProtectedCreate, 1);
 
   create->session = session;
   create->parent = g_strdup (parent);
   create->name = g_strdup (name);
-  create->prefix = zkr_node_new_protected_prefix (&create->id);
-  create->data = zkr_buffer_dup (data, len);
+  create->prefix = zkr__node_new_protected_prefix (&create->id);
+  create->data = zkr__buffer_dup (data, len);
   create->len = len;
   create->flags = flags;
   create->in_place = wake & ZKR_WAKE_IN_PLACE;
@@ -632,7 +632,7 @@ zkr_protected_create (ZkrSession *session, const char *parent, const char *name,
 }
 
 void
-zkr_protected_create_abandon (ZkrProtectedCreate *create)
+zkr__protected_create_abandon (ZkrProtectedCreate *create)
 {
   create->abandoned = TRUE;
   if (create->in_flight)
@@ -642,7 +642,7 @@ zkr_protected_create_abandon (ZkrProtectedCreate *create)
 }
 
 const char *
-zkr_protected_create_get_id (ZkrProtectedCreate *create)
+zkr__protected_create_get_id (ZkrProtectedCreate *create)
 {
   return create->id;
 }
@@ -726,9 +726,9 @@ data_watch_event (ZkrSession *session, int event_type, const char *path, gpointe
 static void
 data_watch_arm (ZkrDataWatch *watch)
 {
-  watch->watch_id = zkr_session_watch_add (watch->session, watch->path, data_watch_event,
-                                           data_watch_ref (watch));
-  zkr_op_get (watch->session, watch->path, TRUE, data_watch_reply, data_watch_ref (watch));
+  watch->watch_id = zkr__session_watch_add (watch->session, watch->path, data_watch_event,
+                                            data_watch_ref (watch));
+  zkr__op_get (watch->session, watch->path, TRUE, data_watch_reply, data_watch_ref (watch));
 }
 
 static gboolean
@@ -749,7 +749,7 @@ data_watch_stop_in_worker (gpointer data)
 
   if (watch->watch_id != 0)
     {
-      zkr_session_watch_remove (watch->session, watch->watch_id);
+      zkr__session_watch_remove (watch->session, watch->watch_id);
       watch->watch_id = 0;
       data_watch_unref (watch); /* the watch's own reference */
     }
@@ -758,8 +758,8 @@ data_watch_stop_in_worker (gpointer data)
 }
 
 ZkrDataWatch *
-zkr_data_watch_start (ZkrSession *session, const char *path, ZkrDataFunc func,
-                      gpointer user_data)
+zkr__data_watch_start (ZkrSession *session, const char *path, ZkrDataFunc func,
+                       gpointer user_data)
 {
   ZkrDataWatch *watch = g_new0 (ZkrDataWatch, 1);
 
@@ -770,17 +770,17 @@ zkr_data_watch_start (ZkrSession *session, const char *path, ZkrDataFunc func,
   watch->path = g_strdup (path);
   watch->func = func;
   watch->user_data = user_data;
-  zkr_session_post (session, data_watch_start_in_worker, data_watch_ref (watch), NULL);
+  zkr__session_post (session, data_watch_start_in_worker, data_watch_ref (watch), NULL);
   return watch;
 }
 
 void
-zkr_data_watch_stop (ZkrDataWatch *watch)
+zkr__data_watch_stop (ZkrDataWatch *watch)
 {
   if (watch == NULL)
     return;
   g_mutex_lock (&watch->mutex);
   watch->active = FALSE;
   g_mutex_unlock (&watch->mutex);
-  zkr_session_post (watch->session, data_watch_stop_in_worker, watch, NULL);
+  zkr__session_post (watch->session, data_watch_stop_in_worker, watch, NULL);
 }

@@ -16,7 +16,7 @@ typedef void (*ZkrDoneFunc) (ZkrSession *session, int rc, gpointer user_data);
  * moment each answer comes is a tight loop, and against a throttling
  * server exactly the wrong answer. The first resend goes at once (posted),
  * the next ones after 10 ms, doubling up to 1 s. A session timer
- * (zkr_session_timer_add, no slack). Start and stop the pause on the
+ * (zkr__session_timer_add, no slack). Start and stop the pause on the
  * worker or its stand-in; @func runs there once, unless the pause is
  * cleared first. Clear it after a success (the next pause is short again)
  * and when the owner goes away. */
@@ -26,20 +26,20 @@ typedef struct {
   guint resends;       /* since the last clear */
 } ZkrResendPause;
 
-void zkr_resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
-                             gpointer data);
+void zkr__resend_pause_start (ZkrResendPause *pause, ZkrSession *session, GSourceFunc func,
+                              gpointer data);
 /* Stops a pending pause (@func will not run); @reset also starts the
  * next sequence from the shortest pause. */
-void zkr_resend_pause_stop (ZkrResendPause *pause, gboolean reset);
-gboolean zkr_resend_pause_is_pending (const ZkrResendPause *pause);
+void zkr__resend_pause_stop (ZkrResendPause *pause, gboolean reset);
+gboolean zkr__resend_pause_is_pending (const ZkrResendPause *pause);
 /* Tests: pauses started so far with a delay (not the first, immediate
  * resend), process-wide. */
-guint zkr_resend_pause_test_count_delayed (void);
+guint zkr__resend_pause_test_count_delayed (void);
 
 /* Creates every missing ancestor of @path (not @path itself) as a
  * CONTAINER node; ZNODEEXISTS on the way counts as success. */
-void zkr_ensure_parents (ZkrSession *session, const char *path,
-                         ZkrDoneFunc func, gpointer user_data);
+void zkr__ensure_parents (ZkrSession *session, const char *path,
+                          ZkrDoneFunc func, gpointer user_data);
 
 typedef struct _ZkrProtectedCreate ZkrProtectedCreate;
 /* @path and @stat are NULL unless rc is ZOK. */
@@ -50,7 +50,7 @@ typedef void (*ZkrCreatedFunc) (ZkrSession *session, int rc, const char *path,
 typedef void (*ZkrSentFunc) (ZkrSession *session, gpointer user_data);
 
 /**
- * zkr_protected_create:
+ * zkr__protected_create:
  * Creates "@parent/_c_<uuid>-@name" with @flags (EPHEMERAL|SEQUENCE
  * typically). A missing parent is created (containers) and the create
  * retried. When the reply is lost (connection loss), once connected again
@@ -59,45 +59,45 @@ typedef void (*ZkrSentFunc) (ZkrSession *session, gpointer user_data);
  * again. A session change (LOST) fails it with ZSESSIONEXPIRED and any node
  * of ours is deleted in the background. @done runs once, unless abandoned.
  * Worker thread, or another thread standing in for it
- * (zkr_session_stand_in_begin): everything after the first send runs where
+ * (zkr__session_stand_in_begin): everything after the first send runs where
  * the worker's code runs. With ZKR_WAKE_IN_PLACE in @wake (else 0), the
  * create's successful reply may run in the worker's place on the
- * completion thread (zkr_session_post_in_place), @done with it: @done then
- * keeps that function's rules while zkr_session_in_place() is TRUE.
+ * completion thread (zkr__session_post_in_place), @done with it: @done then
+ * keeps that function's rules while zkr__session_in_place() is TRUE.
  * Returns: (transfer none) a handle valid until @done runs or
- * zkr_protected_create_abandon() is called.
+ * zkr__protected_create_abandon() is called.
  */
-ZkrProtectedCreate *zkr_protected_create (ZkrSession *session,
-                                          const char *parent,
-                                          const char *name,
-                                          const char *data, int len,
-                                          int flags,
-                                          ZkrWake wake,
-                                          ZkrSentFunc sent,
-                                          ZkrCreatedFunc done,
-                                          gpointer user_data);
+ZkrProtectedCreate *zkr__protected_create (ZkrSession *session,
+                                           const char *parent,
+                                           const char *name,
+                                           const char *data, int len,
+                                           int flags,
+                                           ZkrWake wake,
+                                           ZkrSentFunc sent,
+                                           ZkrCreatedFunc done,
+                                           gpointer user_data);
 
 /* Gives up: @done will not run; a node we created, or may have created,
  * is deleted in the background (find-and-delete by our prefix). */
-void zkr_protected_create_abandon (ZkrProtectedCreate *create);
+void zkr__protected_create_abandon (ZkrProtectedCreate *create);
 
 /* The protected id (uuid) of @create. (transfer none) */
-const char *zkr_protected_create_get_id (ZkrProtectedCreate *create);
+const char *zkr__protected_create_get_id (ZkrProtectedCreate *create);
 
 /**
- * zkr_guaranteed_delete:
+ * zkr__guaranteed_delete:
  * Deletes @path (any version). ZNONODE counts as done. On connection loss
  * the delete stays pending and is sent again whenever the session is
  * connected, across LOST, until it is done or the session is CLOSED (rc
  * ZCLOSING; the server has then deleted our ephemeral nodes itself).
  * @func (nullable) runs once with ZOK or the final error.
  */
-void zkr_guaranteed_delete (ZkrSession *session, const char *path,
-                            ZkrDoneFunc func, gpointer user_data);
+void zkr__guaranteed_delete (ZkrSession *session, const char *path,
+                             ZkrDoneFunc func, gpointer user_data);
 
 /* Finds the children of @parent that carry the protected @id and deletes
  * them (guaranteed), in the background. */
-void zkr_protected_find_and_delete (ZkrSession *session, const char *parent, const char *id);
+void zkr__protected_find_and_delete (ZkrSession *session, const char *parent, const char *id);
 
 /**
  * ZkrDataWatch:
@@ -105,18 +105,18 @@ void zkr_protected_find_and_delete (ZkrSession *session, const char *parent, con
  * watch, set again after every event), calling @func on the worker with
  * each reading the server answered with ZOK (a missing node is not
  * reported and not watched). Started and stopped from any thread but the
- * worker; once zkr_data_watch_stop() returned, @func is not called again.
+ * worker; once zkr__data_watch_stop() returned, @func is not called again.
  * The watch keeps a reference on @session.
  */
 typedef struct _ZkrDataWatch ZkrDataWatch;
 typedef void (*ZkrDataFunc) (ZkrSession *session, GBytes *data, gpointer user_data);
 /* @path: full (namespace applied). */
-ZkrDataWatch *zkr_data_watch_start (ZkrSession *session, const char *path,
-                                    ZkrDataFunc func, gpointer user_data);
+ZkrDataWatch *zkr__data_watch_start (ZkrSession *session, const char *path,
+                                     ZkrDataFunc func, gpointer user_data);
 /* Stops and frees @watch (nullable). */
-void zkr_data_watch_stop (ZkrDataWatch *watch);
+void zkr__data_watch_stop (ZkrDataWatch *watch);
 
 /* Deletes still pending (sent and not yet confirmed). Any thread. */
-guint zkr_session_get_pending_deletes (ZkrSession *session);
+guint zkr__session_get_pending_deletes (ZkrSession *session);
 
 G_END_DECLS

@@ -41,10 +41,10 @@ typedef struct {
 } Post;
 
 void
-zkr_assert_user_context (const char *what)
+zkr__assert_user_context (const char *what)
 {
 #ifndef NDEBUG
-  if (zkr_session_code_running ())
+  if (zkr__session_code_running ())
     g_critical ("zkr: %s on a thread that runs a session's code (the worker, a stand-in, "
                 "or a thread running posts in place): user code must run in its own context",
                 what);
@@ -58,11 +58,11 @@ post_run (gpointer user_data)
 {
   Post *post = user_data;
 
-  /* Pairs with the publishing store in zkr_context_post(). */
+  /* Pairs with the publishing store in zkr__context_post(). */
   if (g_atomic_int_get (&post->published) != 1)
     g_critical ("zkr: a post ran before it was published");
   /* Every listener delivery and every GTask result comes through here. */
-  zkr_assert_user_context ("a post to a user's context ran");
+  zkr__assert_user_context ("a post to a user's context ran");
   return post->func (post->data);
 }
 
@@ -78,8 +78,8 @@ post_free (gpointer user_data)
 }
 
 void
-zkr_context_post (GMainContext *context, GSourceFunc func, gpointer data,
-                  GDestroyNotify destroy)
+zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
+                   GDestroyNotify destroy)
 {
   Post *post = g_new0 (Post, 1);
   GSource *source;
@@ -105,7 +105,7 @@ zkr_context_post (GMainContext *context, GSourceFunc func, gpointer data,
 }
 
 void
-zkr_wait_init (ZkrWait *wait)
+zkr__wait_init (ZkrWait *wait)
 {
   g_mutex_init (&wait->lock);
   g_cond_init (&wait->cond);
@@ -115,7 +115,7 @@ zkr_wait_init (ZkrWait *wait)
 }
 
 void
-zkr_wait_sleep_locked (ZkrWait *wait)
+zkr__wait_sleep_locked (ZkrWait *wait)
 {
   wait->sleeping = TRUE;
   g_cond_wait (&wait->cond, &wait->lock);
@@ -123,27 +123,27 @@ zkr_wait_sleep_locked (ZkrWait *wait)
 }
 
 void
-zkr_wait_wake_locked (ZkrWait *wait)
+zkr__wait_wake_locked (ZkrWait *wait)
 {
   if (wait->sleeping)
     g_cond_signal (&wait->cond);
 }
 
 void
-zkr_wait_done (ZkrWait *wait)
+zkr__wait_done (ZkrWait *wait)
 {
   g_mutex_lock (&wait->lock);
   wait->done = TRUE;
-  zkr_wait_wake_locked (wait);
+  zkr__wait_wake_locked (wait);
   g_mutex_unlock (&wait->lock);
 }
 
 void
-zkr_wait_block (ZkrWait *wait)
+zkr__wait_block (ZkrWait *wait)
 {
   g_mutex_lock (&wait->lock);
   while (!wait->done)
-    zkr_wait_sleep_locked (wait);
+    zkr__wait_sleep_locked (wait);
   g_mutex_unlock (&wait->lock);
   g_mutex_clear (&wait->lock);
   g_cond_clear (&wait->cond);
@@ -152,7 +152,7 @@ zkr_wait_block (ZkrWait *wait)
 static void
 context_post (GMainContext *context, GSourceFunc func, gpointer data, GDestroyNotify destroy)
 {
-  zkr_context_post (context, func, data, destroy);
+  zkr__context_post (context, func, data, destroy);
 }
 
 static gboolean
@@ -177,10 +177,10 @@ listener_unref (Listener *listener)
 }
 
 ZkrNotifier *
-zkr_notifier_new (gpointer source,
-                  gpointer (*source_ref) (gpointer),
-                  void (*source_unref) (gpointer),
-                  ZkrNotifyMarshal marshal)
+zkr__notifier_new (gpointer source,
+                   gpointer (*source_ref) (gpointer),
+                   void (*source_unref) (gpointer),
+                   ZkrNotifyMarshal marshal)
 {
   ZkrNotifier *notifier = g_new0 (ZkrNotifier, 1);
 
@@ -193,7 +193,7 @@ zkr_notifier_new (gpointer source,
 }
 
 void
-zkr_notifier_free (ZkrNotifier *notifier)
+zkr__notifier_free (ZkrNotifier *notifier)
 {
   GList *listeners;
 
@@ -210,8 +210,8 @@ zkr_notifier_free (ZkrNotifier *notifier)
 }
 
 guint
-zkr_notifier_add (ZkrNotifier *notifier, GCallback func, gpointer user_data,
-                  GDestroyNotify destroy)
+zkr__notifier_add (ZkrNotifier *notifier, GCallback func, gpointer user_data,
+                   GDestroyNotify destroy)
 {
   Listener *listener = g_new0 (Listener, 1);
 
@@ -229,7 +229,7 @@ zkr_notifier_add (ZkrNotifier *notifier, GCallback func, gpointer user_data,
 }
 
 void
-zkr_notifier_remove (ZkrNotifier *notifier, guint id)
+zkr__notifier_remove (ZkrNotifier *notifier, guint id)
 {
   Listener *found = NULL;
 
@@ -309,19 +309,19 @@ ref_add_above (gatomicrefcount *ref, gint floor, gint delta)
 }
 
 gboolean
-zkr_ref_try (gatomicrefcount *ref)
+zkr__ref_try (gatomicrefcount *ref)
 {
   return ref_add_above (ref, 0, 1);
 }
 
 gboolean
-zkr_ref_drop_unless_last (gatomicrefcount *ref)
+zkr__ref_drop_unless_last (gatomicrefcount *ref)
 {
   return ref_add_above (ref, 1, -1);
 }
 
 void
-zkr_notifier_emit (ZkrNotifier *notifier, int event)
+zkr__notifier_emit (ZkrNotifier *notifier, int event)
 {
   gpointer source;
 

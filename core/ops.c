@@ -1,12 +1,12 @@
 /* zkr: ZooKeeper requests whose replies are handed to the session's worker
  * thread. The completion thread copies the reply and posts it; the
  * liveness clock advances by the send time of every request answered.
- * A blocking caller's reply (zkr_op_sync) is handed over right where it
+ * A blocking caller's reply (zkr__op_sync) is handed over right where it
  * arrives instead: see "direct calls" below. */
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "notifier.h"
 #include "ops.h"
 
@@ -40,7 +40,7 @@ typedef struct {
  * state events; a blocking caller has nobody else to wake it. So every
  * direct call in flight is listed here, and once zookeeper_close()
  * returned, the ones of that handle still listed are completed with
- * ZCLOSING (zkr_ops_handle_closed). Whoever takes a call off the list
+ * ZCLOSING (zkr__ops_handle_closed). Whoever takes a call off the list
  * completes it: exactly once. Lock order: the session's handle lock, then
  * direct_lock. */
 static GMutex direct_lock;
@@ -70,7 +70,7 @@ direct_take (OpCall *call)
 }
 
 void
-zkr_reply_clear (ZkrReply *reply)
+zkr__reply_clear (ZkrReply *reply)
 {
   g_clear_pointer (&reply->path, g_free);
   g_clear_pointer (&reply->children, g_ptr_array_unref);
@@ -82,7 +82,7 @@ op_call_free (gpointer data)
 {
   OpCall *call = data;
 
-  zkr_reply_clear (&call->reply);
+  zkr__reply_clear (&call->reply);
   g_free (call);
 }
 
@@ -101,8 +101,8 @@ op_dispatch (gpointer data)
 static void
 op_complete (OpCall *call, int rc, const struct Stat *stat)
 {
-  if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0 &&
-      zkr_session_test_take_rewrite (call->session, &rc))
+  if (zkr__zk_rc_is_server_answer (rc) && call->reply.send_time != 0 &&
+      zkr__session_test_take_rewrite (call->session, &rc))
     stat = NULL;
   call->reply.rc = rc;
   if (stat != NULL && rc == ZOK)
@@ -110,12 +110,12 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
       call->reply.has_stat = TRUE;
       call->reply.stat = *stat;
     }
-  if (zkr_zk_rc_is_server_answer (rc) && call->reply.send_time != 0)
-    zkr_session_note_answer (call->session, call->reply.send_time);
+  if (zkr__zk_rc_is_server_answer (rc) && call->reply.send_time != 0)
+    zkr__session_note_answer (call->session, call->reply.send_time);
   else if (rc == ZSESSIONEXPIRED && call->reply.generation != 0)
     /* Before the reply: the worker learns first that the session is gone. */
-    zkr_session_note_expired (call->session, call->reply.session_id, call->reply.generation);
-  if (call->is_create && rc == ZOK && zkr_session_test_take_drop_create_reply (call->session))
+    zkr__session_note_expired (call->session, call->reply.session_id, call->reply.generation);
+  if (call->is_create && rc == ZOK && zkr__session_test_take_drop_create_reply (call->session))
     {
       /* Test hook: the server created the node, we act as if the reply was
        * lost on the way. */
@@ -130,11 +130,11 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
       /* In place: only answers, and only from libzookeeper (send_time is
        * 0 for a request refused before it left, completed by its sender). */
       if ((call->wake & ZKR_WAKE_IN_PLACE) && rc == ZOK && call->reply.send_time != 0)
-        zkr_session_post_in_place (call->session, op_dispatch, call, op_call_free, wake);
+        zkr__session_post_in_place (call->session, op_dispatch, call, op_call_free, wake);
       else if (wake)
-        zkr_session_post (call->session, op_dispatch, call, op_call_free);
+        zkr__session_post (call->session, op_dispatch, call, op_call_free);
       else
-        zkr_session_post_quiet (call->session, op_dispatch, call, op_call_free);
+        zkr__session_post_quiet (call->session, op_dispatch, call, op_call_free);
       return;
     }
   op_dispatch (call);
@@ -152,7 +152,7 @@ op_completion_is_ours (OpCall *call)
 }
 
 guint
-zkr_ops_test_count_blocking (ZkrSession *session)
+zkr__ops_test_count_blocking (ZkrSession *session)
 {
   GHashTableIter iter;
   gpointer key;
@@ -170,7 +170,7 @@ zkr_ops_test_count_blocking (ZkrSession *session)
 }
 
 void
-zkr_ops_handle_closed (ZkrSession *session, zhandle_t *zh)
+zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh)
 {
   GPtrArray *leftovers = g_ptr_array_new ();
   GHashTableIter iter;
@@ -319,7 +319,7 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
   int rc;
 
   call->session = session;
-  zh = zkr_session_lock_handle (session, &call->reply.session_id, &call->reply.generation);
+  zh = zkr__session_lock_handle (session, &call->reply.session_id, &call->reply.generation);
   if (zh == NULL)
     {
       rc = zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED ? ZCLOSING : ZINVALIDSTATE;
@@ -333,7 +333,7 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
       rc = issue (zh, call);
       if (rc != ZOK && call->direct)
         direct_take (call);
-      zkr_session_unlock_handle (session);
+      zkr__session_unlock_handle (session);
     }
   if (rc != ZOK)
     {
@@ -344,7 +344,7 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
 }
 
 char *
-zkr_buffer_dup (const char *data, int len)
+zkr__buffer_dup (const char *data, int len)
 {
   gsize size = (gsize) MAX (len, 0);
   char *copy;
@@ -376,20 +376,20 @@ static int
 issue_create (zhandle_t *zh, OpCall *call)
 {
   return zoo_acreate2 (zh, call->path, call->data, call->data != NULL ? call->len : -1,
-                       zkr_session_get_acl_vector (call->session), call->flags,
+                       zkr__session_get_acl_vector (call->session), call->flags,
                        string_stat_done, call);
 }
 
 void
-zkr_op_create (ZkrSession *session, const char *path, const char *data, int len,
-               int flags, ZkrReplyFunc func, gpointer user_data)
+zkr__op_create (ZkrSession *session, const char *path, const char *data, int len,
+                int flags, ZkrReplyFunc func, gpointer user_data)
 {
-  zkr_op_create_full (session, path, data, len, flags, ZKR_WAKE_ALWAYS, func, user_data);
+  zkr__op_create_full (session, path, data, len, flags, ZKR_WAKE_ALWAYS, func, user_data);
 }
 
 void
-zkr_op_create_full (ZkrSession *session, const char *path, const char *data, int len,
-                    int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data)
+zkr__op_create_full (ZkrSession *session, const char *path, const char *data, int len,
+                     int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
@@ -408,8 +408,8 @@ issue_delete (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr_op_delete (ZkrSession *session, const char *path, int version,
-               ZkrReplyFunc func, gpointer user_data)
+zkr__op_delete (ZkrSession *session, const char *path, int version,
+                ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
@@ -424,8 +424,8 @@ issue_exists (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr_op_exists (ZkrSession *session, const char *path, gboolean watch,
-               ZkrReplyFunc func, gpointer user_data)
+zkr__op_exists (ZkrSession *session, const char *path, gboolean watch,
+                ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
@@ -440,15 +440,15 @@ issue_get (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
-            ZkrReplyFunc func, gpointer user_data)
+zkr__op_get (ZkrSession *session, const char *path, gboolean watch,
+             ZkrReplyFunc func, gpointer user_data)
 {
-  zkr_op_get_full (session, path, watch, ZKR_WAKE_ALWAYS, func, user_data);
+  zkr__op_get_full (session, path, watch, ZKR_WAKE_ALWAYS, func, user_data);
 }
 
 void
-zkr_op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
-                 ZkrReplyFunc func, gpointer user_data)
+zkr__op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                  ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
@@ -464,15 +464,15 @@ issue_get_children (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
-                     ZkrReplyFunc func, gpointer user_data)
+zkr__op_get_children (ZkrSession *session, const char *path, gboolean watch,
+                      ZkrReplyFunc func, gpointer user_data)
 {
-  zkr_op_get_children_full (session, path, watch, ZKR_WAKE_ALWAYS, func, user_data);
+  zkr__op_get_children_full (session, path, watch, ZKR_WAKE_ALWAYS, func, user_data);
 }
 
 void
-zkr_op_get_children_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
-                          ZkrReplyFunc func, gpointer user_data)
+zkr__op_get_children_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                           ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
@@ -489,8 +489,8 @@ issue_set (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
-            int version, ZkrReplyFunc func, gpointer user_data)
+zkr__op_set (ZkrSession *session, const char *path, const char *data, int len,
+             int version, ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
@@ -507,8 +507,8 @@ issue_sync_path (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr_op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
-                  gpointer user_data)
+zkr__op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
+                   gpointer user_data)
 {
   op_send (session, op_call_new (path, func, user_data), issue_sync_path);
 }
@@ -531,18 +531,18 @@ sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   sync->reply = *reply;
   memset (reply, 0, sizeof *reply);
-  zkr_wait_done (&sync->wait);
+  zkr__wait_done (&sync->wait);
 }
 
 int
-zkr_op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out)
+zkr__op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out)
 {
   SyncWait sync;
 
-  g_return_val_if_fail (!zkr_session_in_worker (session), ZAPIERROR);
-  zkr_wait_init (&sync.wait);
+  g_return_val_if_fail (!zkr__session_in_worker (session), ZAPIERROR);
+  zkr__wait_init (&sync.wait);
   send (session, sync_done, &sync, send_data);
-  zkr_wait_block (&sync.wait);
+  zkr__wait_block (&sync.wait);
   *out = sync.reply;
   return out->rc;
 }
@@ -559,137 +559,137 @@ static void
 send_create (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
-  zkr_op_create (session, args->path, args->data, args->len, args->flags, func, user_data);
+  zkr__op_create (session, args->path, args->data, args->len, args->flags, func, user_data);
 }
 
 static void
 send_delete (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
-  zkr_op_delete (session, args->path, args->version, func, user_data);
+  zkr__op_delete (session, args->path, args->version, func, user_data);
 }
 
 static void
 send_exists (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
-  zkr_op_exists (session, args->path, FALSE, func, user_data);
+  zkr__op_exists (session, args->path, FALSE, func, user_data);
 }
 
 static void
 send_sync_path (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
-  zkr_op_sync_path (session, args->path, func, user_data);
+  zkr__op_sync_path (session, args->path, func, user_data);
 }
 
 static void
 send_set (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
-  zkr_op_set (session, args->path, args->data, args->len, args->version, func, user_data);
+  zkr__op_set (session, args->path, args->data, args->len, args->version, func, user_data);
 }
 
 static void
 send_get (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
-  zkr_op_get (session, args->path, FALSE, func, user_data);
+  zkr__op_get (session, args->path, FALSE, func, user_data);
 }
 
 static void
 send_get_children (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
   SyncArgs *args = send_data;
-  zkr_op_get_children (session, args->path, FALSE, func, user_data);
+  zkr__op_get_children (session, args->path, FALSE, func, user_data);
 }
 
 int
-zkr_op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
-                    int flags, char **created_path, struct Stat *stat)
+zkr__op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
+                     int flags, char **created_path, struct Stat *stat)
 {
   SyncArgs args = { path, data, len, flags, -1 };
   ZkrReply reply = { 0 };
-  int rc = zkr_op_sync (session, send_create, &args, &reply);
+  int rc = zkr__op_sync (session, send_create, &args, &reply);
 
   if (created_path != NULL)
     *created_path = g_steal_pointer (&reply.path);
   if (stat != NULL && reply.has_stat)
     *stat = reply.stat;
-  zkr_reply_clear (&reply);
+  zkr__reply_clear (&reply);
   return rc;
 }
 
 int
-zkr_op_delete_sync (ZkrSession *session, const char *path, int version)
+zkr__op_delete_sync (ZkrSession *session, const char *path, int version)
 {
   SyncArgs args = { path, NULL, 0, 0, version };
   ZkrReply reply = { 0 };
-  int rc = zkr_op_sync (session, send_delete, &args, &reply);
+  int rc = zkr__op_sync (session, send_delete, &args, &reply);
 
-  zkr_reply_clear (&reply);
+  zkr__reply_clear (&reply);
   return rc;
 }
 
 int
-zkr_op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat)
+zkr__op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat)
 {
   SyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
-  int rc = zkr_op_sync (session, send_exists, &args, &reply);
+  int rc = zkr__op_sync (session, send_exists, &args, &reply);
 
   if (stat != NULL && reply.has_stat)
     *stat = reply.stat;
-  zkr_reply_clear (&reply);
+  zkr__reply_clear (&reply);
   return rc;
 }
 
 int
-zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children)
+zkr__op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children)
 {
   SyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
-  int rc = zkr_op_sync (session, send_get_children, &args, &reply);
+  int rc = zkr__op_sync (session, send_get_children, &args, &reply);
 
   if (children != NULL)
     *children = g_steal_pointer (&reply.children);
-  zkr_reply_clear (&reply);
+  zkr__reply_clear (&reply);
   return rc;
 }
 
 int
-zkr_op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat)
+zkr__op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat)
 {
   SyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
-  int rc = zkr_op_sync (session, send_get, &args, &reply);
+  int rc = zkr__op_sync (session, send_get, &args, &reply);
 
   if (data != NULL)
     *data = g_steal_pointer (&reply.data);
   if (stat != NULL && reply.has_stat)
     *stat = reply.stat;
-  zkr_reply_clear (&reply);
+  zkr__reply_clear (&reply);
   return rc;
 }
 
 int
-zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, int len)
+zkr__op_set_sync (ZkrSession *session, const char *path, const char *data, int len)
 {
   SyncArgs args = { path, data, len, 0, -1 };
   ZkrReply reply = { 0 };
-  int rc = zkr_op_sync (session, send_set, &args, &reply);
+  int rc = zkr__op_sync (session, send_set, &args, &reply);
 
-  zkr_reply_clear (&reply);
+  zkr__reply_clear (&reply);
   return rc;
 }
 
 int
-zkr_op_sync_path_sync (ZkrSession *session, const char *path)
+zkr__op_sync_path_sync (ZkrSession *session, const char *path)
 {
   SyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
-  int rc = zkr_op_sync (session, send_sync_path, &args, &reply);
+  int rc = zkr__op_sync (session, send_sync_path, &args, &reply);
 
-  zkr_reply_clear (&reply);
+  zkr__reply_clear (&reply);
   return rc;
 }

@@ -1,7 +1,7 @@
 /* zkr internal: ZooKeeper requests whose replies come back on the
  * session's worker thread. The completion thread only copies the reply and
  * posts it; no recipe code runs there, except a reply that may run in the
- * worker's place (ZKR_WAKE_IN_PLACE). The blocking twins (zkr_op_sync and
+ * worker's place (ZKR_WAKE_IN_PLACE). The blocking twins (zkr__op_sync and
  * the *_sync calls) are the exception: their reply is handed to the
  * waiting thread right on the completion thread, and one that libzookeeper
  * drops when its handle closes is answered ZCLOSING. Every answered request
@@ -33,7 +33,7 @@ typedef struct {
  * call that sent it. @reply is borrowed for the call's duration. */
 typedef void (*ZkrReplyFunc) (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 
-/* A node watch (see zkr_session_watch_add) whose event comes with a fresh
+/* A node watch (see zkr__session_watch_add) whose event comes with a fresh
  * listing of @list_path's children: the moment the event arrives, the
  * listing is sent from the thread it arrives on, and @func runs on the
  * worker with the listing's reply (borrowed) once it is back. That saves
@@ -42,22 +42,22 @@ typedef void (*ZkrReplyFunc) (ZkrSession *session, ZkrReply *reply, gpointer use
  * removed before its reply came never runs. */
 typedef void (*ZkrWatchListingFunc) (ZkrSession *session, int event_type, ZkrReply *listing,
                                      gpointer user_data);
-guint zkr_session_watch_add_listing (ZkrSession *session, const char *path, const char *list_path,
-                                     ZkrWatchListingFunc func, gpointer user_data);
+guint zkr__session_watch_add_listing (ZkrSession *session, const char *path, const char *list_path,
+                                      ZkrWatchListingFunc func, gpointer user_data);
 
 /* Paths are full ZooKeeper paths (namespace already applied). With @watch,
  * a data (get, exists) or child (get_children) watch is left through the
- * session's watcher; register interest with zkr_session_watch_add(). The
+ * session's watcher; register interest with zkr__session_watch_add(). The
  * session's ACL is used for creates. @path and @data are borrowed: the
  * request is written out before the call returns. */
-void zkr_op_create (ZkrSession *session, const char *path, const char *data, int len,
-                    int flags, ZkrReplyFunc func, gpointer user_data);
-void zkr_op_delete (ZkrSession *session, const char *path, int version,
-                    ZkrReplyFunc func, gpointer user_data);
-void zkr_op_exists (ZkrSession *session, const char *path, gboolean watch,
-                    ZkrReplyFunc func, gpointer user_data);
-void zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
-                 ZkrReplyFunc func, gpointer user_data);
+void zkr__op_create (ZkrSession *session, const char *path, const char *data, int len,
+                     int flags, ZkrReplyFunc func, gpointer user_data);
+void zkr__op_delete (ZkrSession *session, const char *path, int version,
+                     ZkrReplyFunc func, gpointer user_data);
+void zkr__op_exists (ZkrSession *session, const char *path, gboolean watch,
+                     ZkrReplyFunc func, gpointer user_data);
+void zkr__op_get (ZkrSession *session, const char *path, gboolean watch,
+                  ZkrReplyFunc func, gpointer user_data);
 
 /* When the reply wakes the worker, and where it runs (flags). A request
  * whose success needs no action until something else happens (a watch set
@@ -65,58 +65,58 @@ void zkr_op_get (ZkrSession *session, const char *path, gboolean watch,
  * reply comes next) saves a wake-up with ZKR_WAKE_ON_ERROR: a ZOK reply
  * then runs, in order, with the next reply or event that does wake it.
  * With ZKR_WAKE_IN_PLACE a ZOK reply may run on the completion thread it
- * arrives on, in the worker's place (zkr_session_post_in_place: the
+ * arrives on, in the worker's place (zkr__session_post_in_place: the
  * reply function must keep that function's rules while
- * zkr_session_in_place() is TRUE); any other reply runs as usual. */
+ * zkr__session_in_place() is TRUE); any other reply runs as usual. */
 typedef enum {
   ZKR_WAKE_ALWAYS = 0,
   ZKR_WAKE_ON_ERROR = 1 << 0,
   ZKR_WAKE_IN_PLACE = 1 << 1,
 } ZkrWake;
 
-void zkr_op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
-                      ZkrReplyFunc func, gpointer user_data);
-void zkr_op_create_full (ZkrSession *session, const char *path, const char *data, int len,
-                         int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
-void zkr_op_get_children (ZkrSession *session, const char *path, gboolean watch,
-                          ZkrReplyFunc func, gpointer user_data);
-void zkr_op_get_children_full (ZkrSession *session, const char *path, gboolean watch,
-                               ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
-void zkr_op_set (ZkrSession *session, const char *path, const char *data, int len,
-                 int version, ZkrReplyFunc func, gpointer user_data);
+void zkr__op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                       ZkrReplyFunc func, gpointer user_data);
+void zkr__op_create_full (ZkrSession *session, const char *path, const char *data, int len,
+                          int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
+void zkr__op_get_children (ZkrSession *session, const char *path, gboolean watch,
+                           ZkrReplyFunc func, gpointer user_data);
+void zkr__op_get_children_full (ZkrSession *session, const char *path, gboolean watch,
+                                ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
+void zkr__op_set (ZkrSession *session, const char *path, const char *data, int len,
+                  int version, ZkrReplyFunc func, gpointer user_data);
 /* ZooKeeper's sync: the server we are connected to catches up with the
  * leader on @path, so that a read sent after it sees every write committed
  * before it, whichever session made them. */
-void zkr_op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
-                       gpointer user_data);
+void zkr__op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
+                        gpointer user_data);
 
 /* Blocking twin for callers that are NOT on the worker thread (release,
  * verify, tests): sends through @send and waits for the reply, which is
- * copied into @out (free with zkr_reply_clear()). Returns the reply's rc;
+ * copied into @out (free with zkr__reply_clear()). Returns the reply's rc;
  * always returns, also when the handle is closed meanwhile. */
 typedef void (*ZkrSendFunc) (ZkrSession *session, ZkrReplyFunc func, gpointer user_data,
                              gpointer send_data);
-int zkr_op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out);
-void zkr_reply_clear (ZkrReply *reply);
+int zkr__op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out);
+void zkr__reply_clear (ZkrReply *reply);
 
 /* The session, right after zookeeper_close(@zh) returned: completes with
  * ZCLOSING the blocking calls sent on @zh that libzookeeper dropped. */
-void zkr_ops_handle_closed (ZkrSession *session, zhandle_t *zh);
+void zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh);
 /* Tests: blocking requests of @session sent and not yet answered. */
-guint zkr_ops_test_count_blocking (ZkrSession *session);
+guint zkr__ops_test_count_blocking (ZkrSession *session);
 
-/* Convenience blocking calls built on zkr_op_sync(). */
-int zkr_op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
-                        int flags, char **created_path, struct Stat *stat);
-int zkr_op_delete_sync (ZkrSession *session, const char *path, int version);
-int zkr_op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat);
-int zkr_op_set_sync (ZkrSession *session, const char *path, const char *data, int len);
-int zkr_op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
-int zkr_op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
-int zkr_op_sync_path_sync (ZkrSession *session, const char *path);
+/* Convenience blocking calls built on zkr__op_sync(). */
+int zkr__op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
+                         int flags, char **created_path, struct Stat *stat);
+int zkr__op_delete_sync (ZkrSession *session, const char *path, int version);
+int zkr__op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat);
+int zkr__op_set_sync (ZkrSession *session, const char *path, const char *data, int len);
+int zkr__op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
+int zkr__op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
+int zkr__op_sync_path_sync (ZkrSession *session, const char *path);
 
 /* A copy of @len bytes of @data (nullable) with a NUL after them, for
  * requests that outlive the caller's buffer; NULL for NULL. */
-char *zkr_buffer_dup (const char *data, int len);
+char *zkr__buffer_dup (const char *data, int len);
 
 G_END_DECLS

@@ -12,7 +12,7 @@
 #define QUOTE_MAX_BYTES 100
 
 char *
-zkr_quote_value (const char *value, gssize len)
+zkr__quote_value (const char *value, gssize len)
 {
   GString *out;
   gsize n, cut, i;
@@ -61,7 +61,7 @@ code_point_is_refused (gunichar c)
          c >= 0xfff0;
 }
 
-/* Offsets are reported minus @bias (zkr_namespace_validate() checks
+/* Offsets are reported minus @bias (zkr__namespace_validate() checks
  * "/" + namespace and reports offsets into the namespace), never below 0. */
 static gsize
 unbias (gsize offset, gsize bias)
@@ -148,7 +148,7 @@ set_invalid (GError **error,
              gsize len,
              char *problem)
 {
-  g_autofree char *quoted = zkr_quote_value (value, (gssize) len);
+  g_autofree char *quoted = zkr__quote_value (value, (gssize) len);
 
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                "invalid %s %s: %s", what, quoted, problem);
@@ -157,7 +157,7 @@ set_invalid (GError **error,
 }
 
 gboolean
-zkr_path_validate_len (const char *path, gsize len, GError **error)
+zkr__path_validate_len (const char *path, gsize len, GError **error)
 {
   char *problem;
 
@@ -171,15 +171,15 @@ zkr_path_validate_len (const char *path, gsize len, GError **error)
 }
 
 gboolean
-zkr_path_validate (const char *path, GError **error)
+zkr__path_validate (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, FALSE);
 
-  return zkr_path_validate_len (path, strlen (path), error);
+  return zkr__path_validate_len (path, strlen (path), error);
 }
 
 char *
-zkr_path_join (const char *parent, const char *child)
+zkr__path_join (const char *parent, const char *child)
 {
   g_return_val_if_fail (parent != NULL && parent[0] == '/', NULL);
   g_return_val_if_fail (child != NULL && child[0] != '\0', NULL);
@@ -191,7 +191,7 @@ zkr_path_join (const char *parent, const char *child)
 }
 
 char *
-zkr_path_parent (const char *path)
+zkr__path_parent (const char *path)
 {
   const char *last;
 
@@ -206,7 +206,7 @@ zkr_path_parent (const char *path)
 }
 
 const char *
-zkr_path_basename (const char *path)
+zkr__path_basename (const char *path)
 {
   const char *last;
 
@@ -217,7 +217,7 @@ zkr_path_basename (const char *path)
 }
 
 char *
-zkr_path_prefix_namespace (const char *name_space, const char *path)
+zkr__path_prefix_namespace (const char *name_space, const char *path)
 {
   g_return_val_if_fail (path != NULL && path[0] == '/', NULL);
 
@@ -230,7 +230,7 @@ zkr_path_prefix_namespace (const char *name_space, const char *path)
 }
 
 gboolean
-zkr_namespace_validate (const char *name_space, GError **error)
+zkr__namespace_validate (const char *name_space, GError **error)
 {
   g_autofree char *as_path = NULL;
   gsize len;

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 #define ZKR_PATH_MAX 4096
 
 /**
- * zkr_path_validate:
+ * zkr__path_validate:
  * @path: a NUL-terminated path (not NULL: NULL is a programming error)
  *
  * Checks ZooKeeper's rules: absolute; "/" alone is the root; no empty
@@ -27,39 +27,39 @@ G_BEGIN_DECLS
  * cut after ~100 bytes; offsets are byte offsets; a segment's offset is
  * that of the '/' that opens it).
  */
-gboolean zkr_path_validate (const char *path, GError **error);
+gboolean zkr__path_validate (const char *path, GError **error);
 
-/* zkr_path_validate() for a buffer of @len bytes that need not be
+/* zkr__path_validate() for a buffer of @len bytes that need not be
  * NUL-terminated, so that a NUL inside it is reported ("embedded NUL"). */
-gboolean zkr_path_validate_len (const char *path, gsize len, GError **error);
+gboolean zkr__path_validate_len (const char *path, gsize len, GError **error);
 
 /* "/" + "a" -> "/a"; "/x" + "a" -> "/x/a". @parent is a valid path, @child
  * one non-empty node name without '/' (anything else: a critical and NULL).
  * (transfer full) */
-char *zkr_path_join (const char *parent, const char *child);
+char *zkr__path_join (const char *parent, const char *child);
 
 /* "/a/b" -> "/a"; "/a" -> "/"; "/" -> NULL. @path is absolute.
  * (transfer full) (nullable) */
-char *zkr_path_parent (const char *path);
+char *zkr__path_parent (const char *path);
 
 /* The last segment: "/a/b" -> "b"; "/" -> "". A pointer into @path.
  * (transfer none) */
-const char *zkr_path_basename (const char *path);
+const char *zkr__path_basename (const char *path);
 
 /* Applies a Curator-style namespace: ("ns", "/a") -> "/ns/a",
  * ("ns", "/") -> "/ns"; with @name_space NULL or "" a copy of @path.
- * @name_space has been checked by zkr_namespace_validate(). (transfer full) */
-char *zkr_path_prefix_namespace (const char *name_space, const char *path);
+ * @name_space has been checked by zkr__namespace_validate(). (transfer full) */
+char *zkr__path_prefix_namespace (const char *name_space, const char *path);
 
 /* NULL and "" (no namespace) are valid; otherwise "/" + @name_space must be
  * a valid path: "a" and "a/b" are valid, "/a", "a/" and "a//b" are not.
  * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the namespace. */
-gboolean zkr_namespace_validate (const char *name_space, GError **error);
+gboolean zkr__namespace_validate (const char *name_space, GError **error);
 
 /* Quotes a user-supplied value for an error message: "\"...\"", escaped
  * with g_strescape() (so the text is ASCII), NULs shown as \000, cut after
  * ~100 bytes with "..." appended. @len -1 means NUL-terminated.
  * (transfer full) */
-char *zkr_quote_value (const char *value, gssize len);
+char *zkr__quote_value (const char *value, gssize len);
 
 G_END_DECLS

@@ -25,66 +25,66 @@ struct _ZkrSessionOptions {
 };
 
 /* The worker thread's context (transfer none). */
-GMainContext *zkr_session_get_worker_context (ZkrSession *session);
-gboolean zkr_session_in_worker (ZkrSession *session);
+GMainContext *zkr__session_get_worker_context (ZkrSession *session);
+gboolean zkr__session_in_worker (ZkrSession *session);
 
 /* Runs @func(@data) on the worker thread, always later (never inside this
  * call), in posting order. @destroy runs after @func, or when the worker
  * stops with the item still queued. */
-void zkr_session_post (ZkrSession *session,
-                       GSourceFunc func,
-                       gpointer data,
-                       GDestroyNotify destroy);
+void zkr__session_post (ZkrSession *session,
+                        GSourceFunc func,
+                        gpointer data,
+                        GDestroyNotify destroy);
 /* The same, in the same order, without waking the worker: it runs with
  * the next post that does (every session event, answer and timer-driven
  * request does). Only for work that may wait until something else
  * happens. */
-void zkr_session_post_quiet (ZkrSession *session,
-                             GSourceFunc func,
-                             gpointer data,
-                             GDestroyNotify destroy);
-/* Like zkr_session_post() (@wake TRUE) or zkr_session_post_quiet(),
+void zkr__session_post_quiet (ZkrSession *session,
+                              GSourceFunc func,
+                              gpointer data,
+                              GDestroyNotify destroy);
+/* Like zkr__session_post() (@wake TRUE) or zkr__session_post_quiet(),
  * except that @func may run in place: a waking post sent by this, from
  * libzookeeper's completion thread as a reply arrives, runs right there
- * in the worker's place (zkr_session_in_worker() and
- * zkr_session_in_place() are TRUE then), together with everything queued
+ * in the worker's place (zkr__session_in_worker() and
+ * zkr__session_in_place() are TRUE then), together with everything queued
  * before it, when all of that may run in place and no other thread has
  * the turn. That saves waking a thread (the worker, or a caller standing
  * in) that would only send the next request. @func may run in place only
- * if, when zkr_session_in_place() is TRUE, it sends requests and changes
+ * if, when zkr__session_in_place() is TRUE, it sends requests and changes
  * its own state but runs no user code, does not block and closes nothing:
  * what would, it posts. With @wake FALSE nothing runs here (any thread):
  * the post just does not hold back later ones from running in place. A
  * waking one never from a thread that caused the reply. */
-void zkr_session_post_in_place (ZkrSession *session,
-                                GSourceFunc func,
-                                gpointer data,
-                                GDestroyNotify destroy,
-                                gboolean wake);
+void zkr__session_post_in_place (ZkrSession *session,
+                                 GSourceFunc func,
+                                 gpointer data,
+                                 GDestroyNotify destroy,
+                                 gboolean wake);
 /* TRUE while this thread runs @session's posts in place (above). */
-gboolean zkr_session_in_place (ZkrSession *session);
+gboolean zkr__session_in_place (ZkrSession *session);
 /* TRUE while this thread runs any session's code: it is a session's worker,
- * or stands in for one (zkr_session_stand_in_begin() to _end()), or runs
+ * or stands in for one (zkr__session_stand_in_begin() to _end()), or runs
  * posts in place. User code (listeners, GTask callbacks, a GCancellable's
  * handlers) must never run then, and a GTask made then would capture the
  * wrong thread-default context (docs/design.md, "Threads and contexts";
- * zkr_assert_user_context() checks it). Any thread. */
-gboolean zkr_session_code_running (void);
+ * zkr__assert_user_context() checks it). Any thread. */
+gboolean zkr__session_code_running (void);
 /* Takes the worker's turn: until the matching end, this thread runs in
- * the worker's place (zkr_session_in_worker() is TRUE here) and the worker
+ * the worker's place (zkr__session_in_worker() is TRUE here) and the worker
  * runs nothing. For a thread other than the worker that must queue a post
  * and send requests whose replies that post must see first (a blocking
  * acquire sending its own create). Not from the worker; does not nest; the
  * thread must not wait for the worker meanwhile. */
-void zkr_session_stand_in_begin (ZkrSession *session);
-void zkr_session_stand_in_end (ZkrSession *session);
-/* Blocks until zkr_wait_done (@wait) like zkr_wait_block(), and
+void zkr__session_stand_in_begin (ZkrSession *session);
+void zkr__session_stand_in_end (ZkrSession *session);
+/* Blocks until zkr__wait_done (@wait) like zkr__wait_block(), and
  * meanwhile runs the worker's posts in this thread when they need running
  * (taking the turn): a reply that ends the wait then wakes this thread
  * directly instead of the worker, which would then wake it. For waits that
  * the session's posts end (a blocking acquire). From the worker it is a
- * plain zkr_wait_block(). Clears @wait like zkr_wait_block(). */
-void zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait);
+ * plain zkr__wait_block(). Clears @wait like zkr__wait_block(). */
+void zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait);
 
 /* A one-shot timer run by the worker between @delay_ms and @delay_ms +
  * @slack_ms from now (the return value of @func is ignored), unless
@@ -92,24 +92,24 @@ void zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait);
  * wakes the worker only when its latest time comes before the worker's
  * next wake-up anyway; a timer with slack runs with the first wake-up
  * after it is due. Worker thread or stand-in only; returns an id for
- * zkr_session_timer_remove(). Timers still pending when the session is
+ * zkr__session_timer_remove(). Timers still pending when the session is
  * freed are dropped unrun. */
-guint zkr_session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms,
-                             GSourceFunc func, gpointer data);
-void zkr_session_timer_remove (ZkrSession *session, guint id);
-/* zkr_session_timer_remove (*@id) unless *@id is 0 (none, or it ran), and
+guint zkr__session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms,
+                              GSourceFunc func, gpointer data);
+void zkr__session_timer_remove (ZkrSession *session, guint id);
+/* zkr__session_timer_remove (*@id) unless *@id is 0 (none, or it ran), and
  * sets *@id to 0: for an owner that keeps the id of its pending timer. */
-void zkr_session_timer_clear (ZkrSession *session, guint *id);
+void zkr__session_timer_clear (ZkrSession *session, guint *id);
 
 /* Applies the namespace: "/a" -> "/ns/a". (transfer full) */
-char *zkr_session_resolve_path (ZkrSession *session, const char *path);
-const struct ACL_vector *zkr_session_get_acl_vector (ZkrSession *session);
-ZkrRetryPolicy *zkr_session_get_retry_policy (ZkrSession *session);
-const ZkrSessionOptions *zkr_session_get_options (ZkrSession *session);
+char *zkr__session_resolve_path (ZkrSession *session, const char *path);
+const struct ACL_vector *zkr__session_get_acl_vector (ZkrSession *session);
+ZkrRetryPolicy *zkr__session_get_retry_policy (ZkrSession *session);
+const ZkrSessionOptions *zkr__session_get_options (ZkrSession *session);
 
 /* The liveness clock advances to @send_time if that is later. Any thread. */
-void zkr_session_note_answer (ZkrSession *session, gint64 send_time);
-/* A request sent on handle @generation (as zkr_session_lock_handle() gave
+void zkr__session_note_answer (ZkrSession *session, gint64 send_time);
+/* A request sent on handle @generation (as zkr__session_lock_handle() gave
  * it) was answered "session expired": the server no longer knows the
  * handle's session, even if the connection it came on still answers reads
  * (a connection whose session another client took over and closed stays
@@ -119,23 +119,23 @@ void zkr_session_note_answer (ZkrSession *session, gint64 send_time);
  * goes out in the fresh one (@session_id 0: the handle had no session
  * yet). With @generation 0, @session_id alone decides (tests). Any
  * thread. */
-void zkr_session_note_expired (ZkrSession *session, gint64 session_id, guint generation);
+void zkr__session_note_expired (ZkrSession *session, gint64 session_id, guint generation);
 
 /* Borrow the current handle under the session lock for one ZooKeeper call.
  * Returns NULL (and unlocks nothing) when there is no handle (closed, or
  * between LOST and the fresh session); otherwise the caller must call
- * zkr_session_unlock_handle() right after its zoo_a* call. */
-zhandle_t *zkr_session_lock_handle (ZkrSession *session, gint64 *session_id,
-                                    guint *generation);
-void zkr_session_unlock_handle (ZkrSession *session);
+ * zkr__session_unlock_handle() right after its zoo_a* call. */
+zhandle_t *zkr__session_lock_handle (ZkrSession *session, gint64 *session_id,
+                                     guint *generation);
+void zkr__session_unlock_handle (ZkrSession *session);
 
 /* Internal state listeners: called synchronously on the worker thread at
  * each transition, before the public listeners hear of it. Recipes use
  * them to react to SUSPENDED / LOST / RECONNECTED. */
-guint zkr_session_add_internal_listener (ZkrSession *session,
-                                         ZkrSessionStateFunc func,
-                                         gpointer user_data);
-void zkr_session_remove_internal_listener (ZkrSession *session, guint id);
+guint zkr__session_add_internal_listener (ZkrSession *session,
+                                          ZkrSessionStateFunc func,
+                                          gpointer user_data);
+void zkr__session_remove_internal_listener (ZkrSession *session, guint id);
 
 /* Node watches. Data/child watches are set with the ops' @watch flag; their
  * events arrive here: every watch function registered for @path runs once
@@ -146,34 +146,34 @@ typedef void (*ZkrWatchFunc) (ZkrSession *session,
                               int event_type,
                               const char *path,
                               gpointer user_data);
-guint zkr_session_watch_add (ZkrSession *session,
-                             const char *path,
-                             ZkrWatchFunc func,
-                             gpointer user_data);
-void zkr_session_watch_remove (ZkrSession *session, guint id);
+guint zkr__session_watch_add (ZkrSession *session,
+                              const char *path,
+                              ZkrWatchFunc func,
+                              gpointer user_data);
+void zkr__session_watch_remove (ZkrSession *session, guint id);
 
 /* The count of guaranteed deletes still pending (see nodes.h). */
-void zkr_session_pending_deletes_add (ZkrSession *session, int delta);
+void zkr__session_pending_deletes_add (ZkrSession *session, int delta);
 
 /* Test hooks. */
-gboolean zkr_session_test_copy_client_id (ZkrSession *session, clientid_t *out);
+gboolean zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out);
 /* Expires @session the standard way, from outside: a second handle opened
  * with its id and password on @hosts, then closed. TRUE when that handle
  * connected (the expiry then reaches @session shortly). For tests and the
  * demo; any thread but the worker. */
-gboolean zkr_session_test_expire_once (ZkrSession *session, const char *hosts);
-void zkr_session_test_drop_next_create_reply (ZkrSession *session);
-gboolean zkr_session_test_take_drop_create_reply (ZkrSession *session);
+gboolean zkr__session_test_expire_once (ZkrSession *session, const char *hosts);
+void zkr__session_test_drop_next_create_reply (ZkrSession *session);
+gboolean zkr__session_test_take_drop_create_reply (ZkrSession *session);
 /* Test hook: the next @count answers from the server (-1: every one, until
  * called again with 0) are replaced by @rc: ZSESSIONEXPIRED as the leader
  * answers a connection whose session was closed while a follower kept it
  * open; ZTHROTTLEDOP as a server shedding load. */
-void zkr_session_test_rewrite_answers (ZkrSession *session, int rc, int count);
-gboolean zkr_session_test_take_rewrite (ZkrSession *session, int *rc);
-guint zkr_session_test_count_rewritten (ZkrSession *session);
+void zkr__session_test_rewrite_answers (ZkrSession *session, int rc, int count);
+gboolean zkr__session_test_take_rewrite (ZkrSession *session, int *rc);
+guint zkr__session_test_count_rewritten (ZkrSession *session);
 /* Test hook: how many posts threads standing in ran so far. */
-guint zkr_session_test_count_stand_in_posts (ZkrSession *session);
-/* Test hook: how many posts ran in place (zkr_session_post_in_place). */
-guint zkr_session_test_count_in_place_posts (ZkrSession *session);
+guint zkr__session_test_count_stand_in_posts (ZkrSession *session);
+/* Test hook: how many posts ran in place (zkr__session_post_in_place). */
+guint zkr__session_test_count_in_place_posts (ZkrSession *session);
 
 G_END_DECLS

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "hosts.h"
 #include "log.h"
 #include "nodes.h"
@@ -89,7 +89,7 @@ struct _ZkrSession {
   gboolean free_in_worker;    /* set before the loop quits */
   /* Whoever runs the worker's code holds the turn: the worker around each
    * dispatch, or a stand-in (a thread blocked in the session, or sending
-   * what the worker would) in its place; see zkr_session_block_standing_in. */
+   * what the worker would) in its place; see zkr__session_block_standing_in. */
   GMutex turn;
   GThread *stand_in;          /* (atomic) the stand-in holding the turn */
   guint stand_in_posts;       /* (atomic) test hook: posts stand-ins ran */
@@ -101,7 +101,7 @@ struct _ZkrSession {
   GQueue posts;               /* of WorkerPost*; protected by post_lock */
   gboolean post_wake_set;     /* the ready time is set; post_lock */
   guint posts_not_in_place;   /* queued posts that may not run in place
-                               * (zkr_session_post_in_place); post_lock */
+                               * (zkr__session_post_in_place); post_lock */
   GQueue stand_ins;           /* of ZkrWait*, threads blocked standing in;
                                * post_lock */
   GList *timers;              /* of SessionTimer*, soonest first; post_lock */
@@ -180,7 +180,7 @@ typedef struct {
 typedef enum {
   POST_WAKE = 1 << 0,     /* the posts are to run soon */
   POST_IN_PLACE = 1 << 1, /* may run on the posting thread: see
-                           * zkr_session_post_in_place */
+                           * zkr__session_post_in_place */
 } PostFlags;
 
 /* The session whose posts this thread is running in place, if any. */
@@ -207,7 +207,7 @@ session_code_leave (void)
 }
 
 gboolean
-zkr_session_code_running (void)
+zkr__session_code_running (void)
 {
   return g_private_get (&session_code_depth) != NULL;
 }
@@ -320,7 +320,7 @@ post_wake_locked (ZkrSession *session)
     {
       g_mutex_lock (&stand_in->lock);
       stand_in->kicked = TRUE;
-      zkr_wait_wake_locked (stand_in);
+      zkr__wait_wake_locked (stand_in);
       g_mutex_unlock (&stand_in->lock);
     }
   else if (!session->post_wake_set)
@@ -352,7 +352,7 @@ posts_run_in_place_locked (ZkrSession *session)
 
   if (session->posts_not_in_place != 0 || !g_mutex_trylock (&session->turn))
     return FALSE;
-  if (!zkr_ref_try (&session->ref))
+  if (!zkr__ref_try (&session->ref))
     {
       g_mutex_unlock (&session->turn);
       return FALSE;
@@ -360,13 +360,13 @@ posts_run_in_place_locked (ZkrSession *session)
   batch = posts_take_locked (session);
   g_mutex_unlock (&session->post_lock);
   g_atomic_pointer_set (&session->stand_in, g_thread_self ());
-  session_code_enter (); /* left in zkr_session_stand_in_end() */
+  session_code_enter (); /* left in zkr__session_stand_in_end() */
   g_private_set (&in_place_session, session);
   g_atomic_int_add (&session->in_place_posts, (gint) batch_run (&batch));
   g_private_set (&in_place_session, NULL);
-  zkr_session_stand_in_end (session);
-  if (!zkr_ref_drop_unless_last (&session->ref))
-    zkr_session_post (session, unref_in_worker, session, NULL);
+  zkr__session_stand_in_end (session);
+  if (!zkr__ref_drop_unless_last (&session->ref))
+    zkr__session_post (session, unref_in_worker, session, NULL);
   return TRUE;
 }
 
@@ -400,13 +400,13 @@ worker_post_push (ZkrSession *session, GSourceFunc func, gpointer data,
 static void
 stand_in_run_posts (ZkrSession *session)
 {
-  zkr_session_stand_in_begin (session);
+  zkr__session_stand_in_begin (session);
   g_atomic_int_add (&session->stand_in_posts, (gint) posts_run (session, FALSE));
-  zkr_session_stand_in_end (session);
+  zkr__session_stand_in_end (session);
 }
 
 void
-zkr_session_stand_in_begin (ZkrSession *session)
+zkr__session_stand_in_begin (ZkrSession *session)
 {
   g_mutex_lock (&session->turn);
   g_atomic_pointer_set (&session->stand_in, g_thread_self ());
@@ -414,7 +414,7 @@ zkr_session_stand_in_begin (ZkrSession *session)
 }
 
 void
-zkr_session_stand_in_end (ZkrSession *session)
+zkr__session_stand_in_end (ZkrSession *session)
 {
   session_code_leave ();
   g_atomic_pointer_set (&session->stand_in, NULL);
@@ -422,13 +422,13 @@ zkr_session_stand_in_end (ZkrSession *session)
 }
 
 void
-zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait)
+zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait)
 {
   gboolean owed;
 
-  if (zkr_session_in_worker (session))
+  if (zkr__session_in_worker (session))
     {
-      zkr_wait_block (wait);
+      zkr__wait_block (wait);
       return;
     }
   /* Our own reference: the posts we run may drop the others. */
@@ -442,7 +442,7 @@ zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait)
 
       g_mutex_lock (&wait->lock);
       while (!wait->done && !wait->kicked)
-        zkr_wait_sleep_locked (wait);
+        zkr__wait_sleep_locked (wait);
       done = wait->done;
       kicked = wait->kicked;
       wait->kicked = FALSE;
@@ -467,47 +467,47 @@ zkr_session_block_standing_in (ZkrSession *session, ZkrWait *wait)
 }
 
 void
-zkr_session_post (ZkrSession *session,
-                  GSourceFunc func,
-                  gpointer data,
-                  GDestroyNotify destroy)
+zkr__session_post (ZkrSession *session,
+                   GSourceFunc func,
+                   gpointer data,
+                   GDestroyNotify destroy)
 {
   worker_post_push (session, func, data, destroy, POST_WAKE);
 }
 
 void
-zkr_session_post_quiet (ZkrSession *session,
-                        GSourceFunc func,
-                        gpointer data,
-                        GDestroyNotify destroy)
+zkr__session_post_quiet (ZkrSession *session,
+                         GSourceFunc func,
+                         gpointer data,
+                         GDestroyNotify destroy)
 {
   worker_post_push (session, func, data, destroy, 0);
 }
 
 void
-zkr_session_post_in_place (ZkrSession *session,
-                           GSourceFunc func,
-                           gpointer data,
-                           GDestroyNotify destroy,
-                           gboolean wake)
+zkr__session_post_in_place (ZkrSession *session,
+                            GSourceFunc func,
+                            gpointer data,
+                            GDestroyNotify destroy,
+                            gboolean wake)
 {
   worker_post_push (session, func, data, destroy, POST_IN_PLACE | (wake ? POST_WAKE : 0));
 }
 
 gboolean
-zkr_session_in_place (ZkrSession *session)
+zkr__session_in_place (ZkrSession *session)
 {
   return g_private_get (&in_place_session) == session;
 }
 
 GMainContext *
-zkr_session_get_worker_context (ZkrSession *session)
+zkr__session_get_worker_context (ZkrSession *session)
 {
   return session->worker_ctx;
 }
 
 gboolean
-zkr_session_in_worker (ZkrSession *session)
+zkr__session_in_worker (ZkrSession *session)
 {
   GThread *self = g_thread_self ();
 
@@ -533,14 +533,14 @@ timer_compare (gconstpointer a, gconstpointer b)
 }
 
 guint
-zkr_session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms, GSourceFunc func,
-                       gpointer data)
+zkr__session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms, GSourceFunc func,
+                        gpointer data)
 {
   SessionTimer *timer = g_new (SessionTimer, 1);
   gboolean wake = FALSE;
   guint id;
 
-  g_return_val_if_fail (zkr_session_in_worker (session), 0);
+  g_return_val_if_fail (zkr__session_in_worker (session), 0);
   timer->when = g_get_monotonic_time () + (gint64) delay_ms * 1000;
   timer->latest = timer->when + (gint64) slack_ms * 1000;
   timer->func = func;
@@ -565,9 +565,9 @@ zkr_session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms, GSou
 }
 
 void
-zkr_session_timer_remove (ZkrSession *session, guint id)
+zkr__session_timer_remove (ZkrSession *session, guint id)
 {
-  g_return_if_fail (zkr_session_in_worker (session));
+  g_return_if_fail (zkr__session_in_worker (session));
   g_mutex_lock (&session->post_lock);
   for (GList *l = session->timers; l != NULL; l = l->next)
     if (((SessionTimer *) l->data)->id == id)
@@ -580,10 +580,10 @@ zkr_session_timer_remove (ZkrSession *session, guint id)
 }
 
 void
-zkr_session_timer_clear (ZkrSession *session, guint *id)
+zkr__session_timer_clear (ZkrSession *session, guint *id)
 {
   if (*id != 0)
-    zkr_session_timer_remove (session, *id);
+    zkr__session_timer_remove (session, *id);
   *id = 0;
 }
 
@@ -638,7 +638,7 @@ timers_run (ZkrSession *session)
 
 /* GLib's loop, with the turn taken around each dispatch so that a stand-in
  * and the worker never run the session's code at the same time, and the
- * session's own timers (zkr_session_timer_add) served beside GLib's. */
+ * session's own timers (zkr__session_timer_add) served beside GLib's. */
 static gpointer
 worker_main (gpointer data)
 {
@@ -699,7 +699,7 @@ session_try_ref (gpointer data)
 {
   ZkrSession *session = data;
 
-  return zkr_ref_try (&session->ref) ? session : NULL;
+  return zkr__ref_try (&session->ref) ? session : NULL;
 }
 
 static void
@@ -716,20 +716,20 @@ zkr_session_add_state_listener (ZkrSession *session,
 {
   g_return_val_if_fail (session != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (session->listeners, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr__notifier_add (session->listeners, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_session_remove_state_listener (ZkrSession *session, guint listener_id)
 {
   g_return_if_fail (session != NULL);
-  zkr_notifier_remove (session->listeners, listener_id);
+  zkr__notifier_remove (session->listeners, listener_id);
 }
 
 guint
-zkr_session_add_internal_listener (ZkrSession *session,
-                                   ZkrSessionStateFunc func,
-                                   gpointer user_data)
+zkr__session_add_internal_listener (ZkrSession *session,
+                                    ZkrSessionStateFunc func,
+                                    gpointer user_data)
 {
   InternalListener entry = { 0, func, user_data };
 
@@ -741,7 +741,7 @@ zkr_session_add_internal_listener (ZkrSession *session,
 }
 
 void
-zkr_session_remove_internal_listener (ZkrSession *session, guint id)
+zkr__session_remove_internal_listener (ZkrSession *session, guint id)
 {
   g_mutex_lock (&session->lock);
   for (guint i = 0; i < session->internal_listeners->len; i++)
@@ -805,14 +805,14 @@ session_set_state (ZkrSession *session, ZkrSessionState state)
       if (internal_listener_is_registered (session, entry->id))
         entry->func (session, state, entry->user_data);
     }
-  zkr_notifier_emit (session->listeners, state);
+  zkr__notifier_emit (session->listeners, state);
   return TRUE;
 }
 
 /* ---- the liveness clock ------------------------------------------- */
 
 void
-zkr_session_note_answer (ZkrSession *session, gint64 send_time)
+zkr__session_note_answer (ZkrSession *session, gint64 send_time)
 {
   g_mutex_lock (&session->clock_lock);
   if (send_time > session->last_ok_send)
@@ -899,13 +899,13 @@ ping_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   (void) user_data;
   /* zkr_op_* already advanced the clock for an answered request. */
-  g_debug ("liveness ping: %s", zkr_zk_error_name (reply->rc));
+  g_debug ("liveness ping: %s", zkr__zk_error_name (reply->rc));
 }
 
 static void
 ping_send (ZkrSession *session)
 {
-  zkr_op_exists (session, "/", FALSE, ping_done, NULL);
+  zkr__op_exists (session, "/", FALSE, ping_done, NULL);
 }
 
 static gboolean
@@ -940,7 +940,7 @@ handle_add_auth (ZkrSession *session, zhandle_t *zh)
   rc = zoo_add_auth (zh, "digest", cert, (int) strlen (cert), NULL, NULL);
   memset (cert, 0, strlen (cert));
   if (rc != ZOK)
-    g_debug ("zoo_add_auth: %s", zkr_zk_error_name (rc));
+    g_debug ("zoo_add_auth: %s", zkr__zk_error_name (rc));
 }
 
 /* Any thread, no lock held. Opens a fresh handle (a new ZooKeeper session).
@@ -959,7 +959,7 @@ session_open_handle (ZkrSession *session, GError **error)
   session->handle_opened = g_get_monotonic_time ();
   zh = zookeeper_init2 (session->options->hosts, session_watcher,
                         session->options->session_timeout_ms, NULL, handle_ctx,
-                        0, zkr_log_zookeeper_message);
+                        0, zkr__log_zookeeper_message);
   saved_errno = errno;
   if (zh == NULL)
     {
@@ -997,13 +997,13 @@ session_close_handle (ZkrSession *session)
   if (zh != NULL)
     {
       zookeeper_close (zh);
-      zkr_ops_handle_closed (session, zh);
+      zkr__ops_handle_closed (session, zh);
     }
   g_free (handle_ctx);
 }
 
 zhandle_t *
-zkr_session_lock_handle (ZkrSession *session, gint64 *session_id, guint *generation)
+zkr__session_lock_handle (ZkrSession *session, gint64 *session_id, guint *generation)
 {
   g_mutex_lock (&session->lock);
   if (session->zh == NULL)
@@ -1019,7 +1019,7 @@ zkr_session_lock_handle (ZkrSession *session, gint64 *session_id, guint *generat
 }
 
 void
-zkr_session_unlock_handle (ZkrSession *session)
+zkr__session_unlock_handle (ZkrSession *session)
 {
   g_mutex_unlock (&session->lock);
 }
@@ -1107,14 +1107,14 @@ expired_note_run (gpointer data)
 }
 
 void
-zkr_session_note_expired (ZkrSession *session, gint64 session_id, guint generation)
+zkr__session_note_expired (ZkrSession *session, gint64 session_id, guint generation)
 {
   ExpiredNote *note = g_new0 (ExpiredNote, 1);
 
   note->session = session;
   note->session_id = session_id;
   note->generation = generation;
-  zkr_session_post (session, expired_note_run, note, g_free);
+  zkr__session_post (session, expired_note_run, note, g_free);
 }
 
 static gboolean
@@ -1311,8 +1311,8 @@ watches_send_listings (ZkrSession *session, GPtrArray *listings)
     {
       g_autofree char *list_path = g_ptr_array_index (listings, i + 1);
 
-      zkr_op_get_children (session, list_path, FALSE, watch_listing_reply,
-                           g_ptr_array_index (listings, i));
+      zkr__op_get_children (session, list_path, FALSE, watch_listing_reply,
+                            g_ptr_array_index (listings, i));
     }
   g_ptr_array_unref (listings);
 }
@@ -1409,9 +1409,9 @@ session_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx
     }
   /* The event first: a listing's reply is handled after it. */
   if (plain || listings->len == 0)
-    zkr_session_post (session, handle_event_dispatch, event, handle_event_free);
+    zkr__session_post (session, handle_event_dispatch, event, handle_event_free);
   else
-    zkr_session_post_quiet (session, handle_event_dispatch, event, handle_event_free);
+    zkr__session_post_quiet (session, handle_event_dispatch, event, handle_event_free);
   watches_send_listings (session, listings);
 }
 
@@ -1430,10 +1430,10 @@ watch_insert (ZkrSession *session, Watch *watch)
 }
 
 guint
-zkr_session_watch_add (ZkrSession *session,
-                       const char *path,
-                       ZkrWatchFunc func,
-                       gpointer user_data)
+zkr__session_watch_add (ZkrSession *session,
+                        const char *path,
+                        ZkrWatchFunc func,
+                        gpointer user_data)
 {
   Watch *watch = g_new0 (Watch, 1);
 
@@ -1444,11 +1444,11 @@ zkr_session_watch_add (ZkrSession *session,
 }
 
 guint
-zkr_session_watch_add_listing (ZkrSession *session,
-                               const char *path,
-                               const char *list_path,
-                               ZkrWatchListingFunc func,
-                               gpointer user_data)
+zkr__session_watch_add_listing (ZkrSession *session,
+                                const char *path,
+                                const char *list_path,
+                                ZkrWatchListingFunc func,
+                                gpointer user_data)
 {
   Watch *watch = g_new0 (Watch, 1);
 
@@ -1460,7 +1460,7 @@ zkr_session_watch_add_listing (ZkrSession *session,
 }
 
 void
-zkr_session_watch_remove (ZkrSession *session, guint id)
+zkr__session_watch_remove (ZkrSession *session, guint id)
 {
   g_mutex_lock (&session->lock);
   g_hash_table_remove (session->watches, GUINT_TO_POINTER (id));
@@ -1478,7 +1478,7 @@ options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts, GError **er
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "no connect string given");
       return FALSE;
     }
-  if (!zkr_hosts_parse (options->hosts, hosts, error))
+  if (!zkr__hosts_parse (options->hosts, hosts, error))
     return FALSE;
   if (options->session_timeout_ms <= 0)
     {
@@ -1492,7 +1492,7 @@ options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts, GError **er
                    "invalid connection timeout %d ms: must be > 0", options->connection_timeout_ms);
       return FALSE;
     }
-  if (!zkr_namespace_validate (options->name_space, error))
+  if (!zkr__namespace_validate (options->name_space, error))
     return FALSE;
   if (options->auth_user != NULL &&
       (*options->auth_user == '\0' || strchr (options->auth_user, ':') != NULL ||
@@ -1520,7 +1520,7 @@ options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts, GError **er
   if (options->client_id == NULL || !g_utf8_validate (options->client_id, -1, NULL) ||
       strlen (options->client_id) > 1024)
     {
-      g_autofree char *quoted = zkr_quote_value (options->client_id, -1);
+      g_autofree char *quoted = zkr__quote_value (options->client_id, -1);
 
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "invalid client id %s: must be UTF-8 text of at most 1024 bytes", quoted);
@@ -1573,10 +1573,10 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   if (!options_validate (options, &hosts, error))
     {
-      zkr_hosts_clear (&hosts);
+      zkr__hosts_clear (&hosts);
       return NULL;
     }
-  zkr_log_init ();
+  zkr__log_init ();
   session = g_new0 (ZkrSession, 1);
   g_atomic_ref_count_init (&session->ref);
   session->options = zkr_session_options_copy (options);
@@ -1588,8 +1588,8 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
   session->state = ZKR_SESSION_STATE_CONNECTING;
   session->timeout_ms = options->session_timeout_ms;
   session->internal_listeners = g_array_new (FALSE, FALSE, sizeof (InternalListener));
-  session->listeners = zkr_notifier_new (session, session_try_ref,
-                                         (void (*) (gpointer)) zkr_session_unref, state_marshal);
+  session->listeners = zkr__notifier_new (session, session_try_ref,
+                                          (void (*) (gpointer)) zkr_session_unref, state_marshal);
   session->watches = g_hash_table_new_full (NULL, NULL, NULL, watch_free);
   session->worker_ctx = g_main_context_new ();
   session->worker_loop = g_main_loop_new (session->worker_ctx, TRUE);
@@ -1657,12 +1657,12 @@ void
 zkr_session_close (ZkrSession *session)
 {
   g_return_if_fail (session != NULL);
-  if (zkr_session_in_worker (session))
+  if (zkr__session_in_worker (session))
     {
       session_close_in_worker (session);
       return;
     }
-  zkr_session_post (session, close_dispatch, session, NULL);
+  zkr__session_post (session, close_dispatch, session, NULL);
   g_mutex_lock (&session->lock);
   while (!session->close_done)
     g_cond_wait (&session->cond, &session->lock);
@@ -1672,7 +1672,7 @@ zkr_session_close (ZkrSession *session)
 static void
 session_free (ZkrSession *session)
 {
-  zkr_notifier_free (session->listeners);
+  zkr__notifier_free (session->listeners);
   g_array_unref (session->internal_listeners);
   g_hash_table_unref (session->watches);
   worker_posts_clear (session);
@@ -1682,7 +1682,7 @@ session_free (ZkrSession *session)
   g_list_free_full (session->timers, g_free);
   if (session->acl_owned)
     g_free (session->acl.data);
-  zkr_hosts_clear (&session->hosts);
+  zkr__hosts_clear (&session->hosts);
   zkr_session_options_free (session->options);
   g_mutex_clear (&session->lock);
   g_cond_clear (&session->cond);
@@ -1714,11 +1714,11 @@ zkr_session_unref (ZkrSession *session)
        * queued (they do not hold references) and free the session as it
        * exits. */
       session->free_in_worker = TRUE;
-      zkr_session_post (session, worker_quit, session, NULL);
+      zkr__session_post (session, worker_quit, session, NULL);
       g_thread_unref (worker);
       return;
     }
-  zkr_session_post (session, worker_quit, session, NULL);
+  zkr__session_post (session, worker_quit, session, NULL);
   g_thread_join (worker);
   session_free (session);
 }
@@ -1731,7 +1731,7 @@ zkr_session_wait_connected (ZkrSession *session, int timeout_ms, GError **error)
   gint64 deadline;
 
   g_return_val_if_fail (session != NULL, FALSE);
-  g_return_val_if_fail (!zkr_session_in_worker (session), FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (session), FALSE);
   deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   g_mutex_lock (&session->lock);
   while (!state_is_connected (session->state))
@@ -1865,31 +1865,31 @@ zkr_session_get_client_id (ZkrSession *session)
 }
 
 char *
-zkr_session_resolve_path (ZkrSession *session, const char *path)
+zkr__session_resolve_path (ZkrSession *session, const char *path)
 {
-  return zkr_path_prefix_namespace (session->options->name_space, path);
+  return zkr__path_prefix_namespace (session->options->name_space, path);
 }
 
 const struct ACL_vector *
-zkr_session_get_acl_vector (ZkrSession *session)
+zkr__session_get_acl_vector (ZkrSession *session)
 {
   return &session->acl;
 }
 
 ZkrRetryPolicy *
-zkr_session_get_retry_policy (ZkrSession *session)
+zkr__session_get_retry_policy (ZkrSession *session)
 {
   return session->options->retry;
 }
 
 const ZkrSessionOptions *
-zkr_session_get_options (ZkrSession *session)
+zkr__session_get_options (ZkrSession *session)
 {
   return session->options;
 }
 
 void
-zkr_session_test_drop_next_create_reply (ZkrSession *session)
+zkr__session_test_drop_next_create_reply (ZkrSession *session)
 {
   g_mutex_lock (&session->lock);
   session->drop_next_create_reply = TRUE;
@@ -1897,7 +1897,7 @@ zkr_session_test_drop_next_create_reply (ZkrSession *session)
 }
 
 gboolean
-zkr_session_test_take_drop_create_reply (ZkrSession *session)
+zkr__session_test_take_drop_create_reply (ZkrSession *session)
 {
   gboolean drop;
 
@@ -1909,7 +1909,7 @@ zkr_session_test_take_drop_create_reply (ZkrSession *session)
 }
 
 void
-zkr_session_test_rewrite_answers (ZkrSession *session, int rc, int count)
+zkr__session_test_rewrite_answers (ZkrSession *session, int rc, int count)
 {
   g_atomic_int_set (&session->rewrite_left, 0);
   g_atomic_int_set (&session->rewrite_rc, rc);
@@ -1917,7 +1917,7 @@ zkr_session_test_rewrite_answers (ZkrSession *session, int rc, int count)
 }
 
 gboolean
-zkr_session_test_take_rewrite (ZkrSession *session, int *rc)
+zkr__session_test_take_rewrite (ZkrSession *session, int *rc)
 {
   gint left;
 
@@ -1934,25 +1934,25 @@ zkr_session_test_take_rewrite (ZkrSession *session, int *rc)
 }
 
 guint
-zkr_session_test_count_rewritten (ZkrSession *session)
+zkr__session_test_count_rewritten (ZkrSession *session)
 {
   return (guint) g_atomic_int_get (&session->rewritten);
 }
 
 guint
-zkr_session_test_count_stand_in_posts (ZkrSession *session)
+zkr__session_test_count_stand_in_posts (ZkrSession *session)
 {
   return (guint) g_atomic_int_get (&session->stand_in_posts);
 }
 
 guint
-zkr_session_test_count_in_place_posts (ZkrSession *session)
+zkr__session_test_count_in_place_posts (ZkrSession *session)
 {
   return (guint) g_atomic_int_get (&session->in_place_posts);
 }
 
 void
-zkr_session_pending_deletes_add (ZkrSession *session, int delta)
+zkr__session_pending_deletes_add (ZkrSession *session, int delta)
 {
   g_mutex_lock (&session->lock);
   session->pending_deletes = (guint) ((int) session->pending_deletes + delta);
@@ -1960,7 +1960,7 @@ zkr_session_pending_deletes_add (ZkrSession *session, int delta)
 }
 
 guint
-zkr_session_get_pending_deletes (ZkrSession *session)
+zkr__session_get_pending_deletes (ZkrSession *session)
 {
   guint count;
 
@@ -1972,7 +1972,7 @@ zkr_session_get_pending_deletes (ZkrSession *session)
 }
 
 gboolean
-zkr_session_test_copy_client_id (ZkrSession *session, clientid_t *out)
+zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out)
 {
   gboolean ok = FALSE;
 
@@ -2011,7 +2011,7 @@ expirer_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx
 }
 
 gboolean
-zkr_session_test_expire_once (ZkrSession *session, const char *hosts)
+zkr__session_test_expire_once (ZkrSession *session, const char *hosts)
 {
   Expirer expirer = { 0 };
   clientid_t client;
@@ -2019,12 +2019,12 @@ zkr_session_test_expire_once (ZkrSession *session, const char *hosts)
   gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   gboolean connected;
 
-  if (!zkr_session_test_copy_client_id (session, &client))
+  if (!zkr__session_test_copy_client_id (session, &client))
     return FALSE;
   g_mutex_init (&expirer.lock);
   g_cond_init (&expirer.cond);
   zh = zookeeper_init2 (hosts, expirer_watcher, 10000, &client, &expirer, 0,
-                        zkr_log_zookeeper_message);
+                        zkr__log_zookeeper_message);
   g_mutex_lock (&expirer.lock);
   while (!expirer.connected && g_cond_wait_until (&expirer.cond, &expirer.lock, deadline))
     ;

@@ -209,7 +209,7 @@ gboolean
 itest_delete_tree (ZkrSession *session, const char *path)
 {
   g_autoptr (GPtrArray) children = NULL;
-  int rc = zkr_op_get_children_sync (session, path, &children);
+  int rc = zkr__op_get_children_sync (session, path, &children);
 
   if (rc == ZNONODE)
     return TRUE;
@@ -221,7 +221,7 @@ itest_delete_tree (ZkrSession *session, const char *path)
       if (!itest_delete_tree (session, child))
         return FALSE;
     }
-  rc = zkr_op_delete_sync (session, path, -1);
+  rc = zkr__op_delete_sync (session, path, -1);
   return (rc == ZOK || rc == ZNONODE) && itest_node_absent (session, path);
 }
 
@@ -231,8 +231,8 @@ itest_count_children (ZkrSession *session, const char *path)
   g_autoptr (GPtrArray) children = NULL;
 
   /* Another session's writes may not have reached our server yet. */
-  zkr_op_sync_path_sync (session, path);
-  if (zkr_op_get_children_sync (session, path, &children) != ZOK)
+  zkr__op_sync_path_sync (session, path);
+  if (zkr__op_get_children_sync (session, path, &children) != ZOK)
     return 0;
   return children->len;
 }
@@ -275,8 +275,8 @@ itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms
   for (;;)
     {
       zkr_session_wait_connected (session, timeout_ms, NULL);
-      zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-      rc = zkr_op_create_sync (session, path, "v", 1, 0, NULL, NULL);
+      zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+      rc = zkr__op_create_sync (session, path, "v", 1, 0, NULL, NULL);
       if (rc == ZNODEEXISTS && retried)
         return ZOK;
       /* ZNONODE right under /zkr-it: the server's container sweep deleted
@@ -294,8 +294,8 @@ itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms
 gboolean
 itest_node_absent (ZkrSession *session, const char *path)
 {
-  zkr_op_sync_path_sync (session, path);
-  return zkr_op_exists_sync (session, path, NULL) == ZNONODE;
+  zkr__op_sync_path_sync (session, path);
+  return zkr__op_exists_sync (session, path, NULL) == ZNONODE;
 }
 
 gboolean
@@ -334,7 +334,7 @@ itest_expire_session (ZkrSession *session)
     {
       if (!zkr_session_wait_connected (session, 20000, NULL))
         return FALSE;
-      if (zkr_session_test_expire_once (session, itest_hosts ()) && itest_wait_for (lost_count_grew, args, 20000))
+      if (zkr__session_test_expire_once (session, itest_hosts ()) && itest_wait_for (lost_count_grew, args, 20000))
         return TRUE;
       if (lost_count_grew (args))
         return TRUE;
@@ -416,10 +416,10 @@ itest_loop_thread_stop (ItestLoopThread *runner, GSourceFunc last, gpointer data
 {
   LoopThreadStop stop = { runner, last, data };
 
-  /* zkr_context_post, not g_main_context_invoke: its publishing store lets
+  /* zkr__context_post, not g_main_context_invoke: its publishing store lets
    * ThreadSanitizer see that @stop was written before the thread reads it
    * (GLib's own locking is invisible to it). */
-  zkr_context_post (runner->context, loop_thread_quit, &stop, NULL);
+  zkr__context_post (runner->context, loop_thread_quit, &stop, NULL);
   g_thread_join (runner->thread);
   while (g_main_context_pending (runner->context))
     g_main_context_iteration (runner->context, FALSE);

@@ -346,11 +346,11 @@ test_bad_input__recipe_constructors (void)
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_NO_NODE, missing);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (itest_create_with_retries (session, base, 10000), ZOK);
-  CU_ASSERT_EQUAL (zkr_op_create_sync (session, count_path, "abc", 3, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (session, count_path, "abc", 3, 0, NULL, NULL), ZOK);
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, count_path);
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (zkr_op_set_sync (session, count_path, NULL, -1), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_set_sync (session, count_path, NULL, -1), ZOK);
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, count_path);
   g_clear_error (&error);
@@ -398,7 +398,7 @@ test_bad_input__recipe_constructors (void)
   CU_ASSERT_PTR_NULL (error);
 
   /* Nothing was created: only the count node, which goes now. */
-  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, count_path, -1), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (session, count_path, -1), ZOK);
   CU_ASSERT_EQUAL (itest_count_children (session, base), 0);
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   CU_ASSERT_TRUE (itest_node_absent (session, base));

@@ -581,7 +581,7 @@ test_cli__deleted_lock_node_stops_the_command_and_exits_70 (void)
   CU_ASSERT_TRUE_FATAL (g_strv_length (env) >= 4);
   CU_ASSERT_TRUE (g_ascii_strtoll (env[1], NULL, 10) > 0);
   /* From outside: the lock node goes; the lock is lost. */
-  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, env[2], -1), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (session, env[2], -1), ZOK);
   assert_lost_and_cmd_stopped (proc, dir, "lock lost");
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   assert_path_clean (session, path);
@@ -605,10 +605,10 @@ test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost (void)
   proc = zkr_spawn ("lock", path, "--", self_path, "--cmd-stubborn", dir);
   CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
   CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", NULL) > 0);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_get_children_sync (session, path, &children), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_get_children_sync (session, path, &children), ZOK);
   CU_ASSERT_EQUAL_FATAL (children->len, 1);
   node = g_strconcat (path, "/", (char *) children->pdata[0], NULL);
-  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, node, -1), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (session, node, -1), ZOK);
   CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
   CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
   CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "sending SIGKILL") : NULL);
@@ -772,7 +772,7 @@ test_cli__holders_lists_the_queue_in_order (void)
   full = g_strdup_printf ("\"token\":%s,", env[1]);
   CU_ASSERT_TRUE (text_index (json, full) > 0);
   /* Waiters in queue (sequence) order. */
-  CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, path, &children), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, path, &children), ZOK);
   for (guint i = 0; children != NULL && i < children->len; i++)
     CU_ASSERT_TRUE (text_index (json, children->pdata[i]) > 0);
   CU_ASSERT_TRUE (text_index (json, "lock-0000000000") < text_index (json, "lock-0000000001"));
@@ -841,8 +841,8 @@ test_cli__holders_json_escapes_client_ids (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (session, path, 10000), ZOK);
-  CU_ASSERT_EQUAL (zkr_op_create_sync (session, node, data, (int) strlen (data), ZOO_EPHEMERAL,
-                                       NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (session, node, data, (int) strlen (data), ZOO_EPHEMERAL,
+                                        NULL, NULL), ZOK);
   CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
   CU_ASSERT_TRUE (text_index (json, "\"client_id\":\"a\\\"b\\\\c\\nd\\u0001\xc3\xa9\",") > 0);
   CU_ASSERT_TRUE (text_index (json, "\"role\":\"holder\"") > 0);
@@ -1016,7 +1016,7 @@ test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70 (void)
   CU_ASSERT_TRUE (g_ascii_strtoll (env[1], NULL, 10) > 0);
   CU_ASSERT_TRUE (g_str_has_prefix (env[2], path) && strstr (env[2], "-latch-") != NULL);
   /* From outside: the latch node goes; leadership is lost. */
-  CU_ASSERT_EQUAL (zkr_op_delete_sync (session, env[2], -1), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (session, env[2], -1), ZOK);
   assert_lost_and_cmd_stopped (proc, dir, "leadership lost");
   /* The node the latch queued again was removed when zkr left. */
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);

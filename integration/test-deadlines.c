@@ -540,7 +540,7 @@ fixture_wait_queued (Fixture *f, gint64 until)
 static void
 fixture_black_hole (Fixture *f)
 {
-  CU_ASSERT_EQUAL (zkr_op_exists_sync (f->proxied, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (f->proxied, "/", NULL), ZOK);
   zkr_test_proxy_blackhole (f->proxy);
 }
 
@@ -559,7 +559,7 @@ fixture_black_hole_until (Fixture *f, ZkrSessionState state)
 static gboolean
 session_answers (gpointer data)
 {
-  return zkr_op_exists_sync (data, "/", NULL) == ZOK;
+  return zkr__op_exists_sync (data, "/", NULL) == ZOK;
 }
 
 /* Heals, gives the objects back, waits until the background deletes of
@@ -1199,7 +1199,7 @@ test_deadlines__no_node_left_behind (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   mine = g_strdup_printf ("-%d-", (int) getpid ());
-  rc = zkr_op_get_children_sync (session, "/zkr-it", &children);
+  rc = zkr__op_get_children_sync (session, "/zkr-it", &children);
   CU_ASSERT_TRUE (rc == ZOK || rc == ZNONODE);
   for (guint i = 0; children != NULL && i < children->len; i++)
     {

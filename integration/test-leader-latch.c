@@ -445,10 +445,10 @@ test_leader_latch__follower_leads_through_throttled_answers (void)
 
     CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
   }
-  zkr_session_test_rewrite_answers (b, ZTHROTTLEDOP, 3);
+  zkr__session_test_rewrite_answers (b, ZTHROTTLEDOP, 3);
   CU_ASSERT_TRUE (latch_close (first));
   CU_ASSERT_TRUE (zkr_leader_latch_await (second, WAIT_MS, NULL, &error));
-  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (b), 3);
+  CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (b), 3);
   CU_ASSERT_EQUAL (zkr_session_get_state (b), ZKR_SESSION_STATE_CONNECTED);
   CU_ASSERT_TRUE (latch_close (second));
   CU_ASSERT_EQUAL (itest_count_children (a, path), 0);

@@ -36,12 +36,12 @@ multi_new (ZkrSession *session, const char *first, const char *second)
 static void
 make_tree (ZkrSession *session, const char *base, const char *const *names)
 {
-  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
   for (guint i = 0; names[i] != NULL; i++)
     {
       g_autofree char *path = child_path (base, names[i]);
-      CU_ASSERT_EQUAL (zkr_op_create_sync (session, path, NULL, -1, 0, NULL, NULL), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_create_sync (session, path, NULL, -1, 0, NULL, NULL), ZOK);
     }
 }
 
@@ -231,7 +231,7 @@ pzxid_of (ZkrSession *session, const char *path)
 {
   struct Stat stat;
 
-  CU_ASSERT_EQUAL (zkr_op_exists_sync (session, path, &stat), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, path, &stat), ZOK);
   return stat.pzxid;
 }
 

@@ -292,7 +292,7 @@ worker_main (const char *hosts, const char *path, const char *resource)
           return 3;
         }
       token = zkr_mutex_get_fencing_token (mutex);
-      if (zkr_op_get_sync (session, resource, &data, NULL) != ZOK)
+      if (zkr__op_get_sync (session, resource, &data, NULL) != ZOK)
         return 4;
       value = g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data));
       if (sscanf (value, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &count, &last) != 2)
@@ -301,7 +301,7 @@ worker_main (const char *hosts, const char *path, const char *resource)
         failures++;
       g_free (value);
       value = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, count + 1, token);
-      if (zkr_op_set_sync (session, resource, value, (int) strlen (value)) != ZOK)
+      if (zkr__op_set_sync (session, resource, value, (int) strlen (value)) != ZOK)
         return 6;
       if (!zkr_mutex_release (mutex, &error))
         return 7;
@@ -324,9 +324,9 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   path = g_strdup_printf ("%s/lock", base);
   resource = g_strdup_printf ("%s/resource", base);
-  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, resource, "0 0", 3, 0, NULL, NULL), ZOK);
+  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, resource, "0 0", 3, 0, NULL, NULL), ZOK);
   for (int i = 0; i < WORKERS; i++)
     {
       char *argv[] = { self_path, (char *) "--worker", (char *) itest_hosts (), path, resource, NULL };
@@ -343,7 +343,7 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
         g_printerr ("worker %d exited with status %d\n", i, WEXITSTATUS (status));
       g_spawn_close_pid (pids[i]);
     }
-  CU_ASSERT_EQUAL (zkr_op_get_sync (session, resource, &data, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_get_sync (session, resource, &data, NULL), ZOK);
   value = g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data));
   CU_ASSERT_EQUAL (sscanf (value, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &count, &last), 2);
   /* No lost update: every acquisition's write is there. */
@@ -434,7 +434,7 @@ test_mutex__node_deleted_by_hand_is_lost (void)
       on.session_id = zkr_session_get_id (session);
       if (watch_set_first)
         CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
-      CU_ASSERT_EQUAL (zkr_op_delete_sync (admin, node, -1), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_delete_sync (admin, node, -1), ZOK);
       CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS) > 0);
       CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
       CU_ASSERT_FALSE (zkr_mutex_verify (mutex, &error));
@@ -520,22 +520,22 @@ test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
   holder = mutex_new (session, path);
   async.mutex = mutex_new (other, path);
   CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, NULL));
-  listings = zkr_queue_test_get_listings ();
-  after_no_node = zkr_queue_test_get_listings_after_no_node ();
+  listings = zkr__queue_test_get_listings ();
+  after_no_node = zkr__queue_test_get_listings_after_no_node ();
   zkr_mutex_acquire_async (async.mutex, WAIT_MS, NULL, async_acquired, &async);
-  zkr_session_stand_in_begin (other);
+  zkr__session_stand_in_begin (other);
   /* The waiter's node is there (its listing went out right behind it). */
   CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, NULL));
-  zkr_session_stand_in_end (other);
+  zkr__session_stand_in_end (other);
   g_main_loop_run (async.loop);
   CU_ASSERT_TRUE (async.ok);
   /* The one behind the create, and (unless that one came after the
    * holder left, which the wait for two children makes unlikely) the one
    * behind the watch request. */
-  CU_ASSERT_TRUE (zkr_queue_test_get_listings () - listings >= 1);
-  CU_ASSERT_TRUE (zkr_queue_test_get_listings () - listings <= 2);
-  CU_ASSERT_EQUAL (zkr_queue_test_get_listings_after_no_node () - after_no_node, 0);
+  CU_ASSERT_TRUE (zkr__queue_test_get_listings () - listings >= 1);
+  CU_ASSERT_TRUE (zkr__queue_test_get_listings () - listings <= 2);
+  CU_ASSERT_EQUAL (zkr__queue_test_get_listings_after_no_node () - after_no_node, 0);
   if (async.ok)
     CU_ASSERT_TRUE (zkr_mutex_release (async.mutex, NULL));
   g_main_context_pop_thread_default (context);
@@ -658,7 +658,7 @@ test_mutex__waiter_watches_only_predecessor (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (holder_session);
   holder = mutex_new (holder_session, path);
   CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 10000, NULL, &error));
-  wakeups_before = zkr_queue_test_get_watch_wakeups ();
+  wakeups_before = zkr__queue_test_get_watch_wakeups ();
   for (int i = 0; i < HERD_WAITERS; i++)
     {
       waiters[i].mutex = mutex_new (sessions[i % HERD_SESSIONS], path);
@@ -685,7 +685,7 @@ test_mutex__waiter_watches_only_predecessor (void)
       zkr_mutex_unref (waiters[i].mutex);
     }
   /* Each release woke exactly one waiter: one wakeup per waiter. */
-  CU_ASSERT_EQUAL (zkr_queue_test_get_watch_wakeups () - wakeups_before, HERD_WAITERS);
+  CU_ASSERT_EQUAL (zkr__queue_test_get_watch_wakeups () - wakeups_before, HERD_WAITERS);
   CU_ASSERT_EQUAL (itest_count_children (sessions[0], path), 0);
   zkr_mutex_unref (holder);
   CU_ASSERT_TRUE (itest_delete_tree (sessions[0], path));
@@ -797,14 +797,14 @@ test_mutex__waiter_whose_node_vanished_queues_again (void)
   /* No fatal assertion before the join: the thread uses the waiter. */
   if (queued_waiter_start (&queued, "mutex-waiter-node-gone"))
     {
-      CU_ASSERT_EQUAL (zkr_op_get_children_sync (queued.session, queued.path, &children), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_get_children_sync (queued.session, queued.path, &children), ZOK);
       CU_ASSERT_EQUAL (children != NULL ? children->len : 0, 2);
       for (guint i = 0; children != NULL && i < children->len; i++)
         if (!g_str_has_suffix (queued.holder_node, g_ptr_array_index (children, i)))
-          waiter_node = zkr_path_join (queued.path, g_ptr_array_index (children, i));
+          waiter_node = zkr__path_join (queued.path, g_ptr_array_index (children, i));
       CU_ASSERT_PTR_NOT_NULL (waiter_node);
       if (waiter_node != NULL)
-        CU_ASSERT_EQUAL (zkr_op_delete_sync (queued.session, waiter_node, -1), ZOK);
+        CU_ASSERT_EQUAL (zkr__op_delete_sync (queued.session, waiter_node, -1), ZOK);
       CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
       g_thread_join (g_steal_pointer (&queued.thread));
       CU_ASSERT_TRUE (queued.waiter.acquired);
@@ -827,18 +827,18 @@ test_mutex__waiter_gets_the_lock_through_throttled_answers (void)
 
   if (queued_waiter_start (&queued, "mutex-throttled"))
     {
-      zkr_session_test_rewrite_answers (queued.other, ZTHROTTLEDOP, 3);
+      zkr__session_test_rewrite_answers (queued.other, ZTHROTTLEDOP, 3);
       CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
       g_thread_join (g_steal_pointer (&queued.thread));
       CU_ASSERT_TRUE (queued.waiter.acquired);
       CU_ASSERT_TRUE (queued.waiter.verified);
-      CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (queued.other), 3);
+      CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (queued.other), 3);
     }
   queued_waiter_finish (&queued);
 }
 
 /* A waiter blocked in acquire runs its session's posts itself when they
- * come (zkr_session_block_standing_in): the reply that grants it the lock
+ * come (zkr__session_block_standing_in): the reply that grants it the lock
  * wakes its own thread, not the worker, which would then wake it. */
 static void
 test_mutex__a_blocked_waiter_runs_its_hand_off_itself (void)
@@ -848,13 +848,13 @@ test_mutex__a_blocked_waiter_runs_its_hand_off_itself (void)
 
   if (queued_waiter_start (&queued, "mutex-stand-in"))
     {
-      before = zkr_session_test_count_stand_in_posts (queued.other);
+      before = zkr__session_test_count_stand_in_posts (queued.other);
       CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
       g_thread_join (g_steal_pointer (&queued.thread));
       CU_ASSERT_TRUE (queued.waiter.acquired);
       CU_ASSERT_TRUE (queued.waiter.verified);
       /* At least the event and the listing's reply. */
-      CU_ASSERT_TRUE (zkr_session_test_count_stand_in_posts (queued.other) >= before + 2);
+      CU_ASSERT_TRUE (zkr__session_test_count_stand_in_posts (queued.other) >= before + 2);
     }
   queued_waiter_finish (&queued);
 }
@@ -875,7 +875,7 @@ test_mutex__a_waiters_listing_is_handled_in_place (void)
     {
       if (queued_waiter_start (&queued, "mutex-in-place"))
         {
-          in_place = zkr_session_test_count_in_place_posts (queued.other) > 0;
+          in_place = zkr__session_test_count_in_place_posts (queued.other) > 0;
           CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
           g_thread_join (g_steal_pointer (&queued.thread));
           CU_ASSERT_TRUE (queued.waiter.acquired);

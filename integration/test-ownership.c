@@ -6,7 +6,7 @@
  * node made is gone afterwards.
  *
  * An event "queued ahead of the free" is made deterministic by holding
- * the session's turn (zkr_session_stand_in_begin): the worker then runs
+ * the session's turn (zkr__session_stand_in_begin): the worker then runs
  * nothing, the event is posted, the object is dropped, and only then does
  * the worker go on. */
 
@@ -91,7 +91,7 @@ gate_close_on (Gate *gate, GMainContext *context)
 {
   signal_init (&gate->signal);
   gate->entered = gate->open = FALSE;
-  zkr_context_post (context, gate_block, gate, NULL);
+  zkr__context_post (context, gate_block, gate, NULL);
   return signal_wait (&gate->signal, &gate->entered, WAIT_MS);
 }
 
@@ -163,10 +163,10 @@ ephemerals_below (ZkrSession *session, const char *path)
   struct Stat stat;
   guint count = 0;
 
-  if (zkr_op_exists_sync (session, path, &stat) != ZOK)
+  if (zkr__op_exists_sync (session, path, &stat) != ZOK)
     return 0;
   count = stat.ephemeralOwner != 0;
-  if (zkr_op_get_children_sync (session, path, &children) != ZOK)
+  if (zkr__op_get_children_sync (session, path, &children) != ZOK)
     return count;
   for (guint i = 0; i < children->len; i++)
     {
@@ -183,7 +183,7 @@ no_ephemerals_left (gpointer data)
 {
   Fixture *f = data;
 
-  zkr_op_sync_path_sync (f->observer, "/");
+  zkr__op_sync_path_sync (f->observer, "/");
   return ephemerals_below (f->observer, f->path) == 0;
 }
 
@@ -246,7 +246,7 @@ raw_exists_done (int rc, const struct Stat *stat, const void *data)
 static int
 raw_exists_started (ZkrSession *session, const char *path, RawExists *raw)
 {
-  zhandle_t *zh = zkr_session_lock_handle (session, NULL, NULL);
+  zhandle_t *zh = zkr__session_lock_handle (session, NULL, NULL);
   int rc;
 
   signal_init (&raw->signal);
@@ -254,7 +254,7 @@ raw_exists_started (ZkrSession *session, const char *path, RawExists *raw)
   if (zh == NULL)
     return ZSYSTEMERROR;
   rc = zoo_aexists (zh, path, 0, raw_exists_done, raw);
-  zkr_session_unlock_handle (session);
+  zkr__session_unlock_handle (session);
   return rc;
 }
 
@@ -291,7 +291,7 @@ queue_suspended (Fixture *f)
 static gboolean
 queue_lost (Fixture *f)
 {
-  zkr_session_note_expired (f->session, zkr_session_get_id (f->session), 0);
+  zkr__session_note_expired (f->session, zkr_session_get_id (f->session), 0);
   return TRUE;
 }
 
@@ -304,7 +304,7 @@ queue_node_deleted (Fixture *f, const char *node)
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
 
-  if (zkr_op_delete_sync (f->observer, node, -1) != ZOK)
+  if (zkr__op_delete_sync (f->observer, node, -1) != ZOK)
     return FALSE;
   while (g_get_monotonic_time () < deadline)
     {
@@ -577,8 +577,8 @@ held_node (Fixture *f, const Kind *kind)
   g_autofree char *parent = g_strconcat (f->path, kind->node_parent, NULL);
   g_autoptr (GPtrArray) children = NULL;
 
-  zkr_op_sync_path_sync (f->observer, parent);
-  if (zkr_op_get_children_sync (f->observer, parent, &children) != ZOK || children->len != 1)
+  zkr__op_sync_path_sync (f->observer, parent);
+  if (zkr__op_get_children_sync (f->observer, parent, &children) != ZOK || children->len != 1)
     return NULL;
   return g_strdup_printf ("%s/%s", parent, (char *) g_ptr_array_index (children, 0));
 }
@@ -630,7 +630,7 @@ probe_on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
   g_mutex_lock (&probe->signal.lock);
   g_array_append_val (probe->events, event);
   probe->wrong_source |= lock != probe->object;
-  probe->on_session_thread |= zkr_session_code_running () || g_thread_self () != probe->thread;
+  probe->on_session_thread |= zkr__session_code_running () || g_thread_self () != probe->thread;
   if ((int) event == probe->drop_on)
     drop = g_steal_pointer (&probe->held);
   g_cond_broadcast (&probe->signal.cond);
@@ -758,7 +758,7 @@ async_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
 
   (void) source;
   run->ok = run->held->kind->acquire_finish (run->held, result, &run->error);
-  run->wrong_thread = zkr_session_code_running () || g_thread_self () != run->thread;
+  run->wrong_thread = zkr__session_code_running () || g_thread_self () != run->thread;
   /* The last reference, from inside the async acquire's callback. */
   held_drop (run->held);
   run->done = TRUE;
@@ -856,7 +856,7 @@ drop_with_event_queued (const Kind *kind, QueuedEvent queued)
       on.session_id = zkr_session_get_id (f.session);
       CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
     }
-  zkr_session_stand_in_begin (f.session);
+  zkr__session_stand_in_begin (f.session);
   switch (queued)
     {
     case QUEUED_SUSPENDED:
@@ -871,7 +871,7 @@ drop_with_event_queued (const Kind *kind, QueuedEvent queued)
       break;
     }
   held_drop (&held);
-  zkr_session_stand_in_end (f.session);
+  zkr__session_stand_in_end (f.session);
   CU_ASSERT_TRUE (queued_ok);
   CU_ASSERT_TRUE (signal_wait (&probe.signal, &probe.destroyed, WAIT_MS));
   zkr_test_proxy_heal (f.proxy);
@@ -944,7 +944,7 @@ state_probe_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_
   g_mutex_lock (&probe->signal.lock);
   g_array_append_val (probe->states, state);
   probe->wrong_source |= session != probe->expected;
-  probe->on_session_thread |= zkr_session_code_running () || g_thread_self () != probe->thread;
+  probe->on_session_thread |= zkr__session_code_running () || g_thread_self () != probe->thread;
   if ((int) state == probe->drop_on)
     drop = g_steal_pointer (&probe->session);
   g_cond_broadcast (&probe->signal.cond);
@@ -1033,7 +1033,7 @@ session_drop_inside_listener (ZkrSessionState state)
   else
     /* The session is used at the start only: the listener may drop it
      * before this returns. */
-    CU_ASSERT_TRUE (zkr_session_test_expire_once (probe.expected, itest_hosts ()));
+    CU_ASSERT_TRUE (zkr__session_test_expire_once (probe.expected, itest_hosts ()));
   CU_ASSERT_TRUE (signal_wait (&probe.signal, &probe.dropped, WAIT_MS));
   CU_ASSERT_TRUE (signal_wait (&probe.signal, &probe.destroyed, WAIT_MS));
   fixture_clear (&f);
@@ -1113,10 +1113,10 @@ drop_elsewhere_with_suspended_queued (Fixture *f, void (*unref) (gpointer), gpoi
   GThread *thread;
 
   signal_init (&dropper.signal);
-  zkr_session_stand_in_begin (f->session);
+  zkr__session_stand_in_begin (f->session);
   queued = queue_suspended (f);
   thread = g_thread_new ("dropper", dropper_main, &dropper);
-  zkr_session_stand_in_end (f->session);
+  zkr__session_stand_in_end (f->session);
   /* Its delete waits for the connection. */
   zkr_test_proxy_heal (f->proxy);
   done = signal_wait (&dropper.signal, &dropper.done, 2 * WAIT_MS);
@@ -1148,7 +1148,7 @@ latch_probe_heard (LatchProbe *probe, gboolean is_leader)
   ZkrLeaderLatch *drop = NULL;
 
   g_mutex_lock (&probe->signal.lock);
-  probe->on_session_thread |= zkr_session_code_running () || g_thread_self () != probe->thread;
+  probe->on_session_thread |= zkr__session_code_running () || g_thread_self () != probe->thread;
   if (is_leader)
     probe->leader = TRUE;
   else
@@ -1316,7 +1316,7 @@ lead_probe_interrupted (GCancellable *interrupt, gpointer user_data)
 
   (void) interrupt;
   g_mutex_lock (&probe->signal.lock);
-  probe->handler_on_session_thread |= zkr_session_code_running ();
+  probe->handler_on_session_thread |= zkr__session_code_running ();
   g_mutex_unlock (&probe->signal.lock);
   signal_set (&probe->signal, &probe->handler_ran);
   if (probe->mode == LEAD_BLOCK_IN_HANDLER)
@@ -1566,7 +1566,7 @@ worker_post_run (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* What delivers user code (zkr_context_post) says so, in debug builds,
+/* What delivers user code (zkr__context_post) says so, in debug builds,
  * when it runs on a thread that runs a session's code: here a post to the
  * worker's own context, as a GTask made on the worker would get. */
 static void
@@ -1576,10 +1576,10 @@ test_ownership__user_code_on_the_worker_is_reported (void)
   WorkerPost post = { 0 };
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_FALSE (zkr_session_code_running ());
+  CU_ASSERT_FALSE (zkr__session_code_running ());
   signal_init (&post.signal);
   zkr_test_expect_criticals_begin ();
-  zkr_context_post (zkr_session_get_worker_context (session), worker_post_run, &post, NULL);
+  zkr__context_post (zkr__session_get_worker_context (session), worker_post_run, &post, NULL);
   CU_ASSERT_TRUE (signal_wait (&post.signal, &post.ran, WAIT_MS));
 #ifndef NDEBUG
   CU_ASSERT_EQUAL (zkr_test_expect_criticals_end (), 1);

@@ -51,12 +51,12 @@ semaphore_new (ZkrSession *session, const char *path, guint max)
 static void
 make_base (ZkrSession *session, const char *base)
 {
-  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
 }
 
 /* Curator's SharedCount encoding in @out[0..3]; @out[4] is a NUL because
- * zkr_op_create/set copy one byte past the data (see core/ops.c). */
+ * zkr__op_create/set copy one byte past the data (see core/ops.c). */
 static void
 count_bytes (gint32 count, char out[5])
 {
@@ -73,7 +73,7 @@ set_count (ZkrSession *session, const char *count_path, gint32 count)
   char bytes[5];
 
   count_bytes (count, bytes);
-  return zkr_op_set_sync (session, count_path, bytes, 4);
+  return zkr__op_set_sync (session, count_path, bytes, 4);
 }
 
 /* Makes @base, its count node @base/count holding 1, and a semaphore on
@@ -89,7 +89,7 @@ shared_count_pair (ZkrSession *a, ZkrSession *b, const char *base, char **path,
   *path = child_path (base, "sem");
   *count_path = child_path (base, "count");
   count_bytes (1, bytes);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (a, *count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (a, *count_path, bytes, 4, 0, NULL, NULL), ZOK);
   *sem_a = zkr_semaphore_new_shared_count (a, *path, *count_path, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (*sem_a);
   *sem_b = zkr_semaphore_new_shared_count (b, *path, *count_path, &error);
@@ -735,12 +735,12 @@ test_semaphore__waiter_gets_a_lease_through_throttled_answers (void)
   /* Its lease node is there: it waits for ours to go. */
   both = (LeaseCount) { two.holder_session, two.path, 2 };
   CU_ASSERT_TRUE (itest_wait_for (leases_are, &both, WAIT_MS));
-  zkr_session_test_rewrite_answers (two.waiter_session, ZTHROTTLEDOP, 3);
+  zkr__session_test_rewrite_answers (two.waiter_session, ZTHROTTLEDOP, 3);
   CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (held, 0), &error));
   g_thread_join (thread);
   CU_ASSERT_PTR_NULL (two.waiter.error);
   CU_ASSERT_PTR_NOT_NULL (two.waiter.leases);
-  CU_ASSERT_EQUAL (zkr_session_test_count_rewritten (two.waiter_session), 3);
+  CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (two.waiter_session), 3);
   if (two.waiter.leases != NULL)
     {
       CU_ASSERT_TRUE (zkr_lease_verify (g_ptr_array_index (two.waiter.leases, 0), &error));
@@ -799,7 +799,7 @@ test_semaphore__bad_input_gets_clear_errors (void)
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE));
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (zkr_op_create_sync (session, count_path, "3", 1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (session, count_path, "3", 1, 0, NULL, NULL), ZOK);
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
   g_clear_error (&error);

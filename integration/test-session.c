@@ -181,7 +181,7 @@ blocked_request_run (gpointer data)
 {
   BlockedRequest *request = data;
 
-  request->rc = zkr_op_exists_sync (request->session, "/", NULL);
+  request->rc = zkr__op_exists_sync (request->session, "/", NULL);
   g_atomic_int_set (&request->done, 1);
   return NULL;
 }
@@ -195,7 +195,7 @@ blocked_request_done (gpointer data)
 static gboolean
 blocking_request_sent (gpointer data)
 {
-  return zkr_ops_test_count_blocking (data) == 1;
+  return zkr__ops_test_count_blocking (data) == 1;
 }
 
 static void
@@ -214,7 +214,7 @@ test_session__a_blocking_request_in_flight_at_close_is_answered (void)
   /* Long enough that the black hole is not noticed before the close. */
   request->session = itest_connect (address, 20000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (request->session);
-  CU_ASSERT_EQUAL (zkr_op_exists_sync (request->session, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (request->session, "/", NULL), ZOK);
   zkr_test_proxy_blackhole (proxy);
   thread = g_thread_new ("blocked-request", blocked_request_run, request);
   /* Sent, and it cannot be answered. */
@@ -246,7 +246,7 @@ close_race_run (gpointer data)
 {
   CloseRace *race = data;
 
-  while (zkr_op_exists_sync (race->session, "/", NULL) == ZOK)
+  while (zkr__op_exists_sync (race->session, "/", NULL) == ZOK)
     g_atomic_int_inc (&race->answered);
   g_atomic_int_inc (&race->finished);
   return NULL;
@@ -334,8 +334,8 @@ watch_set_in_worker (gpointer data)
 {
   WatchRequest *request = data;
 
-  zkr_session_watch_add (request->session, request->path, on_deleted, request->watch);
-  zkr_op_exists (request->session, request->path, TRUE, watch_set_reply, request);
+  zkr__session_watch_add (request->session, request->path, on_deleted, request->watch);
+  zkr__op_exists (request->session, request->path, TRUE, watch_set_reply, request);
   return G_SOURCE_REMOVE;
 }
 
@@ -345,7 +345,7 @@ watch_node (ZkrSession *observer, const char *path, DeleteWatch *watch)
 {
   WatchRequest request = { observer, path, watch, 0, FALSE };
 
-  zkr_session_post (observer, watch_set_in_worker, &request, NULL);
+  zkr__session_post (observer, watch_set_in_worker, &request, NULL);
   g_mutex_lock (&watch->lock);
   while (!request.done)
     g_cond_wait (&watch->cond, &watch->lock);
@@ -395,14 +395,14 @@ test_session__liveness_deadline_passes_before_the_server_expires_us (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   id = zkr_session_get_id (session);
   node = g_strdup_printf ("%s/ephemeral", base);
-  CU_ASSERT_EQUAL (zkr_op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL) == ZOK ||
-                   zkr_op_exists_sync (observer, "/zkr-it", NULL) == ZOK, TRUE);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, "x", 1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL) == ZOK ||
+                   zkr__op_exists_sync (observer, "/zkr-it", NULL) == ZOK, TRUE);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, "x", 1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
   /* The observer may use another member, which may not have applied the
    * create yet: without the sync its exists could say "no node" (and leave
    * a creation watch behind, aimed at this stack frame). */
-  CU_ASSERT_EQUAL_FATAL (zkr_op_sync_path_sync (observer, node), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_sync_path_sync (observer, node), ZOK);
   CU_ASSERT_EQUAL_FATAL (watch_node (observer, node, &watch), ZOK);
 
   zkr_test_proxy_blackhole (proxy);
@@ -450,9 +450,9 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (observer);
   id = zkr_session_get_id (session);
   node = g_strdup_printf ("%s/ephemeral", base);
-  zkr_op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  zkr__op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
   CU_ASSERT_FATAL (itest_expire_session (session));
   /* The server drops our connection when it closes the session, so
    * SUSPENDED may come first, even RECONNECTED to a member that has not yet
@@ -465,7 +465,7 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 1);
   CU_ASSERT_TRUE (itest_node_absent (observer, node));
   /* The fresh session works. */
-  CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, base, NULL), ZOK);
   states = itest_recorder_describe (recorder);
   CU_ASSERT_TRUE (g_str_has_prefix (states, "CONNECTED,"));
   CU_ASSERT_TRUE (g_str_has_suffix (states, ",LOST,CONNECTED"));
@@ -494,16 +494,16 @@ test_session__a_request_answered_session_expired_means_lost (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   id = zkr_session_get_id (session);
-  zkr_session_test_rewrite_answers (session, ZSESSIONEXPIRED, 1);
+  zkr__session_test_rewrite_answers (session, ZSESSIONEXPIRED, 1);
   /* Our request or the session's own liveness ping gets that answer (so
    * ours may also end with the closed handle). */
-  zkr_op_exists_sync (session, "/", NULL);
+  zkr__op_exists_sync (session, "/", NULL);
   lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
   CU_ASSERT_EQUAL_FATAL (lost, 1);
   CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) == 2);
   CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), id);
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 1);
-  CU_ASSERT_EQUAL (zkr_op_exists_sync (session, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, "/", NULL), ZOK);
   states = itest_recorder_describe (recorder);
   CU_ASSERT_STRING_EQUAL (states, "CONNECTED,LOST,CONNECTED");
   itest_recorder_free (recorder);
@@ -543,10 +543,10 @@ static gboolean
 session_has_handle (gpointer data)
 {
   ZkrSession *session = data;
-  zhandle_t *zh = zkr_session_lock_handle (session, NULL, NULL);
+  zhandle_t *zh = zkr__session_lock_handle (session, NULL, NULL);
 
   if (zh != NULL)
-    zkr_session_unlock_handle (session);
+    zkr__session_unlock_handle (session);
   return zh != NULL;
 }
 
@@ -574,8 +574,8 @@ test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost (
   /* The fresh handle waits in the proxy's backlog: our request is queued
    * on it, to go out right after its handshake. */
   CU_ASSERT_FATAL (itest_wait_for (session_has_handle, queued.session, WAIT_MS));
-  zkr_session_test_rewrite_answers (queued.session, ZSESSIONEXPIRED, 1);
-  zkr_op_exists (queued.session, "/", FALSE, queued_exists_reply, &queued);
+  zkr__session_test_rewrite_answers (queued.session, ZSESSIONEXPIRED, 1);
+  zkr__op_exists (queued.session, "/", FALSE, queued_exists_reply, &queued);
   zkr_test_proxy_heal (proxy);
   g_mutex_lock (&queued.lock);
   while (!queued.done && g_cond_wait_until (&queued.cond, &queued.lock, deadline))
@@ -590,7 +590,7 @@ test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost (
   CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) ==
              lost + 1);
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (queued.session), 2);
-  CU_ASSERT_EQUAL (zkr_op_exists_sync (queued.session, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (queued.session, "/", NULL), ZOK);
   states = itest_recorder_describe (recorder);
   CU_ASSERT_TRUE (g_str_has_suffix (states, ",LOST,CONNECTED,LOST,CONNECTED"));
   itest_recorder_free (recorder);
@@ -632,9 +632,9 @@ protected_start (gpointer data)
 {
   CreateRequest *request = data;
 
-  zkr_protected_create (request->session, request->parent, "lock-", "id", 2,
-                        ZOO_EPHEMERAL | ZOO_SEQUENCE, ZKR_WAKE_ALWAYS, NULL,
-                        protected_done, request);
+  zkr__protected_create (request->session, request->parent, "lock-", "id", 2,
+                         ZOO_EPHEMERAL | ZOO_SEQUENCE, ZKR_WAKE_ALWAYS, NULL,
+                         protected_done, request);
   return G_SOURCE_REMOVE;
 }
 
@@ -653,8 +653,8 @@ test_session__protected_create_adopts_its_node_after_a_lost_reply (void)
   g_cond_init (&request.cond);
   /* The parent does not exist: the create makes its container parents,
    * and the reply of the create that succeeds is "lost". */
-  zkr_session_test_drop_next_create_reply (session);
-  zkr_session_post (session, protected_start, &request, NULL);
+  zkr__session_test_drop_next_create_reply (session);
+  zkr__session_post (session, protected_start, &request, NULL);
   g_mutex_lock (&request.lock);
   while (!request.done)
     g_cond_wait (&request.cond, &request.lock);
@@ -664,12 +664,12 @@ test_session__protected_create_adopts_its_node_after_a_lost_reply (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (request.path);
   CU_ASSERT_EQUAL (request.stat.ephemeralOwner, zkr_session_get_id (session));
   CU_ASSERT_TRUE (request.stat.czxid > 0);
-  CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, base, &children), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, base, &children), ZOK);
   /* Exactly one node: adopted, not created twice. */
   CU_ASSERT_EQUAL_FATAL (children->len, 1);
   CU_ASSERT_TRUE (g_str_has_suffix (request.path, g_ptr_array_index (children, 0)));
-  CU_ASSERT_TRUE (zkr_node_is_protected (g_ptr_array_index (children, 0)));
-  CU_ASSERT_FALSE (zkr_session_test_take_drop_create_reply (session));
+  CU_ASSERT_TRUE (zkr__node_is_protected (g_ptr_array_index (children, 0)));
+  CU_ASSERT_FALSE (zkr__session_test_take_drop_create_reply (session));
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   g_free (request.path);
   g_mutex_clear (&request.lock);
@@ -704,14 +704,14 @@ delete_start (gpointer data)
 {
   DeleteRequest *request = data;
 
-  zkr_guaranteed_delete (request->session, request->path, delete_done, request);
+  zkr__guaranteed_delete (request->session, request->path, delete_done, request);
   return G_SOURCE_REMOVE;
 }
 
 static gboolean
 one_delete_pending (gpointer data)
 {
-  return zkr_session_get_pending_deletes (data) == 1;
+  return zkr__session_get_pending_deletes (data) == 1;
 }
 
 static void
@@ -732,17 +732,17 @@ test_session__guaranteed_delete_finishes_after_a_reconnect (void)
   address = zkr_test_proxy_dup_address (proxy);
   session = itest_connect_recorded (address, 10000, &recorder);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  zkr_op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
   node = g_strdup_printf ("%s/node", base);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
 
   zkr_test_proxy_blackhole (proxy);
   request.session = session;
   request.path = node;
   g_mutex_init (&request.lock);
   g_cond_init (&request.cond);
-  zkr_session_post (session, delete_start, &request, NULL);
+  zkr__session_post (session, delete_start, &request, NULL);
   CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_SUSPENDED, 0, WAIT_MS, NULL) == 1);
   /* Not done, not pretending: pending while we are cut off. */
   CU_ASSERT_TRUE (itest_wait_for (one_delete_pending, session, WAIT_MS));
@@ -757,7 +757,7 @@ test_session__guaranteed_delete_finishes_after_a_reconnect (void)
     g_cond_wait (&request.cond, &request.lock);
   g_mutex_unlock (&request.lock);
   CU_ASSERT_EQUAL (request.rc, ZOK);
-  CU_ASSERT_EQUAL (zkr_session_get_pending_deletes (session), 0);
+  CU_ASSERT_EQUAL (zkr__session_get_pending_deletes (session), 0);
   CU_ASSERT_EQUAL (zkr_session_get_state (session), ZKR_SESSION_STATE_RECONNECTED);
   CU_ASSERT_TRUE (itest_node_absent (observer, node));
   CU_ASSERT_TRUE (itest_delete_tree (observer, base));
@@ -779,7 +779,7 @@ rewritten_at_least (gpointer data)
 {
   RewrittenAtLeast *at_least = data;
 
-  return zkr_session_test_count_rewritten (at_least->session) >= at_least->count;
+  return zkr__session_test_count_rewritten (at_least->session) >= at_least->count;
 }
 
 /* A server that answers "throttled" while we stay connected: the delete
@@ -800,30 +800,30 @@ test_session__a_throttled_guaranteed_delete_pauses_between_resends (void)
   gint64 deadline;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
   node = g_strdup_printf ("%s/node", base);
-  CU_ASSERT_EQUAL_FATAL (zkr_op_create_sync (session, node, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, NULL, -1, 0, NULL, NULL), ZOK);
   request.session = session;
   request.path = node;
   g_mutex_init (&request.lock);
   g_cond_init (&request.cond);
 
-  delayed = zkr_resend_pause_test_count_delayed ();
-  zkr_session_test_rewrite_answers (session, ZTHROTTLEDOP, -1);
-  zkr_session_post (session, delete_start, &request, NULL);
+  delayed = zkr__resend_pause_test_count_delayed ();
+  zkr__session_test_rewrite_answers (session, ZTHROTTLEDOP, -1);
+  zkr__session_post (session, delete_start, &request, NULL);
   at_least.session = session;
   at_least.count = 4;
   CU_ASSERT_TRUE (itest_wait_for (rewritten_at_least, &at_least, WAIT_MS));
   /* Four throttled answers: the first resend went at once, the next two
    * (at least) each after a pause. */
-  CU_ASSERT_TRUE (zkr_resend_pause_test_count_delayed () >= delayed + 2);
+  CU_ASSERT_TRUE (zkr__resend_pause_test_count_delayed () >= delayed + 2);
   g_mutex_lock (&request.lock);
   CU_ASSERT_FALSE (request.done);
   g_mutex_unlock (&request.lock);
-  CU_ASSERT_EQUAL (zkr_session_get_pending_deletes (session), 1);
+  CU_ASSERT_EQUAL (zkr__session_get_pending_deletes (session), 1);
 
-  zkr_session_test_rewrite_answers (session, ZOK, 0);
+  zkr__session_test_rewrite_answers (session, ZOK, 0);
   deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
   g_mutex_lock (&request.lock);
   while (!request.done && g_cond_wait_until (&request.cond, &request.lock, deadline))
@@ -831,7 +831,7 @@ test_session__a_throttled_guaranteed_delete_pauses_between_resends (void)
   CU_ASSERT_TRUE (request.done);
   g_mutex_unlock (&request.lock);
   CU_ASSERT_EQUAL (request.rc, ZOK);
-  CU_ASSERT_EQUAL (zkr_session_get_pending_deletes (session), 0);
+  CU_ASSERT_EQUAL (zkr__session_get_pending_deletes (session), 0);
   CU_ASSERT_TRUE (itest_node_absent (session, node));
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   g_mutex_clear (&request.lock);
@@ -879,7 +879,7 @@ check_member_loss (const char *hosts, int timeout_ms, guint server)
   command = g_strdup_printf ("restart %u", server);
   CU_ASSERT (itest_ensemble (command));
   CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL));
-  CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, base, NULL), ZOK);
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
   itest_recorder_free (recorder);
@@ -988,9 +988,9 @@ listing_watch_set_in_worker (gpointer data)
   ListingWatchSet *set = data;
 
   if (set->seen != NULL)
-    set->id = zkr_session_watch_add_listing (set->session, set->path, set->list_path, on_listing,
-                                             set->seen);
-  zkr_op_get (set->session, set->path, TRUE, listing_watch_set_reply, set);
+    set->id = zkr__session_watch_add_listing (set->session, set->path, set->list_path, on_listing,
+                                              set->seen);
+  zkr__op_get (set->session, set->path, TRUE, listing_watch_set_reply, set);
   return G_SOURCE_REMOVE;
 }
 
@@ -1007,7 +1007,7 @@ listing_watch_set (ZkrSession *session, const char *path, const char *list_path,
 {
   ListingWatchSet set = { session, path, list_path, seen, 0, G_MININT };
 
-  zkr_session_post (session, listing_watch_set_in_worker, &set, NULL);
+  zkr__session_post (session, listing_watch_set_in_worker, &set, NULL);
   if (!itest_wait_for (listing_watch_set_answered, &set, WAIT_MS))
     return G_MININT; /* leaks @set's slot to a late reply: the test fails anyway */
   if (id != NULL)
@@ -1043,7 +1043,7 @@ worker_gate_entered (gpointer data)
 static gboolean
 worker_gate_close (ZkrSession *session, WorkerGate *gate)
 {
-  zkr_session_post (session, worker_gate_hold, gate, NULL);
+  zkr__session_post (session, worker_gate_hold, gate, NULL);
   return itest_wait_for (worker_gate_entered, gate, WAIT_MS);
 }
 
@@ -1066,7 +1066,7 @@ worker_drained (ZkrSession *session)
 {
   gint done = 0;
 
-  zkr_session_post (session, worker_flag_set, &done, NULL);
+  zkr__session_post (session, worker_flag_set, &done, NULL);
   return itest_wait_for (flag_is_set, &done, WAIT_MS);
 }
 
@@ -1108,11 +1108,11 @@ test_session__session_timers_run_once_unless_removed (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_TRUE (worker_drained (session));
-  zkr_session_stand_in_begin (session);
-  soon = zkr_session_timer_add (session, 20, 0, timer_soon_tick, &runs);
-  CU_ASSERT_NOT_EQUAL (zkr_session_timer_add (session, 60, 100, timer_late_tick, &runs), 0);
-  zkr_session_timer_remove (session, soon);
-  zkr_session_stand_in_end (session);
+  zkr__session_stand_in_begin (session);
+  soon = zkr__session_timer_add (session, 20, 0, timer_soon_tick, &runs);
+  CU_ASSERT_NOT_EQUAL (zkr__session_timer_add (session, 60, 100, timer_late_tick, &runs), 0);
+  zkr__session_timer_remove (session, soon);
+  zkr__session_stand_in_end (session);
   /* Well before the ping would wake the worker anyway. */
   CU_ASSERT_TRUE (itest_wait_for (timer_late_ran, &runs, 5000));
   CU_ASSERT_TRUE (worker_drained (session));
@@ -1138,8 +1138,8 @@ post_probe_run (gpointer data)
   PostProbe *probe = data;
 
   probe->thread = g_thread_self ();
-  probe->in_place = zkr_session_in_place (probe->session);
-  probe->in_worker = zkr_session_in_worker (probe->session);
+  probe->in_place = zkr__session_in_place (probe->session);
+  probe->in_worker = zkr__session_in_worker (probe->session);
   probe->position = g_atomic_int_add (probe->order, 1);
   g_atomic_int_set (&probe->ran, 1);
   return G_SOURCE_REMOVE;
@@ -1163,7 +1163,7 @@ post_probe_init (PostProbe *probe, ZkrSession *session, gint *order)
  * would spoil (it then says so and is tried again). */
 #define IN_PLACE_ATTEMPTS 5
 
-/* zkr_session_post_in_place: a waking post runs on the posting thread, in
+/* zkr__session_post_in_place: a waking post runs on the posting thread, in
  * the worker's place, when nothing queued holds it back and the turn is
  * free; behind a post that may not run in place it waits for the worker,
  * in order; and it never takes the turn from a thread that has it. */
@@ -1182,9 +1182,9 @@ test_session__a_post_runs_in_place_only_when_allowed (void)
   for (int attempt = 0; attempt < IN_PLACE_ATTEMPTS && !done; attempt++)
     {
       CU_ASSERT_TRUE (worker_drained (session));
-      before = zkr_session_test_count_in_place_posts (session);
+      before = zkr__session_test_count_in_place_posts (session);
       post_probe_init (&first, session, &order);
-      zkr_session_post_in_place (session, post_probe_run, &first, NULL, TRUE);
+      zkr__session_post_in_place (session, post_probe_run, &first, NULL, TRUE);
       done = g_atomic_int_get (&first.ran);
       if (!done)
         CU_ASSERT_TRUE (itest_wait_for (post_probe_ran, &first, WAIT_MS));
@@ -1193,9 +1193,9 @@ test_session__a_post_runs_in_place_only_when_allowed (void)
   CU_ASSERT_PTR_EQUAL (first.thread, g_thread_self ());
   CU_ASSERT_TRUE (first.in_place);
   CU_ASSERT_TRUE (first.in_worker);
-  CU_ASSERT_EQUAL (zkr_session_test_count_in_place_posts (session), before + 1);
-  CU_ASSERT_FALSE (zkr_session_in_place (session));
-  CU_ASSERT_FALSE (zkr_session_in_worker (session));
+  CU_ASSERT_EQUAL (zkr__session_test_count_in_place_posts (session), before + 1);
+  CU_ASSERT_FALSE (zkr__session_in_place (session));
+  CU_ASSERT_FALSE (zkr__session_in_worker (session));
 
   /* Behind a quiet post that may not run in place: both on the worker,
    * in order. */
@@ -1205,10 +1205,10 @@ test_session__a_post_runs_in_place_only_when_allowed (void)
       CU_ASSERT_TRUE (worker_drained (session));
       post_probe_init (&first, session, &order);
       post_probe_init (&second, session, &order);
-      zkr_session_post_quiet (session, post_probe_run, &first, NULL);
+      zkr__session_post_quiet (session, post_probe_run, &first, NULL);
       /* Still queued: no wake-up came between (else try again). */
       done = !g_atomic_int_get (&first.ran);
-      zkr_session_post_in_place (session, post_probe_run, &second, NULL, TRUE);
+      zkr__session_post_in_place (session, post_probe_run, &second, NULL, TRUE);
       CU_ASSERT_TRUE (itest_wait_for (post_probe_ran, &second, WAIT_MS));
     }
   CU_ASSERT_TRUE (done);
@@ -1222,16 +1222,16 @@ test_session__a_post_runs_in_place_only_when_allowed (void)
   /* The turn taken (here: by this thread standing in): not in place; the
    * worker runs it once the turn is given back. */
   CU_ASSERT_TRUE (worker_drained (session));
-  before = zkr_session_test_count_in_place_posts (session);
+  before = zkr__session_test_count_in_place_posts (session);
   post_probe_init (&first, session, &order);
-  zkr_session_stand_in_begin (session);
-  zkr_session_post_in_place (session, post_probe_run, &first, NULL, TRUE);
+  zkr__session_stand_in_begin (session);
+  zkr__session_post_in_place (session, post_probe_run, &first, NULL, TRUE);
   CU_ASSERT_FALSE (g_atomic_int_get (&first.ran));
-  zkr_session_stand_in_end (session);
+  zkr__session_stand_in_end (session);
   CU_ASSERT_TRUE (itest_wait_for (post_probe_ran, &first, WAIT_MS));
   CU_ASSERT_PTR_NOT_EQUAL (first.thread, g_thread_self ());
   CU_ASSERT_FALSE (first.in_place);
-  CU_ASSERT_EQUAL (zkr_session_test_count_in_place_posts (session), before);
+  CU_ASSERT_EQUAL (zkr__session_test_count_in_place_posts (session), before);
   zkr_session_unref (session);
 }
 
@@ -1243,10 +1243,10 @@ listing_tree_new (ZkrSession *session, const char *name)
   g_autofree char *a = g_strdup_printf ("%s/a", base);
   g_autofree char *b = g_strdup_printf ("%s/b", base);
 
-  zkr_op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  if (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL) != ZOK ||
-      zkr_op_create_sync (session, a, NULL, -1, 0, NULL, NULL) != ZOK ||
-      zkr_op_create_sync (session, b, NULL, -1, 0, NULL, NULL) != ZOK)
+  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  if (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL) != ZOK ||
+      zkr__op_create_sync (session, a, NULL, -1, 0, NULL, NULL) != ZOK ||
+      zkr__op_create_sync (session, b, NULL, -1, 0, NULL, NULL) != ZOK)
     {
       CU_FAIL ("cannot create the listing watch's nodes");
       itest_delete_tree (session, base);
@@ -1296,7 +1296,7 @@ test_session__a_listing_watch_runs_once_with_a_listing_taken_after_its_event (vo
     {
       a = g_strdup_printf ("%s/a", base);
       CU_ASSERT_EQUAL (listing_watch_set (session, a, base, &seen, NULL), ZOK);
-      CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_delete_sync (session, a, -1), ZOK);
       listing_check_ran_once (session, &seen, "b");
       listing_tree_free (session, base);
     }
@@ -1329,10 +1329,10 @@ test_session__listed_names_leave_their_array_in_any_order (void)
         {
           g_autofree char *child = g_strdup_printf ("%s/%s", base, more[i]);
 
-          CU_ASSERT_EQUAL (zkr_op_create_sync (session, child, NULL, -1, 0, NULL, NULL), ZOK);
+          CU_ASSERT_EQUAL (zkr__op_create_sync (session, child, NULL, -1, 0, NULL, NULL), ZOK);
           g_hash_table_add (expected, (gpointer) more[i]);
         }
-      CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, base, &children), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, base, &children), ZOK);
       CU_ASSERT_EQUAL_FATAL (children->len, g_hash_table_size (expected));
       /* From the middle, then from the end: each time every name left is
        * one still expected, whole; each leaves once; all of them leave. */
@@ -1347,8 +1347,8 @@ test_session__listed_names_leave_their_array_in_any_order (void)
         }
       CU_ASSERT_EQUAL (g_hash_table_size (expected), 0);
       CU_ASSERT_TRUE (itest_delete_tree (session, base));
-      CU_ASSERT_EQUAL (zkr_op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
-      CU_ASSERT_EQUAL (zkr_op_get_children_sync (session, base, &empty), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, base, &empty), ZOK);
       CU_ASSERT_PTR_NOT_NULL_FATAL (empty);
       CU_ASSERT_EQUAL (empty->len, 0);
       listing_tree_free (session, base);
@@ -1380,9 +1380,9 @@ test_session__a_listing_watch_removed_before_its_reply_never_runs (void)
       /* Same session: the event comes before the delete's reply, so the
        * listings were sent before this returns, and answered before the
        * exists is; those replies now wait behind the gate. */
-      CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
-      CU_ASSERT_EQUAL (zkr_op_exists_sync (session, base, NULL), ZOK);
-      zkr_session_watch_remove (session, removed_id);
+      CU_ASSERT_EQUAL (zkr__op_delete_sync (session, a, -1), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_exists_sync (session, base, NULL), ZOK);
+      zkr__session_watch_remove (session, removed_id);
       g_atomic_int_set (&gate.released, 1);
       listing_check_ran_once (session, &kept, "b");
       CU_ASSERT_EQUAL (g_atomic_int_get (&removed.calls), 0);
@@ -1412,8 +1412,8 @@ test_session__a_listing_watch_added_behind_its_event_still_runs (void)
       /* Only the ZooKeeper watch, no zkr watch yet. */
       CU_ASSERT_EQUAL (listing_watch_set (session, a, base, NULL, NULL), ZOK);
       CU_ASSERT_TRUE (worker_gate_close (session, &gate));
-      CU_ASSERT_EQUAL (zkr_op_delete_sync (session, a, -1), ZOK);
-      zkr_session_watch_add_listing (session, a, base, on_listing, &seen);
+      CU_ASSERT_EQUAL (zkr__op_delete_sync (session, a, -1), ZOK);
+      zkr__session_watch_add_listing (session, a, base, on_listing, &seen);
       g_atomic_int_set (&gate.released, 1);
       listing_check_ran_once (session, &seen, "b");
       listing_tree_free (session, base);
@@ -1433,7 +1433,7 @@ test_session__no_node_left_behind (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   mine = g_strdup_printf ("-%d-", (int) getpid ());
-  rc = zkr_op_get_children_sync (session, "/zkr-it", &children);
+  rc = zkr__op_get_children_sync (session, "/zkr-it", &children);
   CU_ASSERT_TRUE (rc == ZOK || rc == ZNONODE);
   for (guint i = 0; children != NULL && i < children->len; i++)
     {

@@ -12,11 +12,11 @@ G_BEGIN_DECLS
 /* A participant id is non-empty UTF-8 without control characters, at
  * most ZKR_LEADER_ID_MAX_BYTES. Errors: ZKR_ERROR_INVALID_ARGUMENT naming
  * it. */
-gboolean zkr_leader_validate_id (const char *id, const char *kind, GError **error);
+gboolean zkr__leader_validate_id (const char *id, const char *kind, GError **error);
 
 /* The leader's id from a participant listing (the first one is the
  * leader, as Curator's getLeader() says). NULL when @participants is NULL
  * (the error is already set) or empty. (transfer full) */
-char *zkr_leader_id_from_participants (GPtrArray *participants);
+char *zkr__leader_id_from_participants (GPtrArray *participants);
 
 G_END_DECLS

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
 #include "notifier.h"
@@ -140,19 +140,19 @@ lock_get_state (ZkrQueueLock *lock)
 }
 
 void
-zkr_queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
+zkr__queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
 {
   ((ZkrLockLossFunc) (void (*) (void)) func) (source, (ZkrLockEvent) event, user_data);
 }
 
 ZkrQueueLock *
-zkr_queue_lock_new (ZkrSession *session, const char *path,
-                    const ZkrQueueRecipe *recipe, gpointer predicate_data,
-                    GError **error)
+zkr__queue_lock_new (ZkrSession *session, const char *path,
+                     const ZkrQueueRecipe *recipe, gpointer predicate_data,
+                     GError **error)
 {
   ZkrQueueLock *lock;
 
-  if (!zkr_path_validate (path, error))
+  if (!zkr__path_validate (path, error))
     return NULL;
   if (strcmp (path, "/") == 0)
     {
@@ -163,7 +163,7 @@ zkr_queue_lock_new (ZkrSession *session, const char *path,
   lock = g_new0 (ZkrQueueLock, 1);
   g_atomic_ref_count_init (&lock->ref);
   lock->session = zkr_session_ref (session);
-  lock->path = zkr_session_resolve_path (session, path);
+  lock->path = zkr__session_resolve_path (session, path);
   lock->user_path = g_strdup (path);
   lock->recipe = recipe;
   lock->predicate_data = predicate_data;
@@ -173,15 +173,15 @@ zkr_queue_lock_new (ZkrSession *session, const char *path,
   return lock;
 }
 
-const ZkrQueueRecipe zkr_queue_mutex_recipe = {
+const ZkrQueueRecipe zkr__queue_mutex_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,
-  .sort = zkr_node_sort_up_to,
-  .predicate = zkr_queue_predicate_first,
+  .sort = zkr__node_sort_up_to,
+  .predicate = zkr__queue_predicate_first,
   .kind = "mutex",
 };
 
 gboolean
-zkr_queue_predicate_first (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
+zkr__queue_predicate_first (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
 {
   (void) data;
   if (ours == 0)
@@ -200,7 +200,7 @@ lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
   g_debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
   /* The hook is the only way out of an entry (its owner's listeners are
    * the owner's): the entry never names the owner, whose memory may go
-   * while events are queued here. Called under hook_lock so that zkr_queue_lock_free(), which clears the
+   * while events are queued here. Called under hook_lock so that zkr__queue_lock_free(), which clears the
    * hook under it, returns only once no call is running or can start. A
    * lock of its own, not the entry's mutex: the hook takes its owner's
    * lock, and owners take entries' mutexes while holding theirs. */
@@ -232,7 +232,7 @@ hold_mark_lost (ZkrQueueLock *lock, const char *why)
   hold_stop (lock);
   lock_emit (lock, ZKR_LOCK_LOST);
   if (node != NULL && zkr_session_get_state (lock->session) != ZKR_SESSION_STATE_CLOSED)
-    zkr_guaranteed_delete (lock->session, node, NULL, NULL);
+    zkr__guaranteed_delete (lock->session, node, NULL, NULL);
 }
 
 static gboolean
@@ -248,7 +248,7 @@ hold_deadline_tick (gpointer data)
 static void
 hold_deadline_clear (ZkrQueueLock *lock)
 {
-  zkr_session_timer_clear (lock->session, &lock->deadline_timer);
+  zkr__session_timer_clear (lock->session, &lock->deadline_timer);
 }
 
 /* A session timer with no slack, like the acquire deadline: one timer
@@ -261,7 +261,7 @@ hold_deadline_start (ZkrQueueLock *lock)
   guint ms = deadline > now ? (guint) MIN ((deadline - now) / 1000, G_MAXUINT) : 0;
 
   hold_deadline_clear (lock);
-  lock->deadline_timer = zkr_session_timer_add (lock->session, ms, 0, hold_deadline_tick, lock);
+  lock->deadline_timer = zkr__session_timer_add (lock->session, ms, 0, hold_deadline_tick, lock);
 }
 
 /* The owner check of docs/design.md §3.1 step 5 and §3.6: our node exists
@@ -287,16 +287,16 @@ hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       if (node_is_ours (lock, reply))
         {
-          zkr_resend_pause_stop (&lock->hold_resend, TRUE);
+          zkr__resend_pause_stop (&lock->hold_resend, TRUE);
           g_mutex_lock (&lock->mutex);
           lock_set_state_locked (lock, LOCK_HELD);
           g_mutex_unlock (&lock->mutex);
           lock_emit (lock, ZKR_LOCK_RESTORED);
         }
-      else if (zkr_zk_rc_is_retryable (reply->rc))
+      else if (zkr__zk_rc_is_retryable (reply->rc))
         /* Throttled, say: no verdict yet, ask again. */
         hold_resend_later (lock);
-      else if (zkr_zk_rc_is_server_answer (reply->rc))
+      else if (zkr__zk_rc_is_server_answer (reply->rc))
         hold_mark_lost (lock, "our node is gone or not ours after reconnecting");
     }
   lock_unref (lock);
@@ -311,7 +311,7 @@ hold_verify (ZkrQueueLock *lock)
   node = g_strdup (lock->node_path);
   g_mutex_unlock (&lock->mutex);
   if (node != NULL)
-    zkr_op_exists (lock->session, node, FALSE, hold_verify_reply, lock_ref (lock));
+    zkr__op_exists (lock->session, node, FALSE, hold_verify_reply, lock_ref (lock));
 }
 
 static void
@@ -337,7 +337,7 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       break;
     case ZKR_SESSION_STATE_RECONNECTED:
       hold_deadline_clear (lock);
-      zkr_resend_pause_stop (&lock->hold_resend, TRUE);
+      zkr__resend_pause_stop (&lock->hold_resend, TRUE);
       hold_verify (lock);
       if ((lock_get_state (lock) == LOCK_HELD || lock_get_state (lock) == LOCK_IN_DOUBT) &&
           lock->node_watch == 0 && lock->node_watch_timer == 0)
@@ -384,9 +384,9 @@ hold_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       /* Not set: set it again once connected (RECONNECTED does that), or
        * after a pause when the server said "retry". */
-      zkr_session_watch_remove (lock->session, lock->node_watch);
+      zkr__session_watch_remove (lock->session, lock->node_watch);
       lock->node_watch = 0;
-      if (zkr_zk_rc_is_retryable (reply->rc) && zkr_session_is_connected (lock->session))
+      if (zkr__zk_rc_is_retryable (reply->rc) && zkr_session_is_connected (lock->session))
         hold_resend_later (lock);
     }
   lock_unref (lock);
@@ -402,8 +402,8 @@ hold_watch_node (ZkrQueueLock *lock)
   g_mutex_unlock (&lock->mutex);
   if (node == NULL)
     return;
-  lock->node_watch = zkr_session_watch_add (lock->session, node, hold_on_node_event, lock);
-  zkr_op_exists (lock->session, node, TRUE, hold_exists_reply, lock_ref (lock));
+  lock->node_watch = zkr__session_watch_add (lock->session, node, hold_on_node_event, lock);
+  zkr__op_exists (lock->session, node, TRUE, hold_exists_reply, lock_ref (lock));
 }
 
 /* After a pause: whatever the server told us to ask again. */
@@ -413,7 +413,7 @@ hold_resend_tick (gpointer data)
   ZkrQueueLock *lock = data;
   LockState state = lock_get_state (lock);
 
-  zkr_resend_pause_stop (&lock->hold_resend, FALSE);
+  zkr__resend_pause_stop (&lock->hold_resend, FALSE);
   if (state == LOCK_IN_DOUBT && zkr_session_is_connected (lock->session))
     hold_verify (lock);
   else if ((state == LOCK_HELD || state == LOCK_IN_DOUBT) && lock->node_watch == 0 &&
@@ -425,8 +425,8 @@ hold_resend_tick (gpointer data)
 static void
 hold_resend_later (ZkrQueueLock *lock)
 {
-  if (!zkr_resend_pause_is_pending (&lock->hold_resend))
-    zkr_resend_pause_start (&lock->hold_resend, lock->session, hold_resend_tick, lock);
+  if (!zkr__resend_pause_is_pending (&lock->hold_resend))
+    zkr__resend_pause_start (&lock->hold_resend, lock->session, hold_resend_tick, lock);
 }
 
 /* The watch on our own node is set this long after the grant, not with
@@ -455,23 +455,23 @@ hold_node_watch_tick (gpointer data)
 static void
 hold_start (ZkrQueueLock *lock)
 {
-  lock->hold_listener = zkr_session_add_internal_listener (lock->session, hold_on_state, lock);
-  lock->node_watch_timer = zkr_session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
-                                                  NODE_WATCH_SLACK_MS, hold_node_watch_tick, lock);
+  lock->hold_listener = zkr__session_add_internal_listener (lock->session, hold_on_state, lock);
+  lock->node_watch_timer = zkr__session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
+                                                   NODE_WATCH_SLACK_MS, hold_node_watch_tick, lock);
 }
 
 static void
 hold_stop (ZkrQueueLock *lock)
 {
   if (lock->hold_listener != 0)
-    zkr_session_remove_internal_listener (lock->session, lock->hold_listener);
+    zkr__session_remove_internal_listener (lock->session, lock->hold_listener);
   lock->hold_listener = 0;
   if (lock->node_watch != 0)
-    zkr_session_watch_remove (lock->session, lock->node_watch);
+    zkr__session_watch_remove (lock->session, lock->node_watch);
   lock->node_watch = 0;
-  zkr_session_timer_clear (lock->session, &lock->node_watch_timer);
+  zkr__session_timer_clear (lock->session, &lock->node_watch_timer);
   hold_deadline_clear (lock);
-  zkr_resend_pause_stop (&lock->hold_resend, TRUE);
+  zkr__resend_pause_stop (&lock->hold_resend, TRUE);
 }
 
 /* ==== acquiring (worker thread) ===================================== */
@@ -491,7 +491,7 @@ struct _Acquire {
   AcquireWait *wait;             /* (nullable) a blocking caller instead
                                   * of @task, until answered */
   ZkrQueueDoneFunc done;         /* (nullable) code of the worker's instead
-                                  * of @task (zkr_queue_lock_acquire_on_worker) */
+                                  * of @task (zkr__queue_lock_acquire_on_worker) */
   gpointer done_data;
   gint64 deadline;               /* monotonic µs; G_MAXINT64 = none */
   gboolean try_once;
@@ -524,10 +524,10 @@ struct _Acquire {
  * may be answered in place, on the completion thread they arrive on
  * (ZKR_WAKE_IN_PLACE): a waiter's listing then sends its watch request
  * without waking a thread to do it. What their replies reach keeps
- * zkr_session_post_in_place's rules: it sends and changes the acquire's
+ * zkr__session_post_in_place's rules: it sends and changes the acquire's
  * own state; the two ways out, acquire_through and acquire_fail (which
  * answer the caller, start the hold and so may run the user's listeners),
- * post themselves when zkr_session_in_place(). */
+ * post themselves when zkr__session_in_place(). */
 #define ACQUIRE_IN_PLACE ZKR_WAKE_IN_PLACE
 
 static Acquire *
@@ -592,7 +592,7 @@ task_return_in_context (GTask *task, GError *error)
 
   ret->task = task;
   ret->error = error;
-  zkr_context_post (g_task_get_context (task), task_return_run, ret, task_return_free);
+  zkr__context_post (g_task_get_context (task), task_return_run, ret, task_return_free);
 }
 
 /* Stops everything that can call back into the acquire. */
@@ -604,17 +604,17 @@ acquire_detach (Acquire *acquire)
   acquire->finished = TRUE;
   if (lock->acquire == acquire)
     lock->acquire = NULL;
-  zkr_session_timer_clear (lock->session, &acquire->timeout_timer);
+  zkr__session_timer_clear (lock->session, &acquire->timeout_timer);
   if (acquire->watch_id != 0)
-    zkr_session_watch_remove (lock->session, acquire->watch_id);
+    zkr__session_watch_remove (lock->session, acquire->watch_id);
   acquire->watch_id = 0;
   if (acquire->listener_id != 0)
-    zkr_session_remove_internal_listener (lock->session, acquire->listener_id);
+    zkr__session_remove_internal_listener (lock->session, acquire->listener_id);
   acquire->listener_id = 0;
   if (acquire->cancellable != NULL && acquire->cancel_id != 0)
     g_cancellable_disconnect (acquire->cancellable, acquire->cancel_id);
   acquire->cancel_id = 0;
-  zkr_resend_pause_stop (&acquire->resend, TRUE);
+  zkr__resend_pause_stop (&acquire->resend, TRUE);
 }
 
 typedef struct {
@@ -656,7 +656,7 @@ acquire_answer (Acquire *acquire, GError *error)
   if (wait != NULL)
     {
       wait->error = error;
-      zkr_wait_done (&wait->wait);
+      zkr__wait_done (&wait->wait);
     }
   else if (acquire->done != NULL)
     {
@@ -665,7 +665,7 @@ acquire_answer (Acquire *acquire, GError *error)
       answer->done = acquire->done;
       answer->done_data = acquire->done_data;
       answer->error = error;
-      zkr_session_post (acquire->lock->session, done_on_worker_run, answer, done_on_worker_free);
+      zkr__session_post (acquire->lock->session, done_on_worker_run, answer, done_on_worker_free);
     }
   else
     task_return_in_context (g_steal_pointer (&acquire->task), error);
@@ -729,22 +729,22 @@ acquire_fail (Acquire *acquire, GError *error)
       g_error_free (error);
       return;
     }
-  if (zkr_session_in_place (lock->session))
+  if (zkr__session_in_place (lock->session))
     {
       /* Ending an acquire answers the caller and may run the recipe's
        * code: not on the completion thread (see ACQUIRE_IN_PLACE). */
       fail = g_new0 (FailPosted, 1);
       fail->acquire = acquire_ref (acquire);
       fail->error = error;
-      zkr_session_post (lock->session, acquire_fail_posted, fail, NULL);
+      zkr__session_post (lock->session, acquire_fail_posted, fail, NULL);
       acquire->end_posted = TRUE;
       return;
     }
   acquire_detach (acquire);
   if (acquire->create != NULL)
-    zkr_protected_create_abandon (g_steal_pointer (&acquire->create));
+    zkr__protected_create_abandon (g_steal_pointer (&acquire->create));
   else if (acquire->node_path != NULL)
-    zkr_guaranteed_delete (lock->session, acquire->node_path, NULL, NULL);
+    zkr__guaranteed_delete (lock->session, acquire->node_path, NULL, NULL);
   acquire_return_error (acquire, error);
 }
 
@@ -769,8 +769,8 @@ acquire_fail_rc (Acquire *acquire, int rc, const char *what)
                  "acquire %s %s: the session was closed", acquire->lock->recipe->kind,
                  acquire->lock->user_path);
   else
-    zkr_set_error_from_zk (&error, rc, what, acquire->lock->user_path,
-                           zkr_session_get_id (acquire->lock->session));
+    zkr__set_error_from_zk (&error, rc, what, acquire->lock->user_path,
+                            zkr_session_get_id (acquire->lock->session));
   acquire_fail (acquire, error);
 }
 
@@ -804,15 +804,15 @@ acquire_on_cancelled (GCancellable *cancellable, gpointer user_data)
   Acquire *acquire = user_data;
 
   (void) cancellable;
-  zkr_session_post (acquire->lock->session, acquire_cancel_in_worker, acquire_ref (acquire),
-                    (GDestroyNotify) acquire_unref);
+  zkr__session_post (acquire->lock->session, acquire_cancel_in_worker, acquire_ref (acquire),
+                     (GDestroyNotify) acquire_unref);
 }
 
 /* Watch events that woke a waiter, process-wide: the herd test counts them. */
 static gint watch_wakeups;
 
 guint
-zkr_queue_test_get_watch_wakeups (void)
+zkr__queue_test_get_watch_wakeups (void)
 {
   return (guint) g_atomic_int_get (&watch_wakeups);
 }
@@ -822,13 +822,13 @@ static gint listings_sent;
 static gint listings_after_no_node;
 
 guint
-zkr_queue_test_get_listings (void)
+zkr__queue_test_get_listings (void)
 {
   return (guint) g_atomic_int_get (&listings_sent);
 }
 
 guint
-zkr_queue_test_get_listings_after_no_node (void)
+zkr__queue_test_get_listings_after_no_node (void)
 {
   return (guint) g_atomic_int_get (&listings_after_no_node);
 }
@@ -858,7 +858,7 @@ acquire_resend_tick (gpointer data)
 {
   Acquire *acquire = data;
 
-  zkr_resend_pause_stop (&acquire->resend, FALSE);
+  zkr__resend_pause_stop (&acquire->resend, FALSE);
   acquire_list (acquire);
   return G_SOURCE_REMOVE;
 }
@@ -871,9 +871,9 @@ static void
 acquire_look_again_later (Acquire *acquire)
 {
   if (zkr_session_is_connected (acquire->lock->session) &&
-      !zkr_resend_pause_is_pending (&acquire->resend))
-    zkr_resend_pause_start (&acquire->resend, acquire->lock->session, acquire_resend_tick,
-                            acquire);
+      !zkr__resend_pause_is_pending (&acquire->resend))
+    zkr__resend_pause_start (&acquire->resend, acquire->lock->session, acquire_resend_tick,
+                             acquire);
 }
 
 /* The predecessor changed: the listing sent the moment the event came
@@ -904,7 +904,7 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
         {
           /* No event will come (the node was gone, or the watch was not
            * set). */
-          zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
+          zkr__session_watch_remove (acquire->lock->session, acquire->watch_id);
           acquire->watch_id = 0;
         }
       if (reply->rc == ZNONODE)
@@ -917,7 +917,7 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
               acquire_list (acquire);
             }
         }
-      else if (reply->rc != ZOK && !zkr_zk_rc_is_retryable (reply->rc))
+      else if (reply->rc != ZOK && !zkr__zk_rc_is_retryable (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "watch predecessor of");
       else if (reply->rc != ZOK)
         acquire_look_again_later (acquire);
@@ -944,13 +944,13 @@ acquire_through (Acquire *acquire)
 {
   ZkrQueueLock *lock = acquire->lock;
 
-  if (zkr_session_in_place (lock->session))
+  if (zkr__session_in_place (lock->session))
     {
       /* Claiming starts the hold (whose listeners are the user's) and
        * answers the caller, who must be woken for it anyway: done where
        * the worker's code runs, by the thread that wake-up reaches. */
-      zkr_session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
-                        (GDestroyNotify) acquire_unref);
+      zkr__session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
+                         (GDestroyNotify) acquire_unref);
       acquire->end_posted = TRUE;
       return;
     }
@@ -1037,18 +1037,18 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
      * request, say. The nodes ahead of us only ever go (a new node sorts
      * after ours), so there is nothing else to wait on. */
     return;
-  watch_path = zkr_path_join (lock->path, wait_on);
+  watch_path = zkr__path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
-    zkr_session_watch_remove (lock->session, acquire->watch_id);
-  acquire->watch_id = zkr_session_watch_add_listing (lock->session, watch_path, lock->path,
-                                                     acquire_on_watch_listing, acquire);
+    zkr__session_watch_remove (lock->session, acquire->watch_id);
+  acquire->watch_id = zkr__session_watch_add_listing (lock->session, watch_path, lock->path,
+                                                      acquire_on_watch_listing, acquire);
   g_free (acquire->watch_name);
   acquire->watch_name = g_strdup (wait_on);
   /* get_data, not exists: an exists on a node already gone would leave a
    * creation watch behind. */
   /* ZOK means "wait for the event": no need to wake the worker for it. */
-  zkr_op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR | ACQUIRE_IN_PLACE,
-                   acquire_watch_reply, acquire_ref (acquire));
+  zkr__op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR | ACQUIRE_IN_PLACE,
+                    acquire_watch_reply, acquire_ref (acquire));
   /* The head of the queue (a holder) is the node most likely to go before
    * the watch request gets there; the answer is then "no node" and we
    * would list again, one more round trip. A listing right behind the
@@ -1069,9 +1069,9 @@ acquire_on_listing (Acquire *acquire, ZkrReply *reply)
        * session listener. */
       if (acquire->node_name == NULL)
         ;
-      else if (zkr_zk_rc_is_retryable (reply->rc))
+      else if (zkr__zk_rc_is_retryable (reply->rc))
         acquire_look_again_later (acquire);
-      else if (zkr_zk_rc_is_server_answer (reply->rc))
+      else if (zkr__zk_rc_is_server_answer (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "list");
     }
   else if (acquire->node_name == NULL)
@@ -1081,7 +1081,7 @@ acquire_on_listing (Acquire *acquire, ZkrReply *reply)
     }
   else
     {
-      zkr_resend_pause_stop (&acquire->resend, TRUE);
+      zkr__resend_pause_stop (&acquire->resend, TRUE);
       acquire_evaluate (acquire, reply->children);
     }
 }
@@ -1104,11 +1104,11 @@ acquire_list (Acquire *acquire)
   ZkrQueueLock *lock = acquire->lock;
 
   if (acquire->watch_children && acquire->watch_id == 0)
-    acquire->watch_id = zkr_session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
+    acquire->watch_id = zkr__session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
   acquire->listings_in_flight++;
   g_atomic_int_inc (&listings_sent);
-  zkr_op_get_children_full (lock->session, lock->path, acquire->watch_children, ACQUIRE_IN_PLACE,
-                            acquire_list_reply, acquire_ref (acquire));
+  zkr__op_get_children_full (lock->session, lock->path, acquire->watch_children, ACQUIRE_IN_PLACE,
+                             acquire_list_reply, acquire_ref (acquire));
 }
 
 /* Right behind the create request: ZooKeeper answers a session's requests
@@ -1137,7 +1137,7 @@ acquire_created (ZkrSession *session, int rc, const char *path, const struct Sta
       return;
     }
   acquire->node_path = g_strdup (path);
-  acquire->node_name = g_strdup (zkr_path_basename (path));
+  acquire->node_name = g_strdup (zkr__path_basename (path));
   acquire->stat = *stat;
   listing = g_steal_pointer (&acquire->early_listing);
   if (listing != NULL && find_name (listing, acquire->node_name) >= 0)
@@ -1159,9 +1159,9 @@ acquire_create (Acquire *acquire)
 
   g_autofree char *name = g_strconcat (lock->recipe->lock_name, acquire->fixed_suffix, NULL);
 
-  acquire->create = zkr_protected_create (lock->session, lock->path, name,
-                                          client_id, (int) strlen (client_id),
-                                          acquire->fixed_suffix != NULL ? ZOO_EPHEMERAL
+  acquire->create = zkr__protected_create (lock->session, lock->path, name,
+                                           client_id, (int) strlen (client_id),
+                                           acquire->fixed_suffix != NULL ? ZOO_EPHEMERAL
                                                                         : ZOO_EPHEMERAL | ZOO_SEQUENCE,
                                           ACQUIRE_IN_PLACE, acquire_create_sent, acquire_created, acquire);
 }
@@ -1174,7 +1174,7 @@ static void
 acquire_requeue (Acquire *acquire)
 {
   if (acquire->watch_id != 0)
-    zkr_session_watch_remove (acquire->lock->session, acquire->watch_id);
+    zkr__session_watch_remove (acquire->lock->session, acquire->watch_id);
   acquire->watch_id = 0;
   acquire->watch_children = FALSE;
   g_clear_pointer (&acquire->node_name, g_free);
@@ -1198,7 +1198,7 @@ acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
     case ZKR_SESSION_STATE_RECONNECTED:
       /* Not started yet (waiting for a connection), or waiting: look again
        * (a watch event may have been lost with the connection). */
-      zkr_resend_pause_stop (&acquire->resend, TRUE);
+      zkr__resend_pause_stop (&acquire->resend, TRUE);
       if (acquire->node_name == NULL && acquire->create == NULL)
         acquire_create (acquire);
       else if (acquire->node_name != NULL)
@@ -1229,7 +1229,7 @@ acquire_start (gpointer data)
   /* What a release from the caller's thread left running. */
   hold_stop (lock);
   lock->acquire = acquire;
-  acquire->listener_id = zkr_session_add_internal_listener (lock->session, acquire_on_state, acquire);
+  acquire->listener_id = zkr__session_add_internal_listener (lock->session, acquire_on_state, acquire);
   if (acquire->cancellable != NULL)
     {
       acquire->cancel_id = g_cancellable_connect (acquire->cancellable,
@@ -1248,8 +1248,8 @@ acquire_start (gpointer data)
       guint ms = acquire->deadline > now ? (guint) ((acquire->deadline - now) / 1000) : 0;
       /* A session timer: added by a stand-in, it wakes the worker only if
        * due before the worker's planned wake-up. */
-      acquire->timeout_timer = zkr_session_timer_add (lock->session, ms, 0, acquire_timeout_tick,
-                                                      acquire);
+      acquire->timeout_timer = zkr__session_timer_add (lock->session, ms, 0, acquire_timeout_tick,
+                                                       acquire);
     }
   if (zkr_session_is_connected (lock->session))
     acquire_create (acquire);
@@ -1270,21 +1270,21 @@ acquire_post_start (Acquire *acquire)
 {
   ZkrSession *session = acquire->lock->session;
 
-  if (zkr_session_in_worker (session))
+  if (zkr__session_in_worker (session))
     {
-      zkr_session_post (session, acquire_start, acquire, NULL);
+      zkr__session_post (session, acquire_start, acquire, NULL);
       return;
     }
-  zkr_session_stand_in_begin (session);
+  zkr__session_stand_in_begin (session);
   (void) acquire_start (acquire);
-  zkr_session_stand_in_end (session);
+  zkr__session_stand_in_end (session);
 }
 
 void
-zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
-                        GCancellable *cancellable, GTask *task)
+zkr__queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
+                         GCancellable *cancellable, GTask *task)
 {
-  zkr_queue_lock_acquire_full (lock, timeout_ms, cancellable, NULL, task);
+  zkr__queue_lock_acquire_full (lock, timeout_ms, cancellable, NULL, task);
 }
 
 /* The common start: marks @lock as acquiring and returns the acquire
@@ -1319,9 +1319,9 @@ acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
 }
 
 void
-zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
-                             GCancellable *cancellable, const char *fixed_suffix,
-                             GTask *task)
+zkr__queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
+                              GCancellable *cancellable, const char *fixed_suffix,
+                              GTask *task)
 {
   GError *error = NULL;
   Acquire *acquire = acquire_new (lock, timeout_ms, cancellable, fixed_suffix, &error);
@@ -1337,13 +1337,13 @@ zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
 }
 
 void
-zkr_queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
-                                  ZkrQueueDoneFunc done, gpointer user_data)
+zkr__queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
+                                   ZkrQueueDoneFunc done, gpointer user_data)
 {
   GError *error = NULL;
   Acquire *acquire;
 
-  g_return_if_fail (zkr_session_in_worker (lock->session));
+  g_return_if_fail (zkr__session_in_worker (lock->session));
   acquire = acquire_new (lock, timeout_ms, cancellable, NULL, &error);
   if (acquire == NULL)
     {
@@ -1353,7 +1353,7 @@ zkr_queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms, GCancellab
       answer->done = done;
       answer->done_data = user_data;
       answer->error = error;
-      zkr_session_post (lock->session, done_on_worker_run, answer, done_on_worker_free);
+      zkr__session_post (lock->session, done_on_worker_run, answer, done_on_worker_free);
       return;
     }
   acquire->done = done;
@@ -1362,21 +1362,21 @@ zkr_queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms, GCancellab
 }
 
 gboolean
-zkr_queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
-                                  GCancellable *cancellable, const char *fixed_suffix,
-                                  GError **error)
+zkr__queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
+                                   GCancellable *cancellable, const char *fixed_suffix,
+                                   GError **error)
 {
   AcquireWait wait = { 0 };
   Acquire *acquire;
 
-  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
   acquire = acquire_new (lock, timeout_ms, cancellable, fixed_suffix, error);
   if (acquire == NULL)
     return FALSE;
-  zkr_wait_init (&wait.wait);
+  zkr__wait_init (&wait.wait);
   acquire->wait = &wait;
   acquire_post_start (acquire);
-  zkr_session_block_standing_in (lock->session, &wait.wait);
+  zkr__session_block_standing_in (lock->session, &wait.wait);
   if (wait.error != NULL)
     {
       g_propagate_error (error, wait.error);
@@ -1386,10 +1386,10 @@ zkr_queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
 }
 
 gboolean
-zkr_queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
-                             GCancellable *cancellable, GError **error)
+zkr__queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
+                              GCancellable *cancellable, GError **error)
 {
-  return zkr_queue_lock_acquire_sync_full (lock, timeout_ms, cancellable, NULL, error);
+  return zkr__queue_lock_acquire_sync_full (lock, timeout_ms, cancellable, NULL, error);
 }
 
 static gboolean
@@ -1405,10 +1405,10 @@ reevaluate_in_worker (gpointer data)
 }
 
 void
-zkr_queue_lock_reevaluate (ZkrQueueLock *lock)
+zkr__queue_lock_reevaluate (ZkrQueueLock *lock)
 {
   g_return_if_fail (lock != NULL);
-  zkr_session_post (lock->session, reevaluate_in_worker, lock_ref (lock), NULL);
+  zkr__session_post (lock->session, reevaluate_in_worker, lock_ref (lock), NULL);
 }
 
 /* ==== the blocking twin ============================================== */
@@ -1430,8 +1430,8 @@ sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
  * (its own business, after the task returned) dies with it instead of
  * running in some later call. */
 gboolean
-zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
-                    GCancellable *cancellable, GError **error)
+zkr__queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
+                     GCancellable *cancellable, GError **error)
 {
   GMainContext *context = g_main_context_new ();
   SyncResult sync = { NULL };
@@ -1467,7 +1467,7 @@ static void
 release_stop_listening (ZkrQueueLock *lock)
 {
   if (lock->release_listener != 0)
-    zkr_session_remove_internal_listener (lock->session, lock->release_listener);
+    zkr__session_remove_internal_listener (lock->session, lock->release_listener);
   lock->release_listener = 0;
 }
 
@@ -1541,8 +1541,8 @@ release_start (gpointer data)
   if (!zkr_session_is_connected (lock->session))
     release_answer (lock, start->number, ZCONNECTIONLOSS);
   else
-    lock->release_listener = zkr_session_add_internal_listener (lock->session, release_on_state, lock);
-  zkr_guaranteed_delete (lock->session, start->node, release_deleted, start);
+    lock->release_listener = zkr__session_add_internal_listener (lock->session, release_on_state, lock);
+  zkr__guaranteed_delete (lock->session, start->node, release_deleted, start);
   return G_SOURCE_REMOVE;
 }
 
@@ -1579,11 +1579,11 @@ release_post (ZkrQueueLock *lock, char *node, guint number)
   start->lock = lock_ref (lock);
   start->node = node;
   start->number = number;
-  zkr_session_post (lock->session, release_start, start, NULL);
+  zkr__session_post (lock->session, release_start, start, NULL);
 }
 
 gboolean
-zkr_queue_lock_release_in_background (ZkrQueueLock *lock)
+zkr__queue_lock_release_in_background (ZkrQueueLock *lock)
 {
   guint number;
   char *node = release_begin (lock, &number, NULL);
@@ -1595,13 +1595,13 @@ zkr_queue_lock_release_in_background (ZkrQueueLock *lock)
 }
 
 gboolean
-zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
+zkr__queue_lock_release (ZkrQueueLock *lock, GError **error)
 {
   char *node;
   guint number;
   int answer;
 
-  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
   node = release_begin (lock, &number, error);
   if (node == NULL)
     return FALSE;
@@ -1615,7 +1615,7 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
    * the guaranteed delete. */
   if (zkr_session_is_connected (lock->session))
     {
-      int rc = zkr_op_delete_sync (lock->session, node, -1);
+      int rc = zkr__op_delete_sync (lock->session, node, -1);
 
       if (rc == ZOK || rc == ZNONODE)
         {
@@ -1641,7 +1641,7 @@ zkr_queue_lock_release (ZkrQueueLock *lock, GError **error)
 }
 
 gboolean
-zkr_queue_lock_is_release_pending (ZkrQueueLock *lock)
+zkr__queue_lock_is_release_pending (ZkrQueueLock *lock)
 {
   gboolean pending;
 
@@ -1668,23 +1668,23 @@ free_in_worker (gpointer data)
   lock_set_state_locked (lock, LOCK_IDLE);
   g_mutex_unlock (&lock->mutex);
   if (node != NULL)
-    zkr_guaranteed_delete (lock->session, node, NULL, NULL);
+    zkr__guaranteed_delete (lock->session, node, NULL, NULL);
   return G_SOURCE_REMOVE;
 }
 
 void
-zkr_queue_lock_free (ZkrQueueLock *lock)
+zkr__queue_lock_free (ZkrQueueLock *lock)
 {
   if (lock == NULL)
     return;
   g_mutex_lock (&lock->hook_lock);
   lock->loss_hook = NULL;
   g_mutex_unlock (&lock->hook_lock);
-  zkr_session_post (lock->session, free_in_worker, lock, (GDestroyNotify) lock_unref);
+  zkr__session_post (lock->session, free_in_worker, lock, (GDestroyNotify) lock_unref);
 }
 
 gboolean
-zkr_queue_lock_is_held (ZkrQueueLock *lock)
+zkr__queue_lock_is_held (ZkrQueueLock *lock)
 {
   LockState state = lock_get_state (lock);
 
@@ -1692,13 +1692,13 @@ zkr_queue_lock_is_held (ZkrQueueLock *lock)
 }
 
 gboolean
-zkr_queue_lock_is_busy (ZkrQueueLock *lock)
+zkr__queue_lock_is_busy (ZkrQueueLock *lock)
 {
   return lock_get_state (lock) != LOCK_IDLE;
 }
 
 gint64
-zkr_queue_lock_get_token (ZkrQueueLock *lock)
+zkr__queue_lock_get_token (ZkrQueueLock *lock)
 {
   gint64 token;
 
@@ -1709,7 +1709,7 @@ zkr_queue_lock_get_token (ZkrQueueLock *lock)
 }
 
 char *
-zkr_queue_lock_dup_node_path (ZkrQueueLock *lock)
+zkr__queue_lock_dup_node_path (ZkrQueueLock *lock)
 {
   char *node;
 
@@ -1727,29 +1727,29 @@ verify_lost_in_worker (gpointer data)
 }
 
 gboolean
-zkr_queue_lock_verify (ZkrQueueLock *lock, GError **error)
+zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error)
 {
-  g_autofree char *node = zkr_queue_lock_dup_node_path (lock);
+  g_autofree char *node = zkr__queue_lock_dup_node_path (lock);
   struct Stat stat;
   int rc;
 
-  g_return_val_if_fail (!zkr_session_in_worker (lock->session), FALSE);
-  if (node == NULL || !zkr_queue_lock_is_held (lock))
+  g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
+  if (node == NULL || !zkr__queue_lock_is_held (lock))
     {
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD, "%s %s is not held",
                    lock->recipe->kind, lock->user_path);
       return FALSE;
     }
-  rc = zkr_op_exists_sync (lock->session, node, &stat);
+  rc = zkr__op_exists_sync (lock->session, node, &stat);
   if (rc == ZOK && stat.ephemeralOwner == zkr_session_get_id (lock->session))
     return TRUE;
-  if (!zkr_zk_rc_is_server_answer (rc))
+  if (!zkr__zk_rc_is_server_answer (rc))
     {
-      zkr_set_error_from_zk (error, rc, "verify", node, zkr_session_get_id (lock->session));
+      zkr__set_error_from_zk (error, rc, "verify", node, zkr_session_get_id (lock->session));
       return FALSE;
     }
-  zkr_session_post (lock->session, verify_lost_in_worker, lock_ref (lock),
-                    (GDestroyNotify) lock_unref);
+  zkr__session_post (lock->session, verify_lost_in_worker, lock_ref (lock),
+                     (GDestroyNotify) lock_unref);
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                "%s %s is lost: node %s %s", lock->recipe->kind, lock->user_path, node,
                rc == ZNONODE ? "no longer exists" : "belongs to another session");
@@ -1757,14 +1757,14 @@ zkr_queue_lock_verify (ZkrQueueLock *lock, GError **error)
 }
 
 void
-zkr_queue_lock_set_node_data (ZkrQueueLock *lock, const char *data)
+zkr__queue_lock_set_node_data (ZkrQueueLock *lock, const char *data)
 {
   g_free (lock->node_data);
   lock->node_data = g_strdup (data);
 }
 
 void
-zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data)
+zkr__queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data)
 {
   g_mutex_lock (&lock->hook_lock);
   lock->loss_hook = hook;
@@ -1788,25 +1788,25 @@ participant_client_id (GBytes *data)
 }
 
 GPtrArray *
-zkr_queue_list_participants (ZkrSession *session, const char *path,
-                             const ZkrQueueRecipe *recipe, gpointer predicate_data,
-                             GError **error)
+zkr__queue_list_participants (ZkrSession *session, const char *path,
+                              const ZkrQueueRecipe *recipe, gpointer predicate_data,
+                              GError **error)
 {
   g_autofree char *full = NULL;
   g_autoptr (GPtrArray) children = NULL;
   GPtrArray *participants;
   int rc;
 
-  if (!zkr_path_validate (path, error))
+  if (!zkr__path_validate (path, error))
     return NULL;
-  full = zkr_session_resolve_path (session, path);
+  full = zkr__session_resolve_path (session, path);
   participants = g_ptr_array_new_with_free_func ((GDestroyNotify) zkr_participant_free);
-  rc = zkr_op_get_children_sync (session, full, &children);
+  rc = zkr__op_get_children_sync (session, full, &children);
   if (rc == ZNONODE)
     return participants;
   if (rc != ZOK)
     {
-      zkr_set_error_from_zk (error, rc, "list", path, zkr_session_get_id (session));
+      zkr__set_error_from_zk (error, rc, "list", path, zkr_session_get_id (session));
       g_ptr_array_unref (participants);
       return NULL;
     }
@@ -1814,18 +1814,18 @@ zkr_queue_list_participants (ZkrSession *session, const char *path,
   for (guint i = 0; i < children->len; i++)
     {
       const char *name = g_ptr_array_index (children, i);
-      g_autofree char *node = zkr_path_join (full, name);
+      g_autofree char *node = zkr__path_join (full, name);
       g_autoptr (GBytes) data = NULL;
       ZkrParticipant *participant;
       const char *wait_on = NULL;
       struct Stat stat;
 
-      rc = zkr_op_get_sync (session, node, &data, &stat);
+      rc = zkr__op_get_sync (session, node, &data, &stat);
       if (rc == ZNONODE)
         continue; /* gone since the listing */
       if (rc != ZOK)
         {
-          zkr_set_error_from_zk (error, rc, "read", node, zkr_session_get_id (session));
+          zkr__set_error_from_zk (error, rc, "read", node, zkr_session_get_id (session));
           g_ptr_array_unref (participants);
           return NULL;
         }
@@ -1842,10 +1842,10 @@ zkr_queue_list_participants (ZkrSession *session, const char *path,
 }
 
 GPtrArray *
-zkr_queue_lock_list_participants (ZkrQueueLock *lock, GError **error)
+zkr__queue_lock_list_participants (ZkrQueueLock *lock, GError **error)
 {
-  return zkr_queue_list_participants (lock->session, lock->user_path, lock->recipe,
-                                      lock->predicate_data, error);
+  return zkr__queue_list_participants (lock->session, lock->user_path, lock->recipe,
+                                       lock->predicate_data, error);
 }
 
 void

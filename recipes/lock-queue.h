@@ -15,7 +15,7 @@
 G_BEGIN_DECLS
 
 /* Sorts @names (char *) the recipe's way; with @ours, only as far as
- * zkr_node_sort_up_to() does, and returns the index of @ours (-1: not
+ * zkr__node_sort_up_to() does, and returns the index of @ours (-1: not
  * there); with @ours NULL, all of it, and returns -1. */
 typedef gint (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name, const char *ours);
 
@@ -40,110 +40,110 @@ typedef struct _ZkrQueueLock ZkrQueueLock;
 /* @path: the recipe's path as the user gave it (validated here; the
  * session's namespace is applied). @recipe must outlive the lock.
  * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the path. */
-ZkrQueueLock *zkr_queue_lock_new (ZkrSession *session, const char *path,
-                                  const ZkrQueueRecipe *recipe,
-                                  gpointer predicate_data,
-                                  GError **error);
+ZkrQueueLock *zkr__queue_lock_new (ZkrSession *session, const char *path,
+                                   const ZkrQueueRecipe *recipe,
+                                   gpointer predicate_data,
+                                   GError **error);
 /* Releases in the background if held, then frees. */
-void zkr_queue_lock_free (ZkrQueueLock *lock);
+void zkr__queue_lock_free (ZkrQueueLock *lock);
 
 /* Starts acquiring; the result goes to @task (g_task_return_boolean or an
  * error). Fails at once with ZKR_ERROR_ALREADY_HELD when held or
  * acquiring. timeout_ms: 0 = try once, < 0 = forever. Any thread. */
-void zkr_queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
-                             GCancellable *cancellable, GTask *task);
+void zkr__queue_lock_acquire (ZkrQueueLock *lock, int timeout_ms,
+                              GCancellable *cancellable, GTask *task);
 /* The same, creating our node as "_c_<uuid>-<lock_name><fixed_suffix>",
  * EPHEMERAL and not sequential, when @fixed_suffix is given (the rwlock
  * downgrade: a read node that takes the write node's sequence). */
-void zkr_queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
-                                  GCancellable *cancellable, const char *fixed_suffix,
-                                  GTask *task);
+void zkr__queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
+                                   GCancellable *cancellable, const char *fixed_suffix,
+                                   GTask *task);
 /* How an acquire started by the worker's own code hears its outcome:
  * @error is NULL when granted (transfer none). */
 typedef void (*ZkrQueueDoneFunc) (ZkrQueueLock *lock, const GError *error, gpointer user_data);
-/* zkr_queue_lock_acquire() for code that runs on the worker (a recipe's
+/* zkr__queue_lock_acquire() for code that runs on the worker (a recipe's
  * election logic): @done runs on the worker (or a thread standing in for
  * it), never in place and never inside this call. Not a GTask: a task
  * made here would capture the thread-default context of whichever thread
  * happens to run the worker's code, a stand-in's among them, and return
  * there. Worker or stand-in only. */
-void zkr_queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms,
-                                       GCancellable *cancellable, ZkrQueueDoneFunc done,
-                                       gpointer user_data);
-/* The blocking acquire: the same as zkr_queue_lock_acquire() waited
+void zkr__queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms,
+                                        GCancellable *cancellable, ZkrQueueDoneFunc done,
+                                        gpointer user_data);
+/* The blocking acquire: the same as zkr__queue_lock_acquire() waited
  * for, without a main context or a task (never from the worker). */
-gboolean zkr_queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
-                                      GCancellable *cancellable, GError **error);
-/* The same with a fixed node suffix, as zkr_queue_lock_acquire_full(). */
-gboolean zkr_queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
-                                           GCancellable *cancellable,
-                                           const char *fixed_suffix, GError **error);
+gboolean zkr__queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
+                                       GCancellable *cancellable, GError **error);
+/* The same with a fixed node suffix, as zkr__queue_lock_acquire_full(). */
+gboolean zkr__queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
+                                            GCancellable *cancellable,
+                                            const char *fixed_suffix, GError **error);
 /* Runs @async_start (which must end up returning into a GTask whose
  * callback this function waits for) on a private main context, then
  * returns the GTask's boolean result. The blocking twin of any _async. */
 typedef void (*ZkrAsyncStart) (gpointer object, int timeout_ms, GCancellable *cancellable,
                                GAsyncReadyCallback callback, gpointer user_data);
-gboolean zkr_queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
-                             GCancellable *cancellable, GError **error);
+gboolean zkr__queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
+                              GCancellable *cancellable, GError **error);
 
 /* Asks a waiting acquire to list the queue again and re-run its predicate
  * (something the predicate reads changed: the semaphore's shared count).
  * Does nothing unless @lock is waiting with its node created. Any thread. */
-void zkr_queue_lock_reevaluate (ZkrQueueLock *lock);
+void zkr__queue_lock_reevaluate (ZkrQueueLock *lock);
 
 /* Deletes our node; see zkr_mutex_release() for the contract. Any thread
  * but the worker. */
-gboolean zkr_queue_lock_release (ZkrQueueLock *lock, GError **error);
+gboolean zkr__queue_lock_release (ZkrQueueLock *lock, GError **error);
 /* Gives the lock back without waiting for anything: no longer held at
  * once, our node deleted in the background (guaranteed delete; pending
  * until the server confirmed it). FALSE when not held. Any thread, the
  * worker included: for giving back what a call with a deadline took when
  * the call fails (a rollback must not wait on a dead connection). */
-gboolean zkr_queue_lock_release_in_background (ZkrQueueLock *lock);
-gboolean zkr_queue_lock_is_release_pending (ZkrQueueLock *lock);
-gboolean zkr_queue_lock_is_held (ZkrQueueLock *lock);
-gboolean zkr_queue_lock_is_busy (ZkrQueueLock *lock); /* held or acquiring */
-gint64 zkr_queue_lock_get_token (ZkrQueueLock *lock);
-char *zkr_queue_lock_dup_node_path (ZkrQueueLock *lock);
-gboolean zkr_queue_lock_verify (ZkrQueueLock *lock, GError **error);
+gboolean zkr__queue_lock_release_in_background (ZkrQueueLock *lock);
+gboolean zkr__queue_lock_is_release_pending (ZkrQueueLock *lock);
+gboolean zkr__queue_lock_is_held (ZkrQueueLock *lock);
+gboolean zkr__queue_lock_is_busy (ZkrQueueLock *lock); /* held or acquiring */
+gint64 zkr__queue_lock_get_token (ZkrQueueLock *lock);
+char *zkr__queue_lock_dup_node_path (ZkrQueueLock *lock);
+gboolean zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error);
 
 
 /* A hook called on the worker thread, synchronously, with every loss
  * event of @lock (its lock argument is the ZkrQueueLock). For recipes made
  * of several queue entries that relay events to one notifier. Set it before
  * the first acquire. The hook runs under a lock of the entry's own: it
- * must not call zkr_queue_lock_free() or set_loss_hook on this entry. No call runs or starts once
- * zkr_queue_lock_free() returned. */
-void zkr_queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data);
+ * must not call zkr__queue_lock_free() or set_loss_hook on this entry. No call runs or starts once
+ * zkr__queue_lock_free() returned. */
+void zkr__queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data);
 
 /* The data of the nodes @lock creates (UTF-8 text, copied): the leader
  * recipes write the participant id there, as Curator does. NULL (the
  * default) writes the session's client id. Set it before the first
  * acquire; not thread-safe against an acquire in progress. */
-void zkr_queue_lock_set_node_data (ZkrQueueLock *lock, const char *data);
+void zkr__queue_lock_set_node_data (ZkrQueueLock *lock, const char *data);
 
 /* The queue of @lock's path, in the recipe's order. */
-GPtrArray *zkr_queue_lock_list_participants (ZkrQueueLock *lock, GError **error);
+GPtrArray *zkr__queue_lock_list_participants (ZkrQueueLock *lock, GError **error);
 /* The queue under @path as @recipe sees it, in the recipe's order. */
-GPtrArray *zkr_queue_list_participants (ZkrSession *session, const char *path,
-                                        const ZkrQueueRecipe *recipe,
-                                        gpointer predicate_data, GError **error);
+GPtrArray *zkr__queue_list_participants (ZkrSession *session, const char *path,
+                                         const ZkrQueueRecipe *recipe,
+                                         gpointer predicate_data, GError **error);
 
 /* The ZkrNotifyMarshal of loss listeners (ZkrLockLossFunc). */
-void zkr_queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data);
+void zkr__queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data);
 
 /* Curator's InterProcessMutex: "lock-" nodes, first in line holds. */
-extern const ZkrQueueRecipe zkr_queue_mutex_recipe;
+extern const ZkrQueueRecipe zkr__queue_mutex_recipe;
 
 /* The mutex predicate (through at index 0, else wait on index - 1). */
-gboolean zkr_queue_predicate_first (GPtrArray *sorted, guint ours,
-                                    const char **wait_on, gpointer data);
+gboolean zkr__queue_predicate_first (GPtrArray *sorted, guint ours,
+                                     const char **wait_on, gpointer data);
 
 /* Test hook: watch events that woke a waiter in this process so far. */
-guint zkr_queue_test_get_watch_wakeups (void);
+guint zkr__queue_test_get_watch_wakeups (void);
 /* Test hook: listings acquires in this process sent so far, and how many
  * of them were sent after a watch request was answered "no node". */
-guint zkr_queue_test_get_listings (void);
-guint zkr_queue_test_get_listings_after_no_node (void);
+guint zkr__queue_test_get_listings (void);
+guint zkr__queue_test_get_listings_after_no_node (void);
 
 G_END_DECLS

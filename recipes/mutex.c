@@ -2,7 +2,7 @@
  * queue engine with the "first in line holds" predicate. Not reentrant: a
  * second acquire through the same object fails instead of deadlocking. */
 
-#include "error.h"
+#include "error-private.h"
 #include "lock-queue.h"
 #include "notifier.h"
 #include "session-private.h"
@@ -21,12 +21,12 @@ mutex_try_ref (gpointer data)
 {
   ZkrMutex *mutex = data;
 
-  return zkr_ref_try (&mutex->ref) ? mutex : NULL;
+  return zkr__ref_try (&mutex->ref) ? mutex : NULL;
 }
 
 /* Worker thread: the entry's loss event goes to our listeners. The
  * listeners are ours, not the entry's, so that the mutex's memory may go
- * the moment its last reference does: once zkr_queue_lock_free() returned
+ * the moment its last reference does: once zkr__queue_lock_free() returned
  * this hook is neither running nor called again (docs/design.md,
  * "Ownership and unref"). */
 static void
@@ -35,7 +35,7 @@ mutex_relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
   ZkrMutex *mutex = user_data;
 
   (void) queue;
-  zkr_notifier_emit (mutex->loss, event);
+  zkr__notifier_emit (mutex->loss, event);
 }
 
 ZkrMutex *
@@ -49,15 +49,15 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
   g_atomic_ref_count_init (&mutex->ref);
   /* The entry never names the mutex: its events come out through the
    * loss hook alone. */
-  mutex->queue = zkr_queue_lock_new (session, path, &zkr_queue_mutex_recipe, NULL, error);
+  mutex->queue = zkr__queue_lock_new (session, path, &zkr__queue_mutex_recipe, NULL, error);
   if (mutex->queue == NULL)
     {
       g_free (mutex);
       return NULL;
     }
-  mutex->loss = zkr_notifier_new (mutex, mutex_try_ref, (void (*) (gpointer)) zkr_mutex_unref,
-                                  zkr_queue_loss_marshal);
-  zkr_queue_lock_set_loss_hook (mutex->queue, mutex_relay_loss, mutex);
+  mutex->loss = zkr__notifier_new (mutex, mutex_try_ref, (void (*) (gpointer)) zkr_mutex_unref,
+                                   zkr__queue_loss_marshal);
+  zkr__queue_lock_set_loss_hook (mutex->queue, mutex_relay_loss, mutex);
   return mutex;
 }
 
@@ -77,8 +77,8 @@ zkr_mutex_unref (ZkrMutex *mutex)
     return;
   /* Gives the node up in the background; no relay runs or starts once it
    * returned, so the notifier and the memory may go now. */
-  zkr_queue_lock_free (mutex->queue);
-  zkr_notifier_free (mutex->loss);
+  zkr__queue_lock_free (mutex->queue);
+  zkr__notifier_free (mutex->loss);
   g_free (mutex);
 }
 
@@ -89,7 +89,7 @@ zkr_mutex_acquire_async (ZkrMutex *mutex, int timeout_ms, GCancellable *cancella
   GTask *task;
 
   g_return_if_fail (mutex != NULL);
-  zkr_assert_user_context ("zkr_mutex_acquire_async() called");
+  zkr__assert_user_context ("zkr_mutex_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_mutex_acquire_async);
   g_task_set_name (task, "zkr_mutex_acquire");
@@ -97,7 +97,7 @@ zkr_mutex_acquire_async (ZkrMutex *mutex, int timeout_ms, GCancellable *cancella
    * our node is gone; a lock granted just before the cancel stays granted
    * (and must be released). */
   g_task_set_check_cancellable (task, FALSE);
-  zkr_queue_lock_acquire (mutex->queue, timeout_ms, cancellable, task);
+  zkr__queue_lock_acquire (mutex->queue, timeout_ms, cancellable, task);
 }
 
 gboolean
@@ -113,49 +113,49 @@ gboolean
 zkr_mutex_acquire (ZkrMutex *mutex, int timeout_ms, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr_queue_lock_acquire_sync (mutex->queue, timeout_ms, cancellable, error);
+  return zkr__queue_lock_acquire_sync (mutex->queue, timeout_ms, cancellable, error);
 }
 
 gboolean
 zkr_mutex_release (ZkrMutex *mutex, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr_queue_lock_release (mutex->queue, error);
+  return zkr__queue_lock_release (mutex->queue, error);
 }
 
 gboolean
 zkr_mutex_is_release_pending (ZkrMutex *mutex)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr_queue_lock_is_release_pending (mutex->queue);
+  return zkr__queue_lock_is_release_pending (mutex->queue);
 }
 
 gboolean
 zkr_mutex_is_held (ZkrMutex *mutex)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr_queue_lock_is_held (mutex->queue);
+  return zkr__queue_lock_is_held (mutex->queue);
 }
 
 gint64
 zkr_mutex_get_fencing_token (ZkrMutex *mutex)
 {
   g_return_val_if_fail (mutex != NULL, 0);
-  return zkr_queue_lock_get_token (mutex->queue);
+  return zkr__queue_lock_get_token (mutex->queue);
 }
 
 char *
 zkr_mutex_dup_node_path (ZkrMutex *mutex)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  return zkr_queue_lock_dup_node_path (mutex->queue);
+  return zkr__queue_lock_dup_node_path (mutex->queue);
 }
 
 gboolean
 zkr_mutex_verify (ZkrMutex *mutex, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr_queue_lock_verify (mutex->queue, error);
+  return zkr__queue_lock_verify (mutex->queue, error);
 }
 
 guint
@@ -164,19 +164,19 @@ zkr_mutex_add_loss_listener (ZkrMutex *mutex, ZkrLockLossFunc func,
 {
   g_return_val_if_fail (mutex != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (mutex->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr__notifier_add (mutex->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_mutex_remove_loss_listener (ZkrMutex *mutex, guint listener_id)
 {
   g_return_if_fail (mutex != NULL);
-  zkr_notifier_remove (mutex->loss, listener_id);
+  zkr__notifier_remove (mutex->loss, listener_id);
 }
 
 GPtrArray *
 zkr_mutex_list_participants (ZkrMutex *mutex, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  return zkr_queue_lock_list_participants (mutex->queue, error);
+  return zkr__queue_lock_list_participants (mutex->queue, error);
 }

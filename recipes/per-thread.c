@@ -15,14 +15,14 @@ thread_key_thread_exit (gpointer data)
   ZkrThreadKey *key = data;
 
   g_atomic_int_set (&key->ended, 1);
-  zkr_thread_key_unref (key);
+  zkr__thread_key_unref (key);
 }
 
 /* The thread's own reference, dropped when it exits. */
 static GPrivate thread_key = G_PRIVATE_INIT (thread_key_thread_exit);
 
 ZkrThreadKey *
-zkr_thread_key_self (void)
+zkr__thread_key_self (void)
 {
   ZkrThreadKey *key = g_private_get (&thread_key);
 
@@ -36,14 +36,14 @@ zkr_thread_key_self (void)
 }
 
 ZkrThreadKey *
-zkr_thread_key_ref (ZkrThreadKey *key)
+zkr__thread_key_ref (ZkrThreadKey *key)
 {
   g_atomic_ref_count_inc (&key->ref);
   return key;
 }
 
 void
-zkr_thread_key_unref (ZkrThreadKey *key)
+zkr__thread_key_unref (ZkrThreadKey *key)
 {
   if (g_atomic_ref_count_dec (&key->ref))
     g_free (key);
@@ -55,34 +55,34 @@ per_thread_try_ref (gpointer object)
 {
   ZkrPerThread *pt = object;
 
-  return zkr_ref_try (&pt->ref) ? object : NULL;
+  return zkr__ref_try (&pt->ref) ? object : NULL;
 }
 
 gboolean
-zkr_per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
-                     const ZkrQueueRecipe *recipe, void (*object_unref) (gpointer),
-                     GDestroyNotify entry_free, gboolean (*entry_idle) (gpointer entry),
-                     GError **error)
+zkr__per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
+                      const ZkrQueueRecipe *recipe, void (*object_unref) (gpointer),
+                      GDestroyNotify entry_free, gboolean (*entry_idle) (gpointer entry),
+                      GError **error)
 {
   ZkrQueueLock *probe;
 
-  probe = zkr_queue_lock_new (session, path, recipe, NULL, error);
+  probe = zkr__queue_lock_new (session, path, recipe, NULL, error);
   if (probe == NULL)
     return FALSE;
-  zkr_queue_lock_free (probe);
+  zkr__queue_lock_free (probe);
   g_atomic_ref_count_init (&pt->ref);
   pt->session = zkr_session_ref (session);
   pt->path = g_strdup (path);
-  pt->loss = zkr_notifier_new (pt, per_thread_try_ref, object_unref, zkr_queue_loss_marshal);
+  pt->loss = zkr__notifier_new (pt, per_thread_try_ref, object_unref, zkr__queue_loss_marshal);
   g_mutex_init (&pt->lock);
-  pt->entries = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) zkr_thread_key_unref,
+  pt->entries = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) zkr__thread_key_unref,
                                        entry_free);
   pt->entry_idle = entry_idle;
   return TRUE;
 }
 
 gboolean
-zkr_per_thread_unref (ZkrPerThread *pt)
+zkr__per_thread_unref (ZkrPerThread *pt)
 {
   GHashTable *entries;
 
@@ -97,7 +97,7 @@ zkr_per_thread_unref (ZkrPerThread *pt)
   /* Gives up every thread's holds in the background; once the entries'
    * frees returned, no relay runs or starts, so the notifier may go. */
   g_hash_table_unref (entries);
-  zkr_notifier_free (pt->loss);
+  zkr__notifier_free (pt->loss);
   zkr_session_unref (pt->session);
   g_mutex_clear (&pt->lock);
   g_free (pt->path);
@@ -105,7 +105,7 @@ zkr_per_thread_unref (ZkrPerThread *pt)
 }
 
 gpointer
-zkr_per_thread_lookup_locked (ZkrPerThread *pt, ZkrThreadKey *key)
+zkr__per_thread_lookup_locked (ZkrPerThread *pt, ZkrThreadKey *key)
 {
   return g_hash_table_lookup (pt->entries, key);
 }
@@ -121,17 +121,17 @@ entry_is_dead_and_idle (gpointer key, gpointer entry, gpointer data)
 }
 
 void
-zkr_per_thread_insert_locked (ZkrPerThread *pt, ZkrThreadKey *key, gpointer entry)
+zkr__per_thread_insert_locked (ZkrPerThread *pt, ZkrThreadKey *key, gpointer entry)
 {
   g_hash_table_foreach_remove (pt->entries, entry_is_dead_and_idle, pt);
-  g_hash_table_insert (pt->entries, zkr_thread_key_ref (key), entry);
+  g_hash_table_insert (pt->entries, zkr__thread_key_ref (key), entry);
 }
 
 void
-zkr_per_thread_relay_loss (gpointer queue, ZkrLockEvent event, gpointer object)
+zkr__per_thread_relay_loss (gpointer queue, ZkrLockEvent event, gpointer object)
 {
   ZkrPerThread *pt = object;
 
   (void) queue;
-  zkr_notifier_emit (pt->loss, event);
+  zkr__notifier_emit (pt->loss, event);
 }

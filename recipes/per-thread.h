@@ -22,9 +22,9 @@ typedef struct _ZkrThreadKey ZkrThreadKey;
 
 /* The calling thread's key (transfer none): made on first use, marked
  * ended when the thread exits, freed once nothing holds it. Any thread. */
-ZkrThreadKey *zkr_thread_key_self (void);
-ZkrThreadKey *zkr_thread_key_ref (ZkrThreadKey *key);
-void zkr_thread_key_unref (ZkrThreadKey *key);
+ZkrThreadKey *zkr__thread_key_self (void);
+ZkrThreadKey *zkr__thread_key_ref (ZkrThreadKey *key);
+void zkr__thread_key_unref (ZkrThreadKey *key);
 
 typedef struct {
   gatomicrefcount ref;
@@ -34,7 +34,7 @@ typedef struct {
   GMutex lock;
   GHashTable *entries;   /* ZkrThreadKey* (a reference) -> the recipe's
                           * entry; protected by lock */
-  gboolean (*entry_idle) (gpointer entry); /* see zkr_per_thread_init() */
+  gboolean (*entry_idle) (gpointer entry); /* see zkr__per_thread_init() */
 } ZkrPerThread;
 
 /* Checks @path the way every entry's queue (with @recipe) will, then sets
@@ -44,23 +44,23 @@ typedef struct {
  * under the lock, whether an entry holds nothing, acquires nothing and
  * releases nothing: such an entry of a thread that ended is dropped.
  * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the path (@pt untouched). */
-gboolean zkr_per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
-                              const ZkrQueueRecipe *recipe, void (*object_unref) (gpointer),
-                              GDestroyNotify entry_free, gboolean (*entry_idle) (gpointer entry),
-                              GError **error);
+gboolean zkr__per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
+                               const ZkrQueueRecipe *recipe, void (*object_unref) (gpointer),
+                               GDestroyNotify entry_free, gboolean (*entry_idle) (gpointer entry),
+                               GError **error);
 /* Drops a reference. TRUE when it was the last: every entry is freed (they
  * give their holds up in the background) and @pt cleared; the caller then
  * frees the object. */
-gboolean zkr_per_thread_unref (ZkrPerThread *pt);
+gboolean zkr__per_thread_unref (ZkrPerThread *pt);
 /* The entry of @key's thread, or NULL. Lock held. */
-gpointer zkr_per_thread_lookup_locked (ZkrPerThread *pt, ZkrThreadKey *key);
+gpointer zkr__per_thread_lookup_locked (ZkrPerThread *pt, ZkrThreadKey *key);
 /* Adds @entry for @key's thread (none yet; a reference on @key is taken),
  * first dropping the idle entries of threads that ended, so that the table
  * does not grow with every short-lived thread that ever used the object.
  * Lock held. */
-void zkr_per_thread_insert_locked (ZkrPerThread *pt, ZkrThreadKey *key, gpointer entry);
-/* A loss hook (zkr_queue_lock_set_loss_hook) relaying an entry's event to
+void zkr__per_thread_insert_locked (ZkrPerThread *pt, ZkrThreadKey *key, gpointer entry);
+/* A loss hook (zkr__queue_lock_set_loss_hook) relaying an entry's event to
  * the object's listeners; @object is the user data. Worker thread. */
-void zkr_per_thread_relay_loss (gpointer queue, ZkrLockEvent event, gpointer object);
+void zkr__per_thread_relay_loss (gpointer queue, ZkrLockEvent event, gpointer object);
 
 G_END_DECLS

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
 #include "per-thread.h"
@@ -45,30 +45,30 @@ struct _ZkrRwlock {
 /* ==== the pure parts: sort, predicates, downgrade name ================ */
 
 gint
-zkr_rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours)
+zkr__rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours)
 {
   (void) lock_name;
-  return zkr_node_sort_rwlock_up_to (names, ours);
+  return zkr__node_sort_rwlock_up_to (names, ours);
 }
 
-const ZkrQueueRecipe zkr_rwlock_write_recipe = {
+const ZkrQueueRecipe zkr__rwlock_write_recipe = {
   .lock_name = ZKR_NODE_WRITE_LOCK_NAME,
-  .sort = zkr_rwlock_sort,
-  .predicate = zkr_queue_predicate_first,
+  .sort = zkr__rwlock_sort,
+  .predicate = zkr__queue_predicate_first,
   .kind = "write lock",
 };
 
-const ZkrQueueRecipe zkr_rwlock_read_recipe = {
+const ZkrQueueRecipe zkr__rwlock_read_recipe = {
   .lock_name = ZKR_NODE_READ_LOCK_NAME,
-  .sort = zkr_rwlock_sort,
-  .predicate = zkr_rwlock_predicate_read,
+  .sort = zkr__rwlock_sort,
+  .predicate = zkr__rwlock_predicate_read,
   .kind = "read lock",
 };
 
-const ZkrQueueRecipe zkr_rwlock_listing_recipe = {
+const ZkrQueueRecipe zkr__rwlock_listing_recipe = {
   .lock_name = ZKR_NODE_READ_LOCK_NAME,
-  .sort = zkr_rwlock_sort,
-  .predicate = zkr_rwlock_predicate_listing,
+  .sort = zkr__rwlock_sort,
+  .predicate = zkr__rwlock_predicate_listing,
   .kind = "read-write lock",
 };
 
@@ -88,7 +88,7 @@ node_is_read (const char *name)
 static gboolean
 same_key (const char *a, const char *b)
 {
-  return strcmp (zkr_node_rwlock_sort_key (a), zkr_node_rwlock_sort_key (b)) == 0;
+  return strcmp (zkr__node_rwlock_sort_key (a), zkr__node_rwlock_sort_key (b)) == 0;
 }
 
 /* The nearest write node before @ours, not counting one with our own sort
@@ -113,19 +113,19 @@ read_blocker (GPtrArray *sorted, guint ours)
 }
 
 gboolean
-zkr_rwlock_predicate_read (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
+zkr__rwlock_predicate_read (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
 {
   ZkrQueueLock *write = data;
 
   /* Curator: writeLock.isOwnedByCurrentThread() -> through. */
-  if (write != NULL && zkr_queue_lock_is_held (write))
+  if (write != NULL && zkr__queue_lock_is_held (write))
     return TRUE;
   *wait_on = read_blocker (sorted, ours);
   return *wait_on == NULL;
 }
 
 gboolean
-zkr_rwlock_predicate_listing (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
+zkr__rwlock_predicate_listing (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
 {
   const char *name = g_ptr_array_index (sorted, ours);
 
@@ -147,10 +147,10 @@ zkr_rwlock_predicate_listing (GPtrArray *sorted, guint ours, const char **wait_o
 
 /* Curator's getSortingSequence(): fixForSorting of the write lock's path. */
 char *
-zkr_rwlock_downgrade_suffix (const char *write_node)
+zkr__rwlock_downgrade_suffix (const char *write_node)
 {
   g_return_val_if_fail (write_node != NULL, NULL);
-  return g_strdup (zkr_node_rwlock_sort_key (write_node));
+  return g_strdup (zkr__node_rwlock_sort_key (write_node));
 }
 
 /* ==== the object ====================================================== */
@@ -162,10 +162,10 @@ side_queue_new (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock *write)
 
   /* Its events reach the listeners through the hook alone, which stops
    * when the entry is freed. */
-  queue = zkr_queue_lock_new (rwlock->base.session, rwlock->base.path,
-                              kind == SIDE_READ ? &zkr_rwlock_read_recipe : &zkr_rwlock_write_recipe,
-                              write, NULL);
-  zkr_queue_lock_set_loss_hook (queue, zkr_per_thread_relay_loss, rwlock);
+  queue = zkr__queue_lock_new (rwlock->base.session, rwlock->base.path,
+                               kind == SIDE_READ ? &zkr__rwlock_read_recipe : &zkr__rwlock_write_recipe,
+                               write, NULL);
+  zkr__queue_lock_set_loss_hook (queue, zkr__per_thread_relay_loss, rwlock);
   return queue;
 }
 
@@ -174,16 +174,16 @@ holds_free (gpointer data)
 {
   Holds *holds = data;
 
-  zkr_queue_lock_free (holds->sides[SIDE_READ].queue);
-  zkr_queue_lock_free (holds->sides[SIDE_WRITE].queue);
+  zkr__queue_lock_free (holds->sides[SIDE_READ].queue);
+  zkr__queue_lock_free (holds->sides[SIDE_WRITE].queue);
   g_free (holds);
 }
 
 static gboolean
 side_is_idle (const Side *side)
 {
-  return side->count == 0 && !zkr_queue_lock_is_busy (side->queue) &&
-         !zkr_queue_lock_is_release_pending (side->queue);
+  return side->count == 0 && !zkr__queue_lock_is_busy (side->queue) &&
+         !zkr__queue_lock_is_release_pending (side->queue);
 }
 
 /* Neither side holds, takes or gives back anything. Lock held. */
@@ -203,9 +203,9 @@ zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   rwlock = g_new0 (ZkrRwlock, 1);
-  if (!zkr_per_thread_init (&rwlock->base, session, path, &zkr_rwlock_listing_recipe,
-                            (void (*) (gpointer)) zkr_rwlock_unref, holds_free, holds_are_idle,
-                            error))
+  if (!zkr__per_thread_init (&rwlock->base, session, path, &zkr__rwlock_listing_recipe,
+                             (void (*) (gpointer)) zkr_rwlock_unref, holds_free, holds_are_idle,
+                             error))
     {
       g_free (rwlock);
       return NULL;
@@ -225,7 +225,7 @@ void
 zkr_rwlock_unref (ZkrRwlock *rwlock)
 {
   g_return_if_fail (rwlock != NULL);
-  if (zkr_per_thread_unref (&rwlock->base))
+  if (zkr__per_thread_unref (&rwlock->base))
     g_free (rwlock);
 }
 
@@ -233,7 +233,7 @@ zkr_rwlock_unref (ZkrRwlock *rwlock)
 static Holds *
 holds_for_thread_locked (ZkrRwlock *rwlock, ZkrThreadKey *key)
 {
-  Holds *holds = zkr_per_thread_lookup_locked (&rwlock->base, key);
+  Holds *holds = zkr__per_thread_lookup_locked (&rwlock->base, key);
 
   if (holds == NULL)
     {
@@ -241,7 +241,7 @@ holds_for_thread_locked (ZkrRwlock *rwlock, ZkrThreadKey *key)
       holds->sides[SIDE_WRITE].queue = side_queue_new (rwlock, SIDE_WRITE, NULL);
       holds->sides[SIDE_READ].queue = side_queue_new (rwlock, SIDE_READ,
                                                       holds->sides[SIDE_WRITE].queue);
-      zkr_per_thread_insert_locked (&rwlock->base, key, holds);
+      zkr__per_thread_insert_locked (&rwlock->base, key, holds);
     }
   return holds;
 }
@@ -249,14 +249,14 @@ holds_for_thread_locked (ZkrRwlock *rwlock, ZkrThreadKey *key)
 static gboolean
 side_is_held (const Side *side)
 {
-  return side->count > 0 && zkr_queue_lock_is_held (side->queue);
+  return side->count > 0 && zkr__queue_lock_is_held (side->queue);
 }
 
 /* The calling thread's side @kind if it holds it, else NULL. Lock held. */
 static Side *
 held_by_self_locked (ZkrRwlock *rwlock, SideKind kind)
 {
-  Holds *holds = zkr_per_thread_lookup_locked (&rwlock->base, zkr_thread_key_self ());
+  Holds *holds = zkr__per_thread_lookup_locked (&rwlock->base, zkr__thread_key_self ());
 
   if (holds == NULL || !side_is_held (&holds->sides[kind]))
     return NULL;
@@ -289,7 +289,7 @@ downgrade_still_valid_locked (ZkrRwlock *rwlock, Holds *holds, ZkrQueueLock **st
 {
   ZkrQueueLock *write = holds->sides[SIDE_WRITE].queue;
 
-  if (zkr_queue_lock_is_held (write))
+  if (zkr__queue_lock_is_held (write))
     return TRUE;
   *stale = holds->sides[SIDE_READ].queue;
   holds->sides[SIDE_READ].queue = side_queue_new (rwlock, SIDE_READ, write);
@@ -311,7 +311,7 @@ grant_finish (ZkrRwlock *rwlock, ZkrThreadKey *key, SideKind kind, gboolean down
   Holds *holds;
 
   g_mutex_lock (&rwlock->base.lock);
-  holds = zkr_per_thread_lookup_locked (&rwlock->base, key);
+  holds = zkr__per_thread_lookup_locked (&rwlock->base, key);
   if (holds == NULL)
     lost = downgrade;
   else if (!downgrade)
@@ -322,14 +322,14 @@ grant_finish (ZkrRwlock *rwlock, ZkrThreadKey *key, SideKind kind, gboolean down
        * it takes its token too: its own czxid is above that of the
        * writers queued behind, who hold after it. */
       holds->sides[SIDE_READ].count = 1;
-      holds->sides[SIDE_READ].token = zkr_queue_lock_get_token (holds->sides[SIDE_WRITE].queue);
+      holds->sides[SIDE_READ].token = zkr__queue_lock_get_token (holds->sides[SIDE_WRITE].queue);
     }
   else
     lost = TRUE;
   g_mutex_unlock (&rwlock->base.lock);
   if (!lost)
     return NULL;
-  zkr_queue_lock_free (stale);
+  zkr__queue_lock_free (stale);
   return g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                       "downgrade of read-write lock %s: the write lock was lost "
                       "while taking the read lock", rwlock->base.path);
@@ -350,7 +350,7 @@ first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
   else
     g_task_return_boolean (first->outer, TRUE);
   g_object_unref (first->outer);
-  zkr_thread_key_unref (first->key);
+  zkr__thread_key_unref (first->key);
   zkr_rwlock_unref (first->rwlock);
   g_free (first);
 }
@@ -362,7 +362,7 @@ static PrepareOutcome
 acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue,
                         char **suffix, GError **error)
 {
-  Holds *holds = holds_for_thread_locked (rwlock, zkr_thread_key_self ());
+  Holds *holds = holds_for_thread_locked (rwlock, zkr__thread_key_self ());
   Side *side = &holds->sides[kind];
   Side *write = &holds->sides[SIDE_WRITE];
 
@@ -385,10 +385,10 @@ acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue,
   side->token = 0;
   if (kind == SIDE_READ && side_is_held (write))
     {
-      g_autofree char *write_node = zkr_queue_lock_dup_node_path (write->queue);
+      g_autofree char *write_node = zkr__queue_lock_dup_node_path (write->queue);
 
       if (write_node != NULL)
-        *suffix = zkr_rwlock_downgrade_suffix (write_node);
+        *suffix = zkr__rwlock_downgrade_suffix (write_node);
     }
   *queue = side->queue;
   return PREPARE_ACQUIRE;
@@ -417,7 +417,7 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
   FirstAcquire *first;
   GTask *outer, *inner;
 
-  zkr_assert_user_context ("an async acquire of a read-write lock called");
+  zkr__assert_user_context ("an async acquire of a read-write lock called");
   outer = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (outer, source_tag);
   g_task_set_name (outer, kind == SIDE_READ ? "zkr_rwlock_acquire_read" : "zkr_rwlock_acquire_write");
@@ -439,13 +439,13 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
     }
   first = g_new0 (FirstAcquire, 1);
   first->rwlock = zkr_rwlock_ref (rwlock);
-  first->key = zkr_thread_key_ref (zkr_thread_key_self ());
+  first->key = zkr__thread_key_ref (zkr__thread_key_self ());
   first->kind = kind;
   first->downgrade = suffix != NULL;
   first->outer = outer;
   inner = g_task_new (NULL, cancellable, first_acquire_done, first);
   g_task_set_check_cancellable (inner, FALSE);
-  zkr_queue_lock_acquire_full (queue, timeout_ms, cancellable, suffix, inner);
+  zkr__queue_lock_acquire_full (queue, timeout_ms, cancellable, suffix, inner);
 }
 
 /* The blocking twin of rwlock_acquire_async(): the same decisions, the
@@ -468,9 +468,9 @@ rwlock_acquire_sync (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
     case PREPARE_ACQUIRE:
       break;
     }
-  if (!zkr_queue_lock_acquire_sync_full (queue, timeout_ms, cancellable, suffix, error))
+  if (!zkr__queue_lock_acquire_sync_full (queue, timeout_ms, cancellable, suffix, error))
     return FALSE;
-  lost = grant_finish (rwlock, zkr_thread_key_self (), kind, suffix != NULL);
+  lost = grant_finish (rwlock, zkr__thread_key_self (), kind, suffix != NULL);
   if (lost == NULL)
     return TRUE;
   g_propagate_error (error, lost);
@@ -555,7 +555,7 @@ rwlock_release (ZkrRwlock *rwlock, SideKind kind, GError **error)
   g_mutex_unlock (&rwlock->base.lock);
   /* Only this thread acquires or releases through its held entry, and the
    * table keeps it until the object goes, so it stays valid unlocked. */
-  return zkr_queue_lock_release (queue, error);
+  return zkr__queue_lock_release (queue, error);
 }
 
 gboolean
@@ -580,10 +580,10 @@ zkr_rwlock_is_release_pending (ZkrRwlock *rwlock)
 
   g_return_val_if_fail (rwlock != NULL, FALSE);
   g_mutex_lock (&rwlock->base.lock);
-  holds = zkr_per_thread_lookup_locked (&rwlock->base, zkr_thread_key_self ());
+  holds = zkr__per_thread_lookup_locked (&rwlock->base, zkr__thread_key_self ());
   if (holds != NULL)
-    pending = zkr_queue_lock_is_release_pending (holds->sides[SIDE_READ].queue) ||
-              zkr_queue_lock_is_release_pending (holds->sides[SIDE_WRITE].queue);
+    pending = zkr__queue_lock_is_release_pending (holds->sides[SIDE_READ].queue) ||
+              zkr__queue_lock_is_release_pending (holds->sides[SIDE_WRITE].queue);
   g_mutex_unlock (&rwlock->base.lock);
   return pending;
 }
@@ -651,7 +651,7 @@ zkr_rwlock_get_read_token (ZkrRwlock *rwlock)
   g_mutex_lock (&rwlock->base.lock);
   side = held_by_self_locked (rwlock, SIDE_READ);
   if (side != NULL)
-    token = side->token != 0 ? side->token : zkr_queue_lock_get_token (side->queue);
+    token = side->token != 0 ? side->token : zkr__queue_lock_get_token (side->queue);
   g_mutex_unlock (&rwlock->base.lock);
   return token;
 }
@@ -663,7 +663,7 @@ zkr_rwlock_get_write_token (ZkrRwlock *rwlock)
 
   g_return_val_if_fail (rwlock != NULL, 0);
   queue = held_queue (rwlock, SIDE_WRITE);
-  return queue != NULL ? zkr_queue_lock_get_token (queue) : 0;
+  return queue != NULL ? zkr__queue_lock_get_token (queue) : 0;
 }
 
 char *
@@ -673,7 +673,7 @@ zkr_rwlock_dup_read_node_path (ZkrRwlock *rwlock)
 
   g_return_val_if_fail (rwlock != NULL, NULL);
   queue = held_queue (rwlock, SIDE_READ);
-  return queue != NULL ? zkr_queue_lock_dup_node_path (queue) : NULL;
+  return queue != NULL ? zkr__queue_lock_dup_node_path (queue) : NULL;
 }
 
 char *
@@ -683,7 +683,7 @@ zkr_rwlock_dup_write_node_path (ZkrRwlock *rwlock)
 
   g_return_val_if_fail (rwlock != NULL, NULL);
   queue = held_queue (rwlock, SIDE_WRITE);
-  return queue != NULL ? zkr_queue_lock_dup_node_path (queue) : NULL;
+  return queue != NULL ? zkr__queue_lock_dup_node_path (queue) : NULL;
 }
 
 gboolean
@@ -700,9 +700,9 @@ zkr_rwlock_verify (ZkrRwlock *rwlock, GError **error)
                    "read-write lock %s is not held by this thread", rwlock->base.path);
       return FALSE;
     }
-  if (write != NULL && !zkr_queue_lock_verify (write, error))
+  if (write != NULL && !zkr__queue_lock_verify (write, error))
     return FALSE;
-  return read == NULL || zkr_queue_lock_verify (read, error);
+  return read == NULL || zkr__queue_lock_verify (read, error);
 }
 
 guint
@@ -711,14 +711,14 @@ zkr_rwlock_add_loss_listener (ZkrRwlock *rwlock, ZkrLockLossFunc func,
 {
   g_return_val_if_fail (rwlock != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (rwlock->base.loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr__notifier_add (rwlock->base.loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_rwlock_remove_loss_listener (ZkrRwlock *rwlock, guint listener_id)
 {
   g_return_if_fail (rwlock != NULL);
-  zkr_notifier_remove (rwlock->base.loss, listener_id);
+  zkr__notifier_remove (rwlock->base.loss, listener_id);
 }
 
 GPtrArray *
@@ -727,8 +727,8 @@ zkr_rwlock_list_participants (ZkrRwlock *rwlock, GError **error)
   GPtrArray *participants;
 
   g_return_val_if_fail (rwlock != NULL, NULL);
-  participants = zkr_queue_list_participants (rwlock->base.session, rwlock->base.path,
-                                              &zkr_rwlock_listing_recipe, NULL, error);
+  participants = zkr__queue_list_participants (rwlock->base.session, rwlock->base.path,
+                                               &zkr__rwlock_listing_recipe, NULL, error);
   if (participants == NULL)
     return NULL;
   /* Curator's getParticipantNodes() keeps only nodes with the lock names. */

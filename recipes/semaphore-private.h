@@ -10,22 +10,22 @@ G_BEGIN_DECLS
 /* Curator's InterProcessSemaphoreV2 lease nodes: "lease-" under
  * PATH/leases. Predicate data: a gint * holding the max leases (read
  * atomically). */
-extern const ZkrQueueRecipe zkr_semaphore_lease_recipe;
+extern const ZkrQueueRecipe zkr__semaphore_lease_recipe;
 /* The same nodes, for listing: the first max in sequence order hold. */
-extern const ZkrQueueRecipe zkr_semaphore_listing_recipe;
+extern const ZkrQueueRecipe zkr__semaphore_listing_recipe;
 
 /* Curator's literal rule: through when the number of children of leases/
  * (all of them, lease nodes or not) is <= max; otherwise wait for any
  * change of the children (*@wait_on stays NULL). @data: gint *max. */
-gboolean zkr_semaphore_predicate_lease (GPtrArray *sorted, guint ours,
-                                        const char **wait_on, gpointer data);
+gboolean zkr__semaphore_predicate_lease (GPtrArray *sorted, guint ours,
+                                         const char **wait_on, gpointer data);
 /* The listing's view: index < max holds. @data: gint *max. */
-gboolean zkr_semaphore_predicate_listing (GPtrArray *sorted, guint ours,
-                                          const char **wait_on, gpointer data);
+gboolean zkr__semaphore_predicate_listing (GPtrArray *sorted, guint ours,
+                                           const char **wait_on, gpointer data);
 
 /* Curator's SharedCount: exactly 4 bytes, a big-endian signed int.
  * Errors: ZKR_ERROR_INVALID_ARGUMENT naming @path and the length. */
-gboolean zkr_semaphore_parse_count (const void *data, gsize len, const char *path,
-                                    gint *count, GError **error);
+gboolean zkr__semaphore_parse_count (const void *data, gsize len, const char *path,
+                                     gint *count, GError **error);
 
 G_END_DECLS

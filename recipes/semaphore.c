@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "nodename.h"
 #include "notifier.h"
 #include "path.h"
@@ -42,8 +42,8 @@ struct _ZkrLease {
 /* ==== the pure parts ================================================== */
 
 gboolean
-zkr_semaphore_predicate_lease (GPtrArray *sorted, guint ours, const char **wait_on,
-                               gpointer data)
+zkr__semaphore_predicate_lease (GPtrArray *sorted, guint ours, const char **wait_on,
+                                gpointer data)
 {
   (void) ours;
   (void) wait_on;
@@ -52,31 +52,31 @@ zkr_semaphore_predicate_lease (GPtrArray *sorted, guint ours, const char **wait_
 }
 
 gboolean
-zkr_semaphore_predicate_listing (GPtrArray *sorted, guint ours, const char **wait_on,
-                                 gpointer data)
+zkr__semaphore_predicate_listing (GPtrArray *sorted, guint ours, const char **wait_on,
+                                  gpointer data)
 {
   (void) sorted;
   (void) wait_on;
   return (gint64) ours < (gint64) g_atomic_int_get ((gint *) data);
 }
 
-const ZkrQueueRecipe zkr_semaphore_lease_recipe = {
+const ZkrQueueRecipe zkr__semaphore_lease_recipe = {
   .lock_name = LEASE_NAME,
-  .sort = zkr_node_sort_up_to,
-  .predicate = zkr_semaphore_predicate_lease,
+  .sort = zkr__node_sort_up_to,
+  .predicate = zkr__semaphore_predicate_lease,
   .kind = "semaphore lease",
 };
 
-const ZkrQueueRecipe zkr_semaphore_listing_recipe = {
+const ZkrQueueRecipe zkr__semaphore_listing_recipe = {
   .lock_name = LEASE_NAME,
-  .sort = zkr_node_sort_up_to,
-  .predicate = zkr_semaphore_predicate_listing,
+  .sort = zkr__node_sort_up_to,
+  .predicate = zkr__semaphore_predicate_listing,
   .kind = "semaphore lease",
 };
 
 gboolean
-zkr_semaphore_parse_count (const void *data, gsize len, const char *path, gint *count,
-                           GError **error)
+zkr__semaphore_parse_count (const void *data, gsize len, const char *path, gint *count,
+                            GError **error)
 {
   guint32 big_endian;
 
@@ -101,7 +101,7 @@ semaphore_new (ZkrSession *session, const char *path, GError **error)
   g_autofree char *leases_path = NULL;
   ZkrSemaphore *semaphore;
 
-  if (!zkr_path_validate (path, error))
+  if (!zkr__path_validate (path, error))
     return NULL;
   if (strcmp (path, "/") == 0)
     {
@@ -109,10 +109,10 @@ semaphore_new (ZkrSession *session, const char *path, GError **error)
                    "invalid semaphore path \"/\": a semaphore needs a path of its own");
       return NULL;
     }
-  locks_path = zkr_path_join (path, LOCKS_CHILD);
-  leases_path = zkr_path_join (path, LEASES_CHILD);
+  locks_path = zkr__path_join (path, LOCKS_CHILD);
+  leases_path = zkr__path_join (path, LEASES_CHILD);
   /* A path near the length limit may not leave room for the children. */
-  if (!zkr_path_validate (locks_path, error) || !zkr_path_validate (leases_path, error))
+  if (!zkr__path_validate (locks_path, error) || !zkr__path_validate (leases_path, error))
     return NULL;
   semaphore = g_new0 (ZkrSemaphore, 1);
   g_atomic_ref_count_init (&semaphore->ref);
@@ -120,9 +120,9 @@ semaphore_new (ZkrSession *session, const char *path, GError **error)
   semaphore->path = g_strdup (path);
   semaphore->locks_path = g_steal_pointer (&locks_path);
   semaphore->leases_path = g_steal_pointer (&leases_path);
-  semaphore->loss = zkr_notifier_new (semaphore, (gpointer (*) (gpointer)) zkr_semaphore_ref,
-                                      (void (*) (gpointer)) zkr_semaphore_unref,
-                                      zkr_queue_loss_marshal);
+  semaphore->loss = zkr__notifier_new (semaphore, (gpointer (*) (gpointer)) zkr_semaphore_ref,
+                                       (void (*) (gpointer)) zkr_semaphore_unref,
+                                       zkr__queue_loss_marshal);
   return semaphore;
 }
 
@@ -136,7 +136,7 @@ zkr_semaphore_new (ZkrSession *session, const char *path, guint max_leases, GErr
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   if (max_leases == 0 || max_leases > G_MAXINT)
     {
-      g_autofree char *quoted = zkr_quote_value (path, -1);
+      g_autofree char *quoted = zkr__quote_value (path, -1);
 
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "invalid max leases %u for semaphore %s: must be 1 to %d", max_leases,
@@ -153,21 +153,21 @@ zkr_semaphore_new (ZkrSession *session, const char *path, guint max_leases, GErr
 static gboolean
 count_read_sync (ZkrSession *session, const char *count_path, gint *count, GError **error)
 {
-  g_autofree char *full = zkr_session_resolve_path (session, count_path);
+  g_autofree char *full = zkr__session_resolve_path (session, count_path);
   g_autoptr (GBytes) data = NULL;
   gsize len = 0;
   const void *bytes;
   int rc;
 
-  rc = zkr_op_get_sync (session, full, &data, NULL);
+  rc = zkr__op_get_sync (session, full, &data, NULL);
   if (rc != ZOK)
     {
-      zkr_set_error_from_zk (error, rc, "read count node", count_path,
-                             zkr_session_get_id (session));
+      zkr__set_error_from_zk (error, rc, "read count node", count_path,
+                              zkr_session_get_id (session));
       return FALSE;
     }
   bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
-  return zkr_semaphore_parse_count (bytes != NULL ? bytes : "", len, count_path, count, error);
+  return zkr__semaphore_parse_count (bytes != NULL ? bytes : "", len, count_path, count, error);
 }
 
 ZkrSemaphore *
@@ -180,9 +180,9 @@ zkr_semaphore_new_shared_count (ZkrSession *session, const char *path, const cha
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (count_path != NULL, NULL);
-  g_return_val_if_fail (!zkr_session_in_worker (session), NULL);
+  g_return_val_if_fail (!zkr__session_in_worker (session), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!zkr_path_validate (count_path, error))
+  if (!zkr__path_validate (count_path, error))
     return NULL;
   /* Both paths are checked before anything is sent. */
   semaphore = semaphore_new (session, path, error);
@@ -212,7 +212,7 @@ zkr_semaphore_unref (ZkrSemaphore *semaphore)
   g_return_if_fail (semaphore != NULL);
   if (!g_atomic_ref_count_dec (&semaphore->ref))
     return;
-  zkr_notifier_free (semaphore->loss);
+  zkr__notifier_free (semaphore->loss);
   zkr_session_unref (semaphore->session);
   g_free (semaphore->path);
   g_free (semaphore->locks_path);
@@ -234,24 +234,24 @@ zkr_semaphore_add_loss_listener (ZkrSemaphore *semaphore, ZkrLockLossFunc func,
 {
   g_return_val_if_fail (semaphore != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (semaphore->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr__notifier_add (semaphore->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_semaphore_remove_loss_listener (ZkrSemaphore *semaphore, guint listener_id)
 {
   g_return_if_fail (semaphore != NULL);
-  zkr_notifier_remove (semaphore->loss, listener_id);
+  zkr__notifier_remove (semaphore->loss, listener_id);
 }
 
 GPtrArray *
 zkr_semaphore_list_participants (ZkrSemaphore *semaphore, GError **error)
 {
   g_return_val_if_fail (semaphore != NULL, NULL);
-  g_return_val_if_fail (!zkr_session_in_worker (semaphore->session), NULL);
-  return zkr_queue_list_participants (semaphore->session, semaphore->leases_path,
-                                      &zkr_semaphore_listing_recipe, &semaphore->max_leases,
-                                      error);
+  g_return_val_if_fail (!zkr__session_in_worker (semaphore->session), NULL);
+  return zkr__queue_list_participants (semaphore->session, semaphore->leases_path,
+                                       &zkr__semaphore_listing_recipe, &semaphore->max_leases,
+                                       error);
 }
 
 /* ==== leases ========================================================== */
@@ -263,7 +263,7 @@ lease_relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
   ZkrLease *lease = user_data;
 
   (void) queue;
-  zkr_notifier_emit (lease->semaphore->loss, event);
+  zkr__notifier_emit (lease->semaphore->loss, event);
 }
 
 static ZkrLease *
@@ -273,10 +273,10 @@ lease_new (ZkrSemaphore *semaphore)
 
   lease->semaphore = zkr_semaphore_ref (semaphore);
   /* The path was validated with the semaphore's: this cannot fail. */
-  lease->queue = zkr_queue_lock_new (semaphore->session, semaphore->leases_path,
-                                     &zkr_semaphore_lease_recipe, &semaphore->max_leases,
-                                     NULL);
-  zkr_queue_lock_set_loss_hook (lease->queue, lease_relay_loss, lease);
+  lease->queue = zkr__queue_lock_new (semaphore->session, semaphore->leases_path,
+                                      &zkr__semaphore_lease_recipe, &semaphore->max_leases,
+                                      NULL);
+  zkr__queue_lock_set_loss_hook (lease->queue, lease_relay_loss, lease);
   return lease;
 }
 
@@ -297,50 +297,50 @@ zkr_lease_free (ZkrLease *lease)
 {
   if (lease == NULL)
     return;
-  zkr_queue_lock_free (lease->queue);
-  zkr_session_post (lease->semaphore->session, lease_finalize, lease, NULL);
+  zkr__queue_lock_free (lease->queue);
+  zkr__session_post (lease->semaphore->session, lease_finalize, lease, NULL);
 }
 
 gboolean
 zkr_lease_release (ZkrLease *lease, GError **error)
 {
   g_return_val_if_fail (lease != NULL, FALSE);
-  return zkr_queue_lock_release (lease->queue, error);
+  return zkr__queue_lock_release (lease->queue, error);
 }
 
 gboolean
 zkr_lease_is_release_pending (ZkrLease *lease)
 {
   g_return_val_if_fail (lease != NULL, FALSE);
-  return zkr_queue_lock_is_release_pending (lease->queue);
+  return zkr__queue_lock_is_release_pending (lease->queue);
 }
 
 gboolean
 zkr_lease_is_held (ZkrLease *lease)
 {
   g_return_val_if_fail (lease != NULL, FALSE);
-  return zkr_queue_lock_is_held (lease->queue);
+  return zkr__queue_lock_is_held (lease->queue);
 }
 
 gint64
 zkr_lease_get_fencing_token (ZkrLease *lease)
 {
   g_return_val_if_fail (lease != NULL, 0);
-  return zkr_queue_lock_get_token (lease->queue);
+  return zkr__queue_lock_get_token (lease->queue);
 }
 
 char *
 zkr_lease_dup_node_path (ZkrLease *lease)
 {
   g_return_val_if_fail (lease != NULL, NULL);
-  return zkr_queue_lock_dup_node_path (lease->queue);
+  return zkr__queue_lock_dup_node_path (lease->queue);
 }
 
 gboolean
 zkr_lease_verify (ZkrLease *lease, GError **error)
 {
   g_return_val_if_fail (lease != NULL, FALSE);
-  return zkr_queue_lock_verify (lease->queue, error);
+  return zkr__queue_lock_verify (lease->queue, error);
 }
 
 /* ==== acquiring: one round per lease, in the caller's context ========= */
@@ -362,8 +362,8 @@ typedef struct {
 static void
 acquire_op_free (AcquireOp *op)
 {
-  zkr_data_watch_stop (g_steal_pointer (&op->count_watch));
-  zkr_queue_lock_free (op->locks);
+  zkr__data_watch_stop (g_steal_pointer (&op->count_watch));
+  zkr__queue_lock_free (op->locks);
   zkr_lease_free (op->pending);
   g_ptr_array_unref (op->leases);
   g_clear_error (&op->error);
@@ -411,7 +411,7 @@ acquire_op_fail (AcquireOp *op, GError *error)
 {
   g_prefix_error (&error, "semaphore %s: ", op->semaphore->path);
   for (guint i = op->leases->len; i > 0; i--)
-    (void) zkr_queue_lock_release_in_background (
+    (void) zkr__queue_lock_release_in_background (
       ((ZkrLease *) g_ptr_array_index (op->leases, i - 1))->queue);
   g_task_return_error (op->task, error);
   acquire_op_free (op);
@@ -447,7 +447,7 @@ static void acquire_op_round (AcquireOp *op);
 static void
 acquire_op_release_locks (AcquireOp *op)
 {
-  (void) zkr_queue_lock_release_in_background (op->locks);
+  (void) zkr__queue_lock_release_in_background (op->locks);
   if (op->error != NULL)
     acquire_op_fail (op, g_steal_pointer (&op->error));
   else if (op->leases->len == op->count)
@@ -476,11 +476,11 @@ acquire_op_count_changed (ZkrSession *session, GBytes *data, gpointer user_data)
   gint count;
 
   (void) session;
-  if (zkr_semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
-                                 &count, &error))
+  if (zkr__semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
+                                  &count, &error))
     {
       g_atomic_int_set (&semaphore->max_leases, count);
-      zkr_queue_lock_reevaluate (op->pending->queue);
+      zkr__queue_lock_reevaluate (op->pending->queue);
     }
   else
     g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
@@ -494,7 +494,7 @@ acquire_op_lease_acquired (GObject *source, GAsyncResult *result, gpointer user_
   GError *error = NULL;
 
   (void) source;
-  zkr_data_watch_stop (g_steal_pointer (&op->count_watch));
+  zkr__data_watch_stop (g_steal_pointer (&op->count_watch));
   if (g_task_propagate_boolean (G_TASK (result), &error))
     g_ptr_array_add (op->leases, g_steal_pointer (&op->pending));
   else
@@ -520,13 +520,13 @@ acquire_op_take_lease (AcquireOp *op)
   op->pending = lease_new (op->semaphore);
   if (op->semaphore->count_path != NULL && !op->try_once)
     {
-      g_autofree char *count_full = zkr_session_resolve_path (op->semaphore->session,
-                                                              op->semaphore->count_path);
-      op->count_watch = zkr_data_watch_start (op->semaphore->session, count_full,
-                                              acquire_op_count_changed, op);
+      g_autofree char *count_full = zkr__session_resolve_path (op->semaphore->session,
+                                                               op->semaphore->count_path);
+      op->count_watch = zkr__data_watch_start (op->semaphore->session, count_full,
+                                               acquire_op_count_changed, op);
     }
-  zkr_queue_lock_acquire (op->pending->queue, timeout_ms, op->cancellable,
-                          step_task (op, acquire_op_lease_acquired));
+  zkr__queue_lock_acquire (op->pending->queue, timeout_ms, op->cancellable,
+                           step_task (op, acquire_op_lease_acquired));
 }
 
 static void
@@ -560,10 +560,10 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   if (reply->rc != ZOK)
     g_debug ("semaphore %s: count node %s not read (%s): max leases stay %d", semaphore->path,
-             semaphore->count_path, zkr_zk_error_name (reply->rc),
+             semaphore->count_path, zkr__zk_error_name (reply->rc),
              g_atomic_int_get (&semaphore->max_leases));
-  else if (!zkr_semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
-                                       &count, &error))
+  else if (!zkr__semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
+                                        &count, &error))
     g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
                g_atomic_int_get (&semaphore->max_leases));
   else
@@ -571,7 +571,7 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   /* Returned and dropped in the task's own context, as the engine returns
    * its tasks: the worker never finalizes a GTask, and ThreadSanitizer
    * sees the hand-off. */
-  zkr_context_post (g_task_get_context (task), count_read_return, task, g_object_unref);
+  zkr__context_post (g_task_get_context (task), count_read_return, task, g_object_unref);
 }
 
 static void
@@ -596,8 +596,8 @@ acquire_op_locks_acquired (GObject *source, GAsyncResult *result, gpointer user_
   /* Read the shared count now that we are the only one creating leases. */
   task = g_task_new (NULL, NULL, acquire_op_count_read, op);
   g_task_set_task_data (task, op->semaphore, NULL);
-  count_full = zkr_session_resolve_path (op->semaphore->session, op->semaphore->count_path);
-  zkr_op_get (op->semaphore->session, count_full, FALSE, count_reply, task);
+  count_full = zkr__session_resolve_path (op->semaphore->session, op->semaphore->count_path);
+  zkr__op_get (op->semaphore->session, count_full, FALSE, count_reply, task);
 }
 
 static void
@@ -617,8 +617,8 @@ acquire_op_round (AcquireOp *op)
                                         "timed out acquiring %u leases", op->count));
       return;
     }
-  zkr_queue_lock_acquire (op->locks, timeout_ms, op->cancellable,
-                          step_task (op, acquire_op_locks_acquired));
+  zkr__queue_lock_acquire (op->locks, timeout_ms, op->cancellable,
+                           step_task (op, acquire_op_locks_acquired));
 }
 
 void
@@ -630,7 +630,7 @@ zkr_semaphore_acquire_async (ZkrSemaphore *semaphore, guint count, int timeout_m
   AcquireOp *op;
 
   g_return_if_fail (semaphore != NULL);
-  zkr_assert_user_context ("zkr_semaphore_acquire_async() called");
+  zkr__assert_user_context ("zkr_semaphore_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_semaphore_acquire_async);
   g_task_set_name (task, "zkr_semaphore_acquire");
@@ -654,8 +654,8 @@ zkr_semaphore_acquire_async (ZkrSemaphore *semaphore, guint count, int timeout_m
                                 : G_MAXINT64;
   op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   op->leases = g_ptr_array_new_with_free_func ((GDestroyNotify) zkr_lease_free);
-  op->locks = zkr_queue_lock_new (semaphore->session, semaphore->locks_path,
-                                  &zkr_queue_mutex_recipe, NULL, NULL);
+  op->locks = zkr__queue_lock_new (semaphore->session, semaphore->locks_path,
+                                   &zkr__queue_mutex_recipe, NULL, NULL);
   acquire_op_round (op);
 }
 
@@ -712,8 +712,8 @@ zkr_semaphore_acquire (ZkrSemaphore *semaphore, guint count, int timeout_ms,
   SyncAcquire sync = { semaphore, count, NULL };
 
   g_return_val_if_fail (semaphore != NULL, NULL);
-  g_return_val_if_fail (!zkr_session_in_worker (semaphore->session), NULL);
-  if (!zkr_queue_run_sync (&sync, sync_start, timeout_ms, cancellable, error))
+  g_return_val_if_fail (!zkr__session_in_worker (semaphore->session), NULL);
+  if (!zkr__queue_run_sync (&sync, sync_start, timeout_ms, cancellable, error))
     return NULL;
   return sync.leases;
 }

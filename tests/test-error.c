@@ -9,7 +9,7 @@
 #include <gio/gio.h>
 #include <zookeeper/zookeeper.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "zkr-test.h"
 
 typedef struct {
@@ -65,29 +65,29 @@ test_error__every_zookeeper_code_maps_as_documented (void)
     {
       const ExpectedMapping *m = &expected_mappings[i];
 
-      if (zkr_error_code_from_zk (m->rc) != m->code)
+      if (zkr__error_code_from_zk (m->rc) != m->code)
         {
           fprintf (stderr, "%s maps to %s, expected %s\n", m->name,
-                   zkr_error_code_name (zkr_error_code_from_zk (m->rc)),
+                   zkr_error_code_name (zkr__error_code_from_zk (m->rc)),
                    zkr_error_code_name (m->code));
           CU_FAIL (m->name);
         }
-      CU_ASSERT_STRING_EQUAL (zkr_zk_error_name (m->rc), m->name);
+      CU_ASSERT_STRING_EQUAL (zkr__zk_error_name (m->rc), m->name);
     }
-  CU_ASSERT_EQUAL (zkr_error_code_from_zk (ZOK), 0);
-  CU_ASSERT_STRING_EQUAL (zkr_zk_error_name (ZOK), "ZOK");
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZOK), 0);
+  CU_ASSERT_STRING_EQUAL (zkr__zk_error_name (ZOK), "ZOK");
 }
 
 static void
 test_error__key_codes_map_to_their_own_errors (void)
 {
   /* The ones recipes branch on, spelled out. */
-  CU_ASSERT_EQUAL (zkr_error_code_from_zk (ZCONNECTIONLOSS), ZKR_ERROR_CONNECTION_LOSS);
-  CU_ASSERT_EQUAL (zkr_error_code_from_zk (ZSESSIONEXPIRED), ZKR_ERROR_SESSION_EXPIRED);
-  CU_ASSERT_EQUAL (zkr_error_code_from_zk (ZNOAUTH), ZKR_ERROR_AUTH);
-  CU_ASSERT_EQUAL (zkr_error_code_from_zk (ZAUTHFAILED), ZKR_ERROR_AUTH);
-  CU_ASSERT_EQUAL (zkr_error_code_from_zk (ZNONODE), ZKR_ERROR_NO_NODE);
-  CU_ASSERT_EQUAL (zkr_error_code_from_zk (ZNODEEXISTS), ZKR_ERROR_NODE_EXISTS);
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZCONNECTIONLOSS), ZKR_ERROR_CONNECTION_LOSS);
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZSESSIONEXPIRED), ZKR_ERROR_SESSION_EXPIRED);
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZNOAUTH), ZKR_ERROR_AUTH);
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZAUTHFAILED), ZKR_ERROR_AUTH);
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZNONODE), ZKR_ERROR_NO_NODE);
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZNODEEXISTS), ZKR_ERROR_NODE_EXISTS);
 }
 
 static void
@@ -100,9 +100,9 @@ test_error__unknown_codes_are_zookeeper_errors (void)
     {
       g_autofree char *expected = g_strdup_printf ("ZUNKNOWN(%d)", unknown[i]);
 
-      CU_ASSERT_EQUAL (zkr_error_code_from_zk (unknown[i]), ZKR_ERROR_ZOOKEEPER);
-      CU_ASSERT_STRING_EQUAL (zkr_zk_error_name (unknown[i]), expected);
-      CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (unknown[i]));
+      CU_ASSERT_EQUAL (zkr__error_code_from_zk (unknown[i]), ZKR_ERROR_ZOOKEEPER);
+      CU_ASSERT_STRING_EQUAL (zkr__zk_error_name (unknown[i]), expected);
+      CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (unknown[i]));
     }
 }
 
@@ -117,15 +117,15 @@ test_error__only_transient_codes_are_retryable (void)
       gboolean expected = rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED ||
                           rc == ZTHROTTLEDOP || rc == ZSSLCONNECTIONERROR;
 
-      if (zkr_zk_rc_is_retryable (rc) != expected)
+      if (zkr__zk_rc_is_retryable (rc) != expected)
         CU_FAIL (expected_mappings[i].name);
     }
   /* docs/design.md §2.4: never retried. */
-  CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZSESSIONEXPIRED));
-  CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZAUTHFAILED));
-  CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZNOAUTH));
-  CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZBADARGUMENTS));
-  CU_ASSERT_FALSE (zkr_zk_rc_is_retryable (ZOK));
+  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZSESSIONEXPIRED));
+  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZAUTHFAILED));
+  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZNOAUTH));
+  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZBADARGUMENTS));
+  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZOK));
 }
 
 static void
@@ -139,7 +139,7 @@ test_error__gerror_retryable_follows_its_code (void)
       g_autoptr (GError) error = NULL;
       ZkrError code = expected_mappings[i].code;
 
-      zkr_set_error_from_zk (&error, expected_mappings[i].rc, "get", "/x", 0);
+      zkr__set_error_from_zk (&error, expected_mappings[i].rc, "get", "/x", 0);
       CU_ASSERT_PTR_NOT_NULL_FATAL (error);
       CU_ASSERT_EQUAL (error->domain, ZKR_ERROR);
       CU_ASSERT_EQUAL (error->code, (int) code);
@@ -156,8 +156,8 @@ test_error__connection_loss_retryable_session_expired_not (void)
   g_autoptr (GError) loss = NULL;
   g_autoptr (GError) expired = NULL;
 
-  zkr_set_error_from_zk (&loss, ZCONNECTIONLOSS, "create", "/l", 1);
-  zkr_set_error_from_zk (&expired, ZSESSIONEXPIRED, "create", "/l", 1);
+  zkr__set_error_from_zk (&loss, ZCONNECTIONLOSS, "create", "/l", 1);
+  zkr__set_error_from_zk (&expired, ZSESSIONEXPIRED, "create", "/l", 1);
   CU_ASSERT_TRUE (g_error_matches (loss, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS));
   CU_ASSERT_TRUE (zkr_error_is_retryable (loss));
   CU_ASSERT_TRUE (g_error_matches (expired, ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED));
@@ -179,9 +179,9 @@ test_error__client_side_failures_are_not_server_answers (void)
   gsize i;
 
   for (i = 0; i < G_N_ELEMENTS (client_side); i++)
-    CU_ASSERT_FALSE (zkr_zk_rc_is_server_answer (client_side[i]));
+    CU_ASSERT_FALSE (zkr__zk_rc_is_server_answer (client_side[i]));
   for (i = 0; i < G_N_ELEMENTS (answers); i++)
-    CU_ASSERT_TRUE (zkr_zk_rc_is_server_answer (answers[i]));
+    CU_ASSERT_TRUE (zkr__zk_rc_is_server_answer (answers[i]));
 }
 
 static void
@@ -190,7 +190,7 @@ test_error__message_names_op_path_code_and_session (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *expected = NULL;
 
-  zkr_set_error_from_zk (&error, ZNONODE, "create", "/locks/db", G_GINT64_CONSTANT (0x1234abcd5678));
+  zkr__set_error_from_zk (&error, ZNONODE, "create", "/locks/db", G_GINT64_CONSTANT (0x1234abcd5678));
   CU_ASSERT_PTR_NOT_NULL_FATAL (error);
   expected = g_strdup_printf ("create /locks/db: ZNONODE (%s) [session 0x1234abcd5678]", zerror (ZNONODE));
   CU_ASSERT_STRING_EQUAL (error->message, expected);
@@ -207,13 +207,13 @@ test_error__message_without_path_or_session (void)
   g_autoptr (GError) high_id = NULL;
   g_autofree char *expected = NULL;
 
-  zkr_set_error_from_zk (&error, ZCONNECTIONLOSS, "get_children", NULL, 0);
+  zkr__set_error_from_zk (&error, ZCONNECTIONLOSS, "get_children", NULL, 0);
   expected = g_strdup_printf ("get_children: ZCONNECTIONLOSS (%s)", zerror (ZCONNECTIONLOSS));
   CU_ASSERT_STRING_EQUAL (error->message, expected);
   CU_ASSERT_PTR_NULL (strstr (error->message, "session"));
 
   /* Server ids >= 128 set the top bit: still printed as unsigned hex. */
-  zkr_set_error_from_zk (&high_id, ZNOAUTH, "delete", "/x", (gint64) G_GUINT64_CONSTANT (0x81000000000000ff));
+  zkr__set_error_from_zk (&high_id, ZNOAUTH, "delete", "/x", (gint64) G_GUINT64_CONSTANT (0x81000000000000ff));
   CU_ASSERT_PTR_NOT_NULL (strstr (high_id->message, "[session 0x81000000000000ff]"));
 }
 
@@ -222,10 +222,10 @@ test_error__zok_is_not_an_error (void)
 {
   GError *error = NULL;
 
-  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_set_error_from_zk (&error, ZOK, "get", "/x", 1));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__set_error_from_zk (&error, ZOK, "get", "/x", 1));
   CU_ASSERT_PTR_NULL (error);
   /* A NULL error location is fine: nothing to set. */
-  zkr_set_error_from_zk (NULL, ZNONODE, "get", "/x", 1);
+  zkr__set_error_from_zk (NULL, ZNONODE, "get", "/x", 1);
 }
 
 static void
@@ -285,7 +285,7 @@ name_unknown_codes (gpointer data)
     {
       g_autofree char *expected = g_strdup_printf ("ZUNKNOWN(%d)", base - i);
 
-      if (strcmp (zkr_zk_error_name (base - i), expected) != 0)
+      if (strcmp (zkr__zk_error_name (base - i), expected) != 0)
         return GINT_TO_POINTER (1);
     }
   return NULL;

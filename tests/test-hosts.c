@@ -17,7 +17,7 @@ parses_to (const char *connect_string, const char *hosts, const char *chroot, gu
   ZkrHosts parsed;
   gboolean same;
 
-  if (!zkr_hosts_parse (connect_string, &parsed, &error))
+  if (!zkr__hosts_parse (connect_string, &parsed, &error))
     {
       fprintf (stderr, "rejected: %s\n", error->message);
       return FALSE;
@@ -28,7 +28,7 @@ parses_to (const char *connect_string, const char *hosts, const char *chroot, gu
   if (!same)
     fprintf (stderr, "%s: got hosts %s chroot %s n %u\n", connect_string,
              parsed.hosts, parsed.chroot != NULL ? parsed.chroot : "(null)", parsed.n_hosts);
-  zkr_hosts_clear (&parsed);
+  zkr__hosts_clear (&parsed);
   return same;
 }
 
@@ -40,10 +40,10 @@ fails_with (const char *connect_string, const char *expected)
   g_autoptr (GError) error = NULL;
   ZkrHosts parsed = { (char *) "stale", (char *) "/stale", 7 };
 
-  if (zkr_hosts_parse (connect_string, &parsed, &error))
+  if (zkr__hosts_parse (connect_string, &parsed, &error))
     {
       fprintf (stderr, "accepted, expected: %s\n", expected);
-      zkr_hosts_clear (&parsed);
+      zkr__hosts_clear (&parsed);
       return FALSE;
     }
   if (parsed.hosts != NULL || parsed.chroot != NULL || parsed.n_hosts != 0)
@@ -186,12 +186,12 @@ test_hosts__null_arguments_are_programming_errors (void)
   ZkrHosts parsed = { NULL, NULL, 0 };
   gboolean ok = TRUE;
 
-  ZKR_TEST_EXPECT_ONE_CRITICAL (ok = zkr_hosts_parse (NULL, &parsed, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (ok = zkr__hosts_parse (NULL, &parsed, NULL));
   CU_ASSERT_FALSE (ok);
   ok = TRUE;
-  ZKR_TEST_EXPECT_ONE_CRITICAL (ok = zkr_hosts_parse ("a:1", NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (ok = zkr__hosts_parse ("a:1", NULL, NULL));
   CU_ASSERT_FALSE (ok);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_hosts_clear (NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__hosts_clear (NULL));
 }
 
 static void
@@ -199,12 +199,12 @@ test_hosts__clear_is_idempotent (void)
 {
   ZkrHosts parsed;
 
-  CU_ASSERT_TRUE_FATAL (zkr_hosts_parse ("a:1/x", &parsed, NULL));
-  zkr_hosts_clear (&parsed);
+  CU_ASSERT_TRUE_FATAL (zkr__hosts_parse ("a:1/x", &parsed, NULL));
+  zkr__hosts_clear (&parsed);
   CU_ASSERT_PTR_NULL (parsed.hosts);
   CU_ASSERT_PTR_NULL (parsed.chroot);
   CU_ASSERT_EQUAL (parsed.n_hosts, 0);
-  zkr_hosts_clear (&parsed);
+  zkr__hosts_clear (&parsed);
   CU_ASSERT_PTR_NULL (parsed.hosts);
 }
 

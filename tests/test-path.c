@@ -17,8 +17,8 @@ path_is_valid (const char *path, gssize len)
   g_autoptr (GError) error = NULL;
   gboolean valid;
 
-  valid = len < 0 ? zkr_path_validate (path, &error)
-                  : zkr_path_validate_len (path, (gsize) len, &error);
+  valid = len < 0 ? zkr__path_validate (path, &error)
+                  : zkr__path_validate_len (path, (gsize) len, &error);
   if (valid != (error == NULL))
     {
       fprintf (stderr, "return value and error disagree\n");
@@ -37,8 +37,8 @@ path_fails_with (const char *path, gssize len, const char *expected)
   g_autoptr (GError) error = NULL;
   gboolean valid;
 
-  valid = len < 0 ? zkr_path_validate (path, &error)
-                  : zkr_path_validate_len (path, (gsize) len, &error);
+  valid = len < 0 ? zkr__path_validate (path, &error)
+                  : zkr__path_validate_len (path, (gsize) len, &error);
   if (valid || error == NULL)
     {
       fprintf (stderr, "accepted, expected: %s\n", expected);
@@ -59,7 +59,7 @@ namespace_fails_with (const char *name_space, const char *expected)
 {
   g_autoptr (GError) error = NULL;
 
-  if (zkr_namespace_validate (name_space, &error) || error == NULL)
+  if (zkr__namespace_validate (name_space, &error) || error == NULL)
     {
       fprintf (stderr, "accepted, expected: %s\n", expected);
       return FALSE;
@@ -223,7 +223,7 @@ test_path__rejects_too_long_path_with_short_message (void)
   g_autoptr (GError) error = NULL;
 
   path[0] = '/';
-  CU_ASSERT_FALSE (zkr_path_validate (path, &error));
+  CU_ASSERT_FALSE (zkr__path_validate (path, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
   CU_ASSERT_PTR_NOT_NULL_FATAL (error);
   /* The value is cut after 100 bytes and marked with "...". */
@@ -233,7 +233,7 @@ test_path__rejects_too_long_path_with_short_message (void)
   /* One byte over the limit. */
   g_clear_error (&error);
   path[ZKR_PATH_MAX + 1] = '\0';
-  CU_ASSERT_FALSE (zkr_path_validate (path, &error));
+  CU_ASSERT_FALSE (zkr__path_validate (path, &error));
   CU_ASSERT_STRING_EQUAL (error != NULL ? error->message : "", expected);
 }
 
@@ -256,17 +256,17 @@ test_path__quote_value_escapes_and_cuts (void)
   g_autofree char *quoted = NULL;
   g_autofree char *utf8 = NULL;
 
-  quoted = zkr_quote_value ("a\"b\\c\n\x01", -1);
+  quoted = zkr__quote_value ("a\"b\\c\n\x01", -1);
   CU_ASSERT_STRING_EQUAL (quoted, "\"a\\\"b\\\\c\\n\\001\"");
   g_free (quoted);
-  quoted = zkr_quote_value ("a\0b", 3);
+  quoted = zkr__quote_value ("a\0b", 3);
   CU_ASSERT_STRING_EQUAL (quoted, "\"a\\000b\"");
   g_free (quoted);
-  quoted = zkr_quote_value (NULL, -1);
+  quoted = zkr__quote_value (NULL, -1);
   CU_ASSERT_STRING_EQUAL (quoted, "NULL");
   g_free (quoted);
 
-  quoted = zkr_quote_value (long_value, -1);
+  quoted = zkr__quote_value (long_value, -1);
   expected = g_strdup_printf ("\"%.100s...\"", long_value);
   CU_ASSERT_STRING_EQUAL (quoted, expected);
   g_free (quoted);
@@ -274,7 +274,7 @@ test_path__quote_value_escapes_and_cuts (void)
   /* 99 ASCII bytes then a 2-byte character across the cut: the character
    * is left out whole, not split. */
   utf8 = g_strdup_printf ("%.99s\xc3\xa4yyyy", long_value);
-  quoted = zkr_quote_value (utf8, -1);
+  quoted = zkr__quote_value (utf8, -1);
   g_free (expected);
   expected = g_strdup_printf ("\"%.99s...\"", long_value);
   CU_ASSERT_STRING_EQUAL (quoted, expected);
@@ -286,11 +286,11 @@ test_path__null_path_is_a_programming_error (void)
   g_autoptr (GError) error = NULL;
   gboolean valid = TRUE;
 
-  ZKR_TEST_EXPECT_ONE_CRITICAL (valid = zkr_path_validate (NULL, &error));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (valid = zkr__path_validate (NULL, &error));
   CU_ASSERT_FALSE (valid);
   CU_ASSERT_PTR_NULL (error);
   valid = TRUE;
-  ZKR_TEST_EXPECT_ONE_CRITICAL (valid = zkr_path_validate_len (NULL, 3, &error));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (valid = zkr__path_validate_len (NULL, 3, &error));
   CU_ASSERT_FALSE (valid);
   CU_ASSERT_PTR_NULL (error);
 }
@@ -298,9 +298,9 @@ test_path__null_path_is_a_programming_error (void)
 static void
 test_path__join_adds_one_separator (void)
 {
-  g_autofree char *at_root = zkr_path_join ("/", "a");
-  g_autofree char *nested = zkr_path_join ("/x", "a");
-  g_autofree char *deep = zkr_path_join ("/x/y", "_c_id-lock-0000000001");
+  g_autofree char *at_root = zkr__path_join ("/", "a");
+  g_autofree char *nested = zkr__path_join ("/x", "a");
+  g_autofree char *deep = zkr__path_join ("/x/y", "_c_id-lock-0000000001");
 
   CU_ASSERT_STRING_EQUAL (at_root, "/a");
   CU_ASSERT_STRING_EQUAL (nested, "/x/a");
@@ -312,23 +312,23 @@ test_path__join_refuses_bad_arguments (void)
 {
   char *joined = (char *) "unset";
 
-  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr_path_join ("/x", "a/b"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr__path_join ("/x", "a/b"));
   CU_ASSERT_PTR_NULL (joined);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr_path_join ("/x", ""));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr__path_join ("/x", ""));
   CU_ASSERT_PTR_NULL (joined);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr_path_join ("x", "a"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr__path_join ("x", "a"));
   CU_ASSERT_PTR_NULL (joined);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr_path_join (NULL, "a"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (joined = zkr__path_join (NULL, "a"));
   CU_ASSERT_PTR_NULL (joined);
 }
 
 static void
 test_path__parent_walks_up_to_root (void)
 {
-  g_autofree char *two = zkr_path_parent ("/a/b");
-  g_autofree char *three = zkr_path_parent ("/a/b/c");
-  g_autofree char *one = zkr_path_parent ("/a");
-  g_autofree char *root = zkr_path_parent ("/");
+  g_autofree char *two = zkr__path_parent ("/a/b");
+  g_autofree char *three = zkr__path_parent ("/a/b/c");
+  g_autofree char *one = zkr__path_parent ("/a");
+  g_autofree char *root = zkr__path_parent ("/");
 
   CU_ASSERT_STRING_EQUAL (two, "/a");
   CU_ASSERT_STRING_EQUAL (three, "/a/b");
@@ -342,11 +342,11 @@ test_path__basename_points_into_path (void)
   const char *path = "/a/bc";
   const char *root = "/";
 
-  CU_ASSERT_PTR_EQUAL (zkr_path_basename (path), path + 3);
-  CU_ASSERT_STRING_EQUAL (zkr_path_basename (path), "bc");
-  CU_ASSERT_STRING_EQUAL (zkr_path_basename ("/a"), "a");
-  CU_ASSERT_PTR_EQUAL (zkr_path_basename (root), root + 1);
-  CU_ASSERT_STRING_EQUAL (zkr_path_basename (root), "");
+  CU_ASSERT_PTR_EQUAL (zkr__path_basename (path), path + 3);
+  CU_ASSERT_STRING_EQUAL (zkr__path_basename (path), "bc");
+  CU_ASSERT_STRING_EQUAL (zkr__path_basename ("/a"), "a");
+  CU_ASSERT_PTR_EQUAL (zkr__path_basename (root), root + 1);
+  CU_ASSERT_STRING_EQUAL (zkr__path_basename (root), "");
 }
 
 static void
@@ -369,7 +369,7 @@ test_path__prefix_namespace (void)
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *full = zkr_path_prefix_namespace (cases[i].name_space, cases[i].path);
+      g_autofree char *full = zkr__path_prefix_namespace (cases[i].name_space, cases[i].path);
 
       CU_ASSERT_STRING_EQUAL (full, cases[i].expected);
     }
@@ -381,12 +381,12 @@ test_path__namespace_accepts_none_and_relative_names (void)
   static const char *const good[] = { "", "a", "a/b", "zkr-test", "app.1/locks" };
   gsize i;
 
-  CU_ASSERT_TRUE (zkr_namespace_validate (NULL, NULL));
+  CU_ASSERT_TRUE (zkr__namespace_validate (NULL, NULL));
   for (i = 0; i < G_N_ELEMENTS (good); i++)
     {
       g_autoptr (GError) error = NULL;
 
-      CU_ASSERT_TRUE (zkr_namespace_validate (good[i], &error));
+      CU_ASSERT_TRUE (zkr__namespace_validate (good[i], &error));
       CU_ASSERT_PTR_NULL (error);
     }
 }
@@ -407,12 +407,12 @@ test_path__namespace_rejects_bad_names (void)
   {
     g_autoptr (GError) error = NULL;
 
-    CU_ASSERT_FALSE (zkr_namespace_validate (too_long, &error));
+    CU_ASSERT_FALSE (zkr__namespace_validate (too_long, &error));
     CU_ASSERT (error != NULL && g_str_has_suffix (error->message, "...\": longer than 4095 bytes"));
   }
   /* One byte shorter fits: "/" + 4095 bytes is ZKR_PATH_MAX. */
   too_long[ZKR_PATH_MAX - 1] = '\0';
-  CU_ASSERT_TRUE (zkr_namespace_validate (too_long, NULL));
+  CU_ASSERT_TRUE (zkr__namespace_validate (too_long, NULL));
 }
 
 int

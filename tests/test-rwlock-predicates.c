@@ -23,7 +23,7 @@ listing (const char *const *names)
 
   for (guint i = 0; names[i] != NULL; i++)
     g_ptr_array_add (array, g_strdup (names[i]));
-  (void) zkr_rwlock_read_recipe.sort (array, zkr_rwlock_read_recipe.lock_name, NULL);
+  (void) zkr__rwlock_read_recipe.sort (array, zkr__rwlock_read_recipe.lock_name, NULL);
   return array;
 }
 
@@ -41,14 +41,14 @@ static gboolean
 read_through (GPtrArray *sorted, const char *ours, const char **wait_on)
 {
   *wait_on = NULL;
-  return zkr_rwlock_predicate_read (sorted, index_of (sorted, ours), wait_on, NULL);
+  return zkr__rwlock_predicate_read (sorted, index_of (sorted, ours), wait_on, NULL);
 }
 
 static gboolean
 write_through (GPtrArray *sorted, const char *ours, const char **wait_on)
 {
   *wait_on = NULL;
-  return zkr_rwlock_write_recipe.predicate (sorted, index_of (sorted, ours), wait_on, NULL);
+  return zkr__rwlock_write_recipe.predicate (sorted, index_of (sorted, ours), wait_on, NULL);
 }
 
 static gboolean
@@ -56,17 +56,17 @@ listed_holder (GPtrArray *sorted, const char *name)
 {
   const char *wait_on = NULL;
 
-  return zkr_rwlock_predicate_listing (sorted, index_of (sorted, name), &wait_on, NULL);
+  return zkr__rwlock_predicate_listing (sorted, index_of (sorted, name), &wait_on, NULL);
 }
 
 static void
 test_rwlock__recipes_use_curators_names (void)
 {
-  CU_ASSERT_STRING_EQUAL (zkr_rwlock_read_recipe.lock_name, "__READ__");
-  CU_ASSERT_STRING_EQUAL (zkr_rwlock_write_recipe.lock_name, "__WRIT__");
+  CU_ASSERT_STRING_EQUAL (zkr__rwlock_read_recipe.lock_name, "__READ__");
+  CU_ASSERT_STRING_EQUAL (zkr__rwlock_write_recipe.lock_name, "__WRIT__");
   /* Curator's sort depends on the two names having the same length. */
-  CU_ASSERT_EQUAL (strlen (zkr_rwlock_read_recipe.lock_name),
-                   strlen (zkr_rwlock_write_recipe.lock_name));
+  CU_ASSERT_EQUAL (strlen (zkr__rwlock_read_recipe.lock_name),
+                   strlen (zkr__rwlock_write_recipe.lock_name));
 }
 
 /* Read and write nodes sort together by sequence, whatever the uuid. */
@@ -270,7 +270,7 @@ test_rwlock__names_without_the_lock_names (void)
   /* A foreign name that sorts first does block a writer, as in Curator. */
   g_ptr_array_remove_index (sorted, index_of (sorted, names[0]));
   g_ptr_array_add (sorted, g_strdup ("-sorts-first"));
-  (void) zkr_rwlock_read_recipe.sort (sorted, NULL, NULL);
+  (void) zkr__rwlock_read_recipe.sort (sorted, NULL, NULL);
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 0), "-sorts-first");
   CU_ASSERT_FALSE (write_through (sorted, names[3], &wait_on));
   CU_ASSERT_TRUE (read_through (sorted, names[1], &wait_on));
@@ -281,10 +281,10 @@ test_rwlock__names_without_the_lock_names (void)
 static void
 test_rwlock__downgrade_suffix_is_the_write_nodes_sequence (void)
 {
-  g_autofree char *from_name = zkr_rwlock_downgrade_suffix (WRIT ("aaaaaaaa", "0000000042"));
+  g_autofree char *from_name = zkr__rwlock_downgrade_suffix (WRIT ("aaaaaaaa", "0000000042"));
   g_autofree char *from_path =
-    zkr_rwlock_downgrade_suffix ("/x__READ__y/l__WRIT__z/" WRIT ("aaaaaaaa", "0000000042"));
-  g_autofree char *negative = zkr_rwlock_downgrade_suffix (WRIT ("aaaaaaaa", "-000000007"));
+    zkr__rwlock_downgrade_suffix ("/x__READ__y/l__WRIT__z/" WRIT ("aaaaaaaa", "0000000042"));
+  g_autofree char *negative = zkr__rwlock_downgrade_suffix (WRIT ("aaaaaaaa", "-000000007"));
 
   CU_ASSERT_STRING_EQUAL (from_name, "0000000042");
   CU_ASSERT_STRING_EQUAL (from_path, "0000000042");

@@ -20,7 +20,7 @@ listing (const char *const *names)
 
   for (guint i = 0; names[i] != NULL; i++)
     g_ptr_array_add (array, g_strdup (names[i]));
-  (void) zkr_semaphore_lease_recipe.sort (array, zkr_semaphore_lease_recipe.lock_name, NULL);
+  (void) zkr__semaphore_lease_recipe.sort (array, zkr__semaphore_lease_recipe.lock_name, NULL);
   return array;
 }
 
@@ -38,11 +38,11 @@ test_semaphore__through_while_leases_fit_the_max (void)
   gint max = 3;
 
   /* 3 nodes, max 3: through, whatever our place. */
-  CU_ASSERT_TRUE (zkr_semaphore_predicate_lease (sorted, 2, &wait_on, &max));
-  CU_ASSERT_TRUE (zkr_semaphore_predicate_lease (sorted, 0, &wait_on, &max));
+  CU_ASSERT_TRUE (zkr__semaphore_predicate_lease (sorted, 2, &wait_on, &max));
+  CU_ASSERT_TRUE (zkr__semaphore_predicate_lease (sorted, 0, &wait_on, &max));
   CU_ASSERT_PTR_NULL (wait_on);
   max = 4;
-  CU_ASSERT_TRUE (zkr_semaphore_predicate_lease (sorted, 2, &wait_on, &max));
+  CU_ASSERT_TRUE (zkr__semaphore_predicate_lease (sorted, 2, &wait_on, &max));
 }
 
 static void
@@ -58,11 +58,11 @@ test_semaphore__over_the_max_waits_on_any_change_of_the_children (void)
   const char *wait_on = NULL;
   gint max = 2;
 
-  CU_ASSERT_FALSE (zkr_semaphore_predicate_lease (sorted, 2, &wait_on, &max));
+  CU_ASSERT_FALSE (zkr__semaphore_predicate_lease (sorted, 2, &wait_on, &max));
   /* Not a node to watch: any change of leases/ (NULL). */
   CU_ASSERT_PTR_NULL (wait_on);
   /* The rule is about the count, not our place (Curator's literal rule). */
-  CU_ASSERT_FALSE (zkr_semaphore_predicate_lease (sorted, 0, &wait_on, &max));
+  CU_ASSERT_FALSE (zkr__semaphore_predicate_lease (sorted, 0, &wait_on, &max));
   CU_ASSERT_PTR_NULL (wait_on);
 }
 
@@ -76,9 +76,9 @@ test_semaphore__foreign_children_count_against_the_max (void)
   gint max = 1;
 
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 1), "not-a-lease");
-  CU_ASSERT_FALSE (zkr_semaphore_predicate_lease (sorted, 0, &wait_on, &max));
+  CU_ASSERT_FALSE (zkr__semaphore_predicate_lease (sorted, 0, &wait_on, &max));
   max = 2;
-  CU_ASSERT_TRUE (zkr_semaphore_predicate_lease (sorted, 0, &wait_on, &max));
+  CU_ASSERT_TRUE (zkr__semaphore_predicate_lease (sorted, 0, &wait_on, &max));
 }
 
 /* A shared count of 0 or below lets nobody through. */
@@ -90,9 +90,9 @@ test_semaphore__zero_or_negative_max_blocks_everyone (void)
   const char *wait_on = NULL;
   gint max = 0;
 
-  CU_ASSERT_FALSE (zkr_semaphore_predicate_lease (sorted, 0, &wait_on, &max));
+  CU_ASSERT_FALSE (zkr__semaphore_predicate_lease (sorted, 0, &wait_on, &max));
   max = -5;
-  CU_ASSERT_FALSE (zkr_semaphore_predicate_lease (sorted, 0, &wait_on, &max));
+  CU_ASSERT_FALSE (zkr__semaphore_predicate_lease (sorted, 0, &wait_on, &max));
   CU_ASSERT_PTR_NULL (wait_on);
 }
 
@@ -113,9 +113,9 @@ test_semaphore__listing_counts_the_first_max_as_holders (void)
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 0), names[0]);
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 1), names[2]);
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 2), names[1]);
-  CU_ASSERT_TRUE (zkr_semaphore_predicate_listing (sorted, 0, &wait_on, &max));
-  CU_ASSERT_TRUE (zkr_semaphore_predicate_listing (sorted, 1, &wait_on, &max));
-  CU_ASSERT_FALSE (zkr_semaphore_predicate_listing (sorted, 2, &wait_on, &max));
+  CU_ASSERT_TRUE (zkr__semaphore_predicate_listing (sorted, 0, &wait_on, &max));
+  CU_ASSERT_TRUE (zkr__semaphore_predicate_listing (sorted, 1, &wait_on, &max));
+  CU_ASSERT_FALSE (zkr__semaphore_predicate_listing (sorted, 2, &wait_on, &max));
 }
 
 static void
@@ -127,11 +127,11 @@ test_semaphore__count_is_a_4_byte_big_endian_int (void)
   g_autoptr (GError) error = NULL;
   gint count = 0;
 
-  CU_ASSERT_TRUE (zkr_semaphore_parse_count (seven, 4, "/c", &count, &error));
+  CU_ASSERT_TRUE (zkr__semaphore_parse_count (seven, 4, "/c", &count, &error));
   CU_ASSERT_EQUAL (count, 7);
-  CU_ASSERT_TRUE (zkr_semaphore_parse_count (big, 4, "/c", &count, &error));
+  CU_ASSERT_TRUE (zkr__semaphore_parse_count (big, 4, "/c", &count, &error));
   CU_ASSERT_EQUAL (count, 0x01020304);
-  CU_ASSERT_TRUE (zkr_semaphore_parse_count (minus_one, 4, "/c", &count, &error));
+  CU_ASSERT_TRUE (zkr__semaphore_parse_count (minus_one, 4, "/c", &count, &error));
   CU_ASSERT_EQUAL (count, -1);
   CU_ASSERT_PTR_NULL (error);
 }
@@ -146,7 +146,7 @@ test_semaphore__count_of_another_length_is_refused (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
     {
-      CU_ASSERT_FALSE (zkr_semaphore_parse_count (bytes, lengths[i], "/count", &count, &error));
+      CU_ASSERT_FALSE (zkr__semaphore_parse_count (bytes, lengths[i], "/count", &count, &error));
       CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
       CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "/count") : NULL);
       g_clear_error (&error);

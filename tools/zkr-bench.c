@@ -1,7 +1,7 @@
 /* zkr bench: the lock benchmark as one subcommand: K clients, each its own
  * session, acquire/hold/release one lock, and one JSON line with the
  * throughput and acquire latencies. The same driver and implementations as
- * integration/bench's bench_raw and bench_mutex (tools/bench/). */
+ * integration/bench's bench-raw and bench-mutex (tools/bench/). */
 
 #include <unistd.h>
 

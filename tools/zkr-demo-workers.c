@@ -109,7 +109,7 @@ counter_read (ZkrSession *session, const char *path, gint64 *count, gint64 *toke
 {
   g_autoptr (GBytes) bytes = NULL;
   g_autofree char *text = NULL;
-  int rc = zkr_op_get_sync (session, path, &bytes, NULL);
+  int rc = zkr__op_get_sync (session, path, &bytes, NULL);
 
   *count = *token = 0;
   if (rc == ZNONODE)
@@ -124,10 +124,10 @@ static gboolean
 counter_write (ZkrSession *session, const char *path, gint64 count, gint64 token)
 {
   g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, count, token);
-  int rc = zkr_op_set_sync (session, path, text, (int) strlen (text));
+  int rc = zkr__op_set_sync (session, path, text, (int) strlen (text));
 
   if (rc == ZNONODE)
-    rc = zkr_op_create_sync (session, path, text, (int) strlen (text), 0, NULL, NULL);
+    rc = zkr__op_create_sync (session, path, text, (int) strlen (text), 0, NULL, NULL);
   return rc == ZOK;
 }
 
@@ -158,7 +158,7 @@ worker_cycle (Worker *worker, const char *counter)
       /* The fault, from outside our session: a second handle opened with
        * its id and password, then closed. The server expires the session;
        * our loss listener is told. */
-      zkr_session_test_expire_once (worker->session, worker->hosts);
+      zkr__session_test_expire_once (worker->session, worker->hosts);
       while (!g_atomic_int_get (&worker->lost) && g_get_monotonic_time () < until)
         {
           g_usleep (20 * 1000);
@@ -548,14 +548,14 @@ delete_tree (ZkrSession *session, const char *path)
 {
   g_autoptr (GPtrArray) children = NULL;
 
-  if (zkr_op_get_children_sync (session, path, &children) == ZOK)
+  if (zkr__op_get_children_sync (session, path, &children) == ZOK)
     for (guint i = 0; i < children->len; i++)
       {
         g_autofree char *child = g_strdup_printf ("%s/%s", path, (char *) g_ptr_array_index (children, i));
 
         delete_tree (session, child);
       }
-  zkr_op_delete_sync (session, path, -1);
+  zkr__op_delete_sync (session, path, -1);
 }
 
 /* The summary; returns TRUE when every promise held. */
@@ -653,7 +653,7 @@ zkr_demo_workers_run (const char *self, const char *hosts)
       ;
   ok = summarize (&demo, session);
   delete_tree (session, demo.base);
-  zkr_op_delete_sync (session, "/zkr-demo", -1); /* only if empty: other runs may share it */
+  zkr__op_delete_sync (session, "/zkr-demo", -1); /* only if empty: other runs may share it */
   for (int i = 0; i < WORKERS; i++)
     {
       if (demo.children[i].out_watch != 0)

@@ -3,7 +3,7 @@
  * each other. Waiters queue fairly and each watches only its predecessor.
  *
  * Not reentrant: a second acquire by the holder fails with
- * ZKR_ERROR_ALREADY_HELD instead of deadlocking (see reentrant_mutex.h).
+ * ZKR_ERROR_ALREADY_HELD instead of deadlocking (see reentrant-mutex.h).
  *
  * Threads: every function may be called from any thread. Loss listeners
  * and async callbacks run in the caller's thread-default GMainContext. */

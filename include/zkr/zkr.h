@@ -8,9 +8,9 @@
 #include <zkr/session.h>
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
-#include <zkr/reentrant_mutex.h>
+#include <zkr/reentrant-mutex.h>
 #include <zkr/semaphore.h>
-#include <zkr/multi_lock.h>
+#include <zkr/multi-lock.h>
 #include <zkr/rwlock.h>
-#include <zkr/leader_latch.h>
-#include <zkr/leader_selector.h>
+#include <zkr/leader-latch.h>
+#include <zkr/leader-selector.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# zkr benchmarks: runs bench_raw (the raw libzookeeper lock loop) and
-# bench_mutex (the zkr mutex) against the same server for several client
+# zkr benchmarks: runs bench-raw (the raw libzookeeper lock loop) and
+# bench-mutex (the zkr mutex) against the same server for several client
 # counts, prints each program's JSON line, then a table of zkr/raw ratios.
 # Timings are output, never a pass/fail: the exit status only says whether
 # every run completed with no violation (docs/design.md §8.7).
@@ -16,12 +16,12 @@ usage: run-bench.sh [OPTIONS]
   --hold-us U       how long each acquisition is held (default: 0)
   --warmup W        untimed cycles per client before timing (default: 50)
   --repeat N        runs per program and client count; the table shows medians (default: 1)
-  --bin-dir DIR     where bench_raw (or bench_raw_curator) and bench_mutex are
+  --bin-dir DIR     where bench-raw (or bench-raw-curator) and bench-mutex are
                     (default: $ZKR_BENCH_BIN_DIR, else <repo>/build/integration/bench)
   --path-prefix P   parent of the lock paths (default: /zkr-bench)
-  --baseline B      raw (default): the raw loop on plain "lock-" nodes (bench_raw);
+  --baseline B      raw (default): the raw loop on plain "lock-" nodes (bench-raw);
                     raw-curator: the same loop on Curator's node layout, as zkr
-                    writes it (bench_raw_curator); the "raw" columns are then its
+                    writes it (bench-raw-curator); the "raw" columns are then its
                     figures
   --run-timeout T   seconds before a run that hangs is killed and counted as failed
                     (default: 4 x --seconds + 60, or 600 with --cycles)
@@ -77,11 +77,11 @@ case $hosts in
   *,*) echo "run-bench.sh: warning: '$hosts' names several servers; the figures assume one" >&2 ;;
 esac
 case $baseline in
-  raw) baseline_prog=bench_raw ;;
-  raw-curator) baseline_prog=bench_raw_curator ;;
+  raw) baseline_prog=bench-raw ;;
+  raw-curator) baseline_prog=bench-raw-curator ;;
   *) echo "run-bench.sh: --baseline must be raw or raw-curator, not '$baseline'" >&2; exit 2 ;;
 esac
-for prog in "$baseline_prog" bench_mutex; do
+for prog in "$baseline_prog" bench-mutex; do
   if [ ! -x "$bin_dir/$prog" ]; then
     echo "run-bench.sh: $bin_dir/$prog not found (build with -Dbench=true, or give --bin-dir)" >&2
     exit 2
@@ -99,7 +99,7 @@ json_field() { # LINE KEY
 run_one() { # IMPL K REPEAT
   local impl=$1 k=$2 r=$3 prog line status
   prog=$baseline_prog
-  [ "$impl" = zkr ] && prog=bench_mutex
+  [ "$impl" = zkr ] && prog=bench-mutex
   local args=(--hosts "$hosts" --path "$path_prefix/$impl-k$k-r$r-$$"
               --clients "$k" --hold-us "$hold_us" --warmup "$warmup")
   if [ -n "$cycles" ]; then
@@ -128,7 +128,7 @@ if [ "$server_warmup" != 0 ]; then
   max_k=0
   for k in $clients; do [ "$k" -gt "$max_k" ] && max_k=$k; done
   warmup_timeout=$(awk -v s="$server_warmup" 'BEGIN { printf "%d", 4 * s + 60 }')
-  for prog in "$baseline_prog" bench_mutex; do
+  for prog in "$baseline_prog" bench-mutex; do
     timeout --kill-after=10 "$warmup_timeout" "$bin_dir/$prog" --hosts "$hosts" \
       --path "$path_prefix/server-warmup-$prog-$$" --clients "$max_k" --hold-us "$hold_us" \
       --warmup 0 --seconds "$server_warmup" >/dev/null ||

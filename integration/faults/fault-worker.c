@@ -259,7 +259,7 @@ publish_session (Worker *worker)
   g_autofree char *text = NULL;
   g_autofree char *tmp = NULL;
 
-  if (!zkr_session_test_copy_client_id (worker->session, &client))
+  if (!zkr__session_test_copy_client_id (worker->session, &client))
     return;
   hex = g_malloc0 (2 * sizeof client.passwd + 1);
   for (gsize i = 0; i < sizeof client.passwd; i++)
@@ -297,7 +297,7 @@ listener_main (gpointer data)
   g_main_context_push_thread_default (worker->listener_context);
   if (!worker_open (worker, &error))
     g_error ("worker %d: %s", worker->id, error->message);
-  zkr_wait_done (&worker->ready);
+  zkr__wait_done (&worker->ready);
   g_main_loop_run (worker->listener_loop);
   g_main_context_pop_thread_default (worker->listener_context);
   return NULL;
@@ -828,7 +828,7 @@ raw_connect (const char *hosts, const clientid_t *client, RawWait *wait)
   g_mutex_init (&wait->lock);
   g_cond_init (&wait->cond);
   wait->connected = FALSE;
-  zh = zookeeper_init2 (hosts, raw_watcher, 10000, client, wait, 0, zkr_log_zookeeper_message);
+  zh = zookeeper_init2 (hosts, raw_watcher, 10000, client, wait, 0, zkr__log_zookeeper_message);
   g_mutex_lock (&wait->lock);
   while (!wait->connected && g_cond_wait_until (&wait->cond, &wait->lock, deadline))
     ;
@@ -1091,9 +1091,9 @@ worker_main (Worker *worker)
   g_mutex_init (&worker->timer_lock);
   g_cond_init (&worker->timer_cond);
   worker->timer_thread = g_thread_new ("deadline-timer", timer_main, worker);
-  zkr_wait_init (&worker->ready);
+  zkr__wait_init (&worker->ready);
   worker->listener_thread = g_thread_new ("listener", listener_main, worker);
-  zkr_wait_block (&worker->ready);
+  zkr__wait_block (&worker->ready);
   if (!zkr_session_wait_connected (worker->session, 30000, &error))
     g_error ("connect: %s", error->message);
   history (worker, "start %" G_GINT64_FORMAT " %s %d %d\n", g_get_monotonic_time (),

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "path.h"
 
 #define CHECK(cond) ((cond) ? (void) 0 : __builtin_trap ())
@@ -22,32 +22,32 @@ check_valid (const char *path, gsize len)
   CHECK (strstr (path, "/./") == NULL && !g_str_has_suffix (path, "/."));
   CHECK (strstr (path, "/../") == NULL && !g_str_has_suffix (path, "/.."));
   /* The NUL-terminated entry point agrees. */
-  CHECK (zkr_path_validate (path, NULL));
+  CHECK (zkr__path_validate (path, NULL));
 
   if (len > 1)
     {
       /* parent + basename gives the path back, and both halves are valid. */
-      g_autofree char *parent = zkr_path_parent (path);
-      const char *base = zkr_path_basename (path);
+      g_autofree char *parent = zkr__path_parent (path);
+      const char *base = zkr__path_basename (path);
       g_autofree char *joined = NULL;
 
       CHECK (parent != NULL);
-      CHECK (zkr_path_validate (parent, NULL));
+      CHECK (zkr__path_validate (parent, NULL));
       CHECK (base[0] != '\0' && strchr (base, '/') == NULL);
-      joined = zkr_path_join (parent, base);
+      joined = zkr__path_join (parent, base);
       CHECK (strcmp (joined, path) == 0);
     }
   else
-    CHECK (zkr_path_parent (path) == NULL);
+    CHECK (zkr__path_parent (path) == NULL);
 
   /* Under a namespace it stays valid (short enough paths only: the
    * namespace adds bytes). */
   if (len + 4 <= ZKR_PATH_MAX)
     {
-      g_autofree char *prefixed = zkr_path_prefix_namespace ("ns", path);
+      g_autofree char *prefixed = zkr__path_prefix_namespace ("ns", path);
 
       CHECK (g_str_has_prefix (prefixed, "/ns"));
-      CHECK (zkr_path_validate (prefixed, NULL));
+      CHECK (zkr__path_validate (prefixed, NULL));
     }
 }
 
@@ -71,14 +71,14 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 {
   const char *bytes = (const char *) data;
   g_autoptr (GError) error = NULL;
-  g_autofree char *quoted = zkr_quote_value (bytes, (gssize) size);
+  g_autofree char *quoted = zkr__quote_value (bytes, (gssize) size);
 
   /* The quoting of any value is ASCII and bounded. */
   for (const char *c = quoted; *c != '\0'; c++)
     CHECK ((unsigned char) *c < 0x80);
   CHECK (strlen (quoted) < 512);
 
-  if (zkr_path_validate_len (bytes, size, &error))
+  if (zkr__path_validate_len (bytes, size, &error))
     {
       g_autofree char *path = g_strndup (bytes, size);
 
@@ -95,7 +95,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
           g_autofree char *path = g_strndup (bytes, size);
           g_autoptr (GError) again = NULL;
 
-          CHECK (!zkr_path_validate (path, &again));
+          CHECK (!zkr__path_validate (path, &again));
           check_error (again);
         }
     }
@@ -107,9 +107,9 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
       g_autofree char *name_space = g_strndup (bytes, size);
       g_autofree char *as_path = g_strconcat ("/", name_space, NULL);
       g_autoptr (GError) ns_error = NULL;
-      gboolean ok = zkr_namespace_validate (name_space, &ns_error);
+      gboolean ok = zkr__namespace_validate (name_space, &ns_error);
 
-      CHECK (ok == zkr_path_validate (as_path, NULL));
+      CHECK (ok == zkr__path_validate (as_path, NULL));
       if (!ok)
         check_error (ns_error);
     }

@@ -1,4 +1,4 @@
-/* zkr benchmarks: the driver shared by `zkr bench`, bench_raw and bench_mutex. K client
+/* zkr benchmarks: the driver shared by `zkr bench`, bench-raw and bench-mutex. K client
  * threads connect and warm up, wait at one start barrier, run their timed
  * acquire/hold/release cycles, and wait again before closing so that no
  * session teardown lands inside another client's measurement. */

@@ -1,4 +1,4 @@
-/* zkr benchmarks: what `zkr bench`, bench_raw and bench_mutex share. The
+/* zkr benchmarks: what `zkr bench`, bench-raw and bench-mutex share. The
  * command line, the K client threads with their warmup, start barrier and
  * timed cycles, the in-process holder check, the percentiles and the one
  * JSON line; a small synchronous libzookeeper handle for preparing and
@@ -81,7 +81,7 @@ void bench_options_clear (BenchOptions *options);
  * with @program). */
 int bench_run (const char *program, const BenchImpl *impl, const BenchOptions *options);
 
-/* The whole bench_raw / bench_mutex program: parses @argv, runs. Returns
+/* The whole bench-raw / bench-mutex program: parses @argv, runs. Returns
  * bench_run()'s status, or 2 on a bad command line. */
 int bench_main (const BenchImpl *impl, int argc, char **argv);
 

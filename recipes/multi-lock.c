@@ -9,13 +9,13 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "lock-queue.h"
 #include "notifier.h"
 #include "path.h"
 #include "session-private.h"
 
-#include <zkr/multi_lock.h>
+#include <zkr/multi-lock.h>
 
 typedef struct {
   ZkrMultiLock *multi;   /* back pointer (not owned) */
@@ -102,7 +102,7 @@ member_relay_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
           break;
         }
       if (emit)
-        zkr_notifier_emit (multi->loss, event);
+        zkr__notifier_emit (multi->loss, event);
     }
   g_mutex_unlock (&multi->mutex);
 }
@@ -128,7 +128,7 @@ paths_sorted (const char *const *paths, GError **error)
     }
   for (guint i = 0; i < n; i++)
     {
-      if (!zkr_path_validate (paths[i], error))
+      if (!zkr__path_validate (paths[i], error))
         return NULL;
       if (strcmp (paths[i], "/") == 0)
         {
@@ -142,7 +142,7 @@ paths_sorted (const char *const *paths, GError **error)
   for (guint i = 1; i < n; i++)
     if (strcmp (sorted[i - 1], sorted[i]) == 0)
       {
-        g_autofree char *quoted = zkr_quote_value (sorted[i], -1);
+        g_autofree char *quoted = zkr__quote_value (sorted[i], -1);
 
         g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                      "path %s is listed twice in a multi-lock", quoted);
@@ -169,8 +169,8 @@ zkr_multi_lock_new (ZkrSession *session, const char *const *paths, GError **erro
   multi->paths = sorted;
   multi->n_members = g_strv_length (sorted);
   multi->members = g_new0 (Member, multi->n_members);
-  multi->loss = zkr_notifier_new (multi, multi_alive_ref, multi_alive_unref,
-                                  zkr_queue_loss_marshal);
+  multi->loss = zkr__notifier_new (multi, multi_alive_ref, multi_alive_unref,
+                                   zkr__queue_loss_marshal);
   g_mutex_init (&multi->mutex);
   for (guint i = 0; i < multi->n_members; i++)
     {
@@ -178,9 +178,9 @@ zkr_multi_lock_new (ZkrSession *session, const char *const *paths, GError **erro
 
       member->multi = multi;
       /* Validated above: this cannot fail. */
-      member->queue = zkr_queue_lock_new (session, sorted[i], &zkr_queue_mutex_recipe, NULL,
-                                          NULL);
-      zkr_queue_lock_set_loss_hook (member->queue, member_relay_loss, member);
+      member->queue = zkr__queue_lock_new (session, sorted[i], &zkr__queue_mutex_recipe, NULL,
+                                           NULL);
+      zkr__queue_lock_set_loss_hook (member->queue, member_relay_loss, member);
     }
   return multi;
 }
@@ -215,11 +215,11 @@ zkr_multi_lock_unref (ZkrMultiLock *multi)
   multi->held = FALSE;
   loss = g_steal_pointer (&multi->loss);
   g_mutex_unlock (&multi->mutex);
-  zkr_notifier_free (loss);
+  zkr__notifier_free (loss);
   /* Entries still held are released in the background, in reverse. */
   for (guint i = multi->n_members; i > 0; i--)
-    zkr_queue_lock_free (multi->members[i - 1].queue);
-  zkr_session_post (multi->session, multi_finalize_in_worker, multi, NULL);
+    zkr__queue_lock_free (multi->members[i - 1].queue);
+  zkr__session_post (multi->session, multi_finalize_in_worker, multi, NULL);
 }
 
 const char *const *
@@ -258,7 +258,7 @@ acquire_op_end (AcquireOp *op, gboolean held)
   for (guint i = 0; i < multi->n_members; i++)
     multi->members[i].in_doubt = suspended;
   if (suspended)
-    zkr_notifier_emit (multi->loss, ZKR_LOCK_IN_DOUBT);
+    zkr__notifier_emit (multi->loss, ZKR_LOCK_IN_DOUBT);
   g_mutex_unlock (&multi->mutex);
   if (held)
     g_task_return_boolean (op->task, TRUE);
@@ -279,7 +279,7 @@ acquire_op_fail (AcquireOp *op, GError *error)
   g_prefix_error (&error, "multi-lock: ");
   op->error = error;
   for (guint i = op->next; i > 0; i--)
-    (void) zkr_queue_lock_release_in_background (op->multi->members[i - 1].queue);
+    (void) zkr__queue_lock_release_in_background (op->multi->members[i - 1].queue);
   acquire_op_end (op, FALSE);
 }
 
@@ -313,7 +313,7 @@ acquire_op_step (AcquireOp *op)
       /* A lock taken first may have been lost while we waited for a later
        * one: then we do not hold them all. */
       for (guint i = 0; i < multi->n_members; i++)
-        if (!zkr_queue_lock_is_held (multi->members[i].queue))
+        if (!zkr__queue_lock_is_held (multi->members[i].queue))
           {
             acquire_op_fail (op, g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                                               "%s was lost while acquiring the others",
@@ -338,7 +338,7 @@ acquire_op_step (AcquireOp *op)
     }
   task = g_task_new (NULL, NULL, acquire_op_acquired, op);
   g_task_set_check_cancellable (task, FALSE);
-  zkr_queue_lock_acquire (multi->members[op->next].queue, timeout_ms, op->cancellable, task);
+  zkr__queue_lock_acquire (multi->members[op->next].queue, timeout_ms, op->cancellable, task);
 }
 
 /* Claims the multi-lock for an acquire: nothing running, nothing held. */
@@ -351,7 +351,7 @@ multi_claim (ZkrMultiLock *multi, GError **error)
   if (multi->busy)
     free_to_go = FALSE;
   for (guint i = 0; free_to_go && i < multi->n_members; i++)
-    free_to_go = !zkr_queue_lock_is_busy (multi->members[i].queue);
+    free_to_go = !zkr__queue_lock_is_busy (multi->members[i].queue);
   if (free_to_go)
     multi->busy = TRUE;
   g_mutex_unlock (&multi->mutex);
@@ -371,7 +371,7 @@ zkr_multi_lock_acquire_async (ZkrMultiLock *multi, int timeout_ms, GCancellable 
   GTask *task;
 
   g_return_if_fail (multi != NULL);
-  zkr_assert_user_context ("zkr_multi_lock_acquire_async() called");
+  zkr__assert_user_context ("zkr_multi_lock_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_multi_lock_acquire_async);
   g_task_set_name (task, "zkr_multi_lock_acquire");
@@ -414,8 +414,8 @@ zkr_multi_lock_acquire (ZkrMultiLock *multi, int timeout_ms, GCancellable *cance
                         GError **error)
 {
   g_return_val_if_fail (multi != NULL, FALSE);
-  g_return_val_if_fail (!zkr_session_in_worker (multi->session), FALSE);
-  return zkr_queue_run_sync (multi, acquire_start, timeout_ms, cancellable, error);
+  g_return_val_if_fail (!zkr__session_in_worker (multi->session), FALSE);
+  return zkr__queue_run_sync (multi, acquire_start, timeout_ms, cancellable, error);
 }
 
 /* ==== holding ========================================================= */
@@ -428,7 +428,7 @@ zkr_multi_lock_release (ZkrMultiLock *multi, GError **error)
   guint released = 0;
 
   g_return_val_if_fail (multi != NULL, FALSE);
-  g_return_val_if_fail (!zkr_session_in_worker (multi->session), FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (multi->session), FALSE);
   g_mutex_lock (&multi->mutex);
   if (multi->busy)
     {
@@ -444,7 +444,7 @@ zkr_multi_lock_release (ZkrMultiLock *multi, GError **error)
     {
       ZkrQueueLock *queue = multi->members[i - 1].queue;
 
-      if (!zkr_queue_lock_is_held (queue))
+      if (!zkr__queue_lock_is_held (queue))
         {
           if (lost == NULL)
             lost = g_string_new (multi->paths[i - 1]);
@@ -454,7 +454,7 @@ zkr_multi_lock_release (ZkrMultiLock *multi, GError **error)
         }
       released++;
       /* Every held lock is released; the first error is the one reported. */
-      zkr_queue_lock_release (queue, first == NULL ? &first : NULL);
+      zkr__queue_lock_release (queue, first == NULL ? &first : NULL);
     }
   if (first == NULL && lost != NULL)
     g_set_error (&first, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
@@ -476,7 +476,7 @@ zkr_multi_lock_is_release_pending (ZkrMultiLock *multi)
 {
   g_return_val_if_fail (multi != NULL, FALSE);
   for (guint i = 0; i < multi->n_members; i++)
-    if (zkr_queue_lock_is_release_pending (multi->members[i].queue))
+    if (zkr__queue_lock_is_release_pending (multi->members[i].queue))
       return TRUE;
   return FALSE;
 }
@@ -491,7 +491,7 @@ zkr_multi_lock_is_held (ZkrMultiLock *multi)
   held = multi->held;
   g_mutex_unlock (&multi->mutex);
   for (guint i = 0; held && i < multi->n_members; i++)
-    held = zkr_queue_lock_is_held (multi->members[i].queue);
+    held = zkr__queue_lock_is_held (multi->members[i].queue);
   return held;
 }
 
@@ -514,7 +514,7 @@ zkr_multi_lock_get_fencing_token (ZkrMultiLock *multi, const char *path)
 
   g_return_val_if_fail (multi != NULL, 0);
   queue = member_of (multi, path);
-  return queue != NULL ? zkr_queue_lock_get_token (queue) : 0;
+  return queue != NULL ? zkr__queue_lock_get_token (queue) : 0;
 }
 
 char *
@@ -524,7 +524,7 @@ zkr_multi_lock_dup_node_path (ZkrMultiLock *multi, const char *path)
 
   g_return_val_if_fail (multi != NULL, NULL);
   queue = member_of (multi, path);
-  return queue != NULL ? zkr_queue_lock_dup_node_path (queue) : NULL;
+  return queue != NULL ? zkr__queue_lock_dup_node_path (queue) : NULL;
 }
 
 gboolean
@@ -533,7 +533,7 @@ zkr_multi_lock_verify (ZkrMultiLock *multi, GError **error)
   gboolean held;
 
   g_return_val_if_fail (multi != NULL, FALSE);
-  g_return_val_if_fail (!zkr_session_in_worker (multi->session), FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (multi->session), FALSE);
   g_mutex_lock (&multi->mutex);
   held = multi->held;
   g_mutex_unlock (&multi->mutex);
@@ -545,7 +545,7 @@ zkr_multi_lock_verify (ZkrMultiLock *multi, GError **error)
       return FALSE;
     }
   for (guint i = 0; i < multi->n_members; i++)
-    if (!zkr_queue_lock_verify (multi->members[i].queue, error))
+    if (!zkr__queue_lock_verify (multi->members[i].queue, error))
       return FALSE;
   return TRUE;
 }
@@ -556,14 +556,14 @@ zkr_multi_lock_add_loss_listener (ZkrMultiLock *multi, ZkrLockLossFunc func,
 {
   g_return_val_if_fail (multi != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (multi->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr__notifier_add (multi->loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_multi_lock_remove_loss_listener (ZkrMultiLock *multi, guint listener_id)
 {
   g_return_if_fail (multi != NULL);
-  zkr_notifier_remove (multi->loss, listener_id);
+  zkr__notifier_remove (multi->loss, listener_id);
 }
 
 GPtrArray *
@@ -575,11 +575,11 @@ zkr_multi_lock_list_participants (ZkrMultiLock *multi, const char *path, GError 
   queue = member_of (multi, path);
   if (queue == NULL)
     {
-      g_autofree char *quoted = zkr_quote_value (path != NULL ? path : "(null)", -1);
+      g_autofree char *quoted = zkr__quote_value (path != NULL ? path : "(null)", -1);
 
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "path %s is not one of this multi-lock's", quoted);
       return NULL;
     }
-  return zkr_queue_lock_list_participants (queue, error);
+  return zkr__queue_lock_list_participants (queue, error);
 }

@@ -10,14 +10,14 @@
  * public calls may come from any thread. State shared between them is
  * behind selector->mutex. */
 
-#include "error.h"
+#include "error-private.h"
 #include "leader-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
 #include "notifier.h"
 #include "session-private.h"
 
-#include <zkr/leader_selector.h>
+#include <zkr/leader-selector.h>
 
 /* A failed queueing that is not about the session is tried again after
  * this pause rather than in a tight loop. */
@@ -55,8 +55,8 @@ struct _ZkrLeaderSelector {
 
 static const ZkrQueueRecipe selector_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,      /* LeaderSelector is an InterProcessMutex */
-  .sort = zkr_node_sort_up_to,
-  .predicate = zkr_queue_predicate_first,
+  .sort = zkr__node_sort_up_to,
+  .predicate = zkr__queue_predicate_first,
   .kind = "leader selector",
 };
 
@@ -109,7 +109,7 @@ static void
 selector_free (ZkrLeaderSelector *selector)
 {
   /* No hook call runs or starts once this returns. */
-  zkr_queue_lock_free (selector->queue);
+  zkr__queue_lock_free (selector->queue);
   if (selector->destroy != NULL)
     selector->destroy (selector->user_data);
   g_object_unref (selector->closing);
@@ -145,7 +145,7 @@ selector_acquire_start (gpointer object, int timeout_ms, GCancellable *cancellab
 
   g_task_set_name (task, "zkr_leader_selector_acquire");
   g_task_set_check_cancellable (task, FALSE);
-  zkr_queue_lock_acquire (selector->queue, timeout_ms, cancellable, task);
+  zkr__queue_lock_acquire (selector->queue, timeout_ms, cancellable, task);
 }
 
 /* After a failed queueing: FALSE when the thread should end. */
@@ -183,7 +183,7 @@ selector_release (ZkrLeaderSelector *selector)
   g_autoptr (GError) error = NULL;
   gboolean pending;
 
-  if (zkr_queue_lock_release (selector->queue, &error))
+  if (zkr__queue_lock_release (selector->queue, &error))
     pending = FALSE;
   else
     pending = g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS);
@@ -205,14 +205,14 @@ selector_run_term (ZkrLeaderSelector *selector)
   /* Closed, or the connection dropped between the grant and now: no term;
    * give the node back and queue again (if still wanted). */
   if (selector->state != SELECTOR_STARTED || selector->in_doubt ||
-      !zkr_queue_lock_is_held (selector->queue))
+      !zkr__queue_lock_is_held (selector->queue))
     {
       g_mutex_unlock (&selector->mutex);
       selector_release (selector);
       return TRUE;
     }
   selector->leading = TRUE;
-  selector->token = token = zkr_queue_lock_get_token (selector->queue);
+  selector->token = token = zkr__queue_lock_get_token (selector->queue);
   selector->interrupt = g_cancellable_new ();
   interrupt = g_object_ref (selector->interrupt);
   g_mutex_unlock (&selector->mutex);
@@ -255,7 +255,7 @@ selector_thread_main (gpointer data)
     {
       g_autoptr (GError) error = NULL;
 
-      if (!zkr_queue_run_sync (selector, selector_acquire_start, -1, selector->closing, &error))
+      if (!zkr__queue_run_sync (selector, selector_acquire_start, -1, selector->closing, &error))
         {
           if (!selector_after_failure (selector, error))
             break;
@@ -281,13 +281,13 @@ zkr_leader_selector_new (ZkrSession *session, const char *path, const char *part
   g_return_val_if_fail (participant_id != NULL, NULL);
   g_return_val_if_fail (lead != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!zkr_leader_validate_id (participant_id, "leader selector", error))
+  if (!zkr__leader_validate_id (participant_id, "leader selector", error))
     return NULL;
   selector = g_new0 (ZkrLeaderSelector, 1);
   g_atomic_ref_count_init (&selector->ref);
   /* The entry's events reach us through the hook alone,
    * which stops when the entry is freed. */
-  selector->queue = zkr_queue_lock_new (session, path, &selector_recipe, NULL, error);
+  selector->queue = zkr__queue_lock_new (session, path, &selector_recipe, NULL, error);
   if (selector->queue == NULL)
     {
       g_free (selector);
@@ -302,8 +302,8 @@ zkr_leader_selector_new (ZkrSession *session, const char *path, const char *part
   selector->closing = g_cancellable_new ();
   g_mutex_init (&selector->mutex);
   g_cond_init (&selector->cond);
-  zkr_queue_lock_set_node_data (selector->queue, participant_id);
-  zkr_queue_lock_set_loss_hook (selector->queue, selector_on_loss, selector);
+  zkr__queue_lock_set_node_data (selector->queue, participant_id);
+  zkr__queue_lock_set_loss_hook (selector->queue, selector_on_loss, selector);
   return selector;
 }
 
@@ -460,7 +460,7 @@ GPtrArray *
 zkr_leader_selector_list_participants (ZkrLeaderSelector *selector, GError **error)
 {
   g_return_val_if_fail (selector != NULL, NULL);
-  return zkr_queue_lock_list_participants (selector->queue, error);
+  return zkr__queue_lock_list_participants (selector->queue, error);
 }
 
 char *
@@ -469,6 +469,6 @@ zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GError **error)
   g_autoptr (GPtrArray) participants = NULL;
 
   g_return_val_if_fail (selector != NULL, NULL);
-  participants = zkr_queue_lock_list_participants (selector->queue, error);
-  return zkr_leader_id_from_participants (participants);
+  participants = zkr__queue_lock_list_participants (selector->queue, error);
+  return zkr__leader_id_from_participants (participants);
 }

@@ -10,14 +10,14 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "error-private.h"
 #include "leader-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
 #include "notifier.h"
 #include "session-private.h"
 
-#include <zkr/leader_latch.h>
+#include <zkr/leader-latch.h>
 
 /* A failed enqueue that is not about the session (auth, a server error)
  * is tried again after this pause rather than in a tight loop. */
@@ -64,15 +64,15 @@ struct _ZkrLeaderLatch {
 
 static const ZkrQueueRecipe latch_recipe = {
   .lock_name = "latch-",        /* Curator's LeaderLatch.LOCK_NAME */
-  .sort = zkr_node_sort_up_to, /* its sorter is fixForSorting("latch-") */
-  .predicate = zkr_queue_predicate_first,
+  .sort = zkr__node_sort_up_to, /* its sorter is fixForSorting("latch-") */
+  .predicate = zkr__queue_predicate_first,
   .kind = "leader latch",
 };
 
 /* ==== shared with the selector ======================================== */
 
 gboolean
-zkr_leader_validate_id (const char *id, const char *kind, GError **error)
+zkr__leader_validate_id (const char *id, const char *kind, GError **error)
 {
   const char *bad = NULL;
 
@@ -95,7 +95,7 @@ zkr_leader_validate_id (const char *id, const char *kind, GError **error)
 }
 
 char *
-zkr_leader_id_from_participants (GPtrArray *participants)
+zkr__leader_id_from_participants (GPtrArray *participants)
 {
   ZkrParticipant *first;
 
@@ -141,7 +141,7 @@ latch_try_ref (gpointer data)
 {
   ZkrLeaderLatch *latch = data;
 
-  return zkr_ref_try (&latch->ref) ? latch : NULL;
+  return zkr__ref_try (&latch->ref) ? latch : NULL;
 }
 
 /* With latch->mutex held: the change and its event are one step, so that
@@ -152,12 +152,12 @@ latch_set_leader_locked (ZkrLeaderLatch *latch, gboolean leader, gboolean notify
   if (latch->leader == leader)
     return;
   latch->leader = leader;
-  latch->token = leader ? zkr_queue_lock_get_token (latch->queue) : 0;
+  latch->token = leader ? zkr__queue_lock_get_token (latch->queue) : 0;
   g_debug ("leader latch %s (%s): %s, token %" G_GINT64_FORMAT, latch->path, latch->id,
            leader ? "leader" : "not leader", latch->token);
   g_cond_broadcast (&latch->cond);
   if (notify)
-    zkr_notifier_emit (latch->listeners, leader ? EVENT_IS_LEADER : EVENT_NOT_LEADER);
+    zkr__notifier_emit (latch->listeners, leader ? EVENT_IS_LEADER : EVENT_NOT_LEADER);
 }
 
 /* ==== the election (worker thread) ===================================== */
@@ -192,7 +192,7 @@ latch_enqueue (ZkrLeaderLatch *latch)
   g_mutex_unlock (&latch->mutex);
   /* The outcome comes back to the worker, whichever thread runs this
    * (the worker, or a caller standing in for it). */
-  zkr_queue_lock_acquire_on_worker (latch->queue, -1, latch->cancellable, latch_acquired, latch);
+  zkr__queue_lock_acquire_on_worker (latch->queue, -1, latch->cancellable, latch_acquired, latch);
 }
 
 static gboolean
@@ -209,7 +209,7 @@ latch_post_enqueue (ZkrLeaderLatch *latch)
   g_mutex_lock (&latch->mutex);
   latch->busy++;
   g_mutex_unlock (&latch->mutex);
-  zkr_session_post (latch->session, latch_enqueue_run, latch, latch_busy_done);
+  zkr__session_post (latch->session, latch_enqueue_run, latch, latch_busy_done);
 }
 
 static void
@@ -222,7 +222,7 @@ latch_enqueue_later (ZkrLeaderLatch *latch)
   g_mutex_unlock (&latch->mutex);
   g_source_set_callback (source, latch_enqueue_run, latch, latch_busy_done);
   g_source_set_static_name (source, "zkr-leader-latch-retry");
-  g_source_attach (source, zkr_session_get_worker_context (latch->session));
+  g_source_attach (source, zkr__session_get_worker_context (latch->session));
   g_source_unref (source);
 }
 
@@ -260,7 +260,7 @@ static void
 latch_acquired (ZkrQueueLock *queue, const GError *error, gpointer user_data)
 {
   ZkrLeaderLatch *latch = user_data;
-  gboolean holding = error == NULL && zkr_queue_lock_is_held (queue);
+  gboolean holding = error == NULL && zkr__queue_lock_is_held (queue);
   NextStep next = NEXT_NOTHING;
 
   g_mutex_lock (&latch->mutex);
@@ -340,11 +340,11 @@ zkr_leader_latch_new (ZkrSession *session, const char *path, const char *partici
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (participant_id != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!zkr_leader_validate_id (participant_id, "leader latch", error))
+  if (!zkr__leader_validate_id (participant_id, "leader latch", error))
     return NULL;
   latch = g_new0 (ZkrLeaderLatch, 1);
   g_atomic_ref_count_init (&latch->ref);
-  latch->queue = zkr_queue_lock_new (session, path, &latch_recipe, NULL, error);
+  latch->queue = zkr__queue_lock_new (session, path, &latch_recipe, NULL, error);
   if (latch->queue == NULL)
     {
       g_free (latch);
@@ -353,13 +353,13 @@ zkr_leader_latch_new (ZkrSession *session, const char *path, const char *partici
   latch->session = zkr_session_ref (session);
   latch->path = g_strdup (path);
   latch->id = g_strdup (participant_id);
-  latch->listeners = zkr_notifier_new (latch, latch_try_ref,
-                                       (void (*) (gpointer)) zkr_leader_latch_unref, latch_marshal);
+  latch->listeners = zkr__notifier_new (latch, latch_try_ref,
+                                        (void (*) (gpointer)) zkr_leader_latch_unref, latch_marshal);
   latch->cancellable = g_cancellable_new ();
   g_mutex_init (&latch->mutex);
   g_cond_init (&latch->cond);
-  zkr_queue_lock_set_node_data (latch->queue, participant_id);
-  zkr_queue_lock_set_loss_hook (latch->queue, latch_on_loss, latch);
+  zkr__queue_lock_set_node_data (latch->queue, participant_id);
+  zkr__queue_lock_set_loss_hook (latch->queue, latch_on_loss, latch);
   return latch;
 }
 
@@ -379,8 +379,8 @@ zkr_leader_latch_unref (ZkrLeaderLatch *latch)
     return;
   zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, NULL);
   /* No hook call runs or starts once this returns. */
-  zkr_queue_lock_free (latch->queue);
-  zkr_notifier_free (latch->listeners);
+  zkr__queue_lock_free (latch->queue);
+  zkr__notifier_free (latch->listeners);
   g_object_unref (latch->cancellable);
   zkr_session_unref (latch->session);
   g_free (latch->path);
@@ -425,7 +425,7 @@ zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode, GError *
   g_autoptr (GError) local_error = NULL;
 
   g_return_val_if_fail (latch != NULL, FALSE);
-  g_return_val_if_fail (!zkr_session_in_worker (latch->session), FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (latch->session), FALSE);
   g_mutex_lock (&latch->mutex);
   if (latch->state != LATCH_STARTED)
     {
@@ -445,7 +445,7 @@ zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode, GError *
     g_cond_wait (&latch->cond, &latch->mutex);
   g_mutex_unlock (&latch->mutex);
 
-  if (zkr_queue_lock_release (latch->queue, &local_error))
+  if (zkr__queue_lock_release (latch->queue, &local_error))
     return TRUE;
   if (g_error_matches (local_error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
     return TRUE;
@@ -542,7 +542,7 @@ char *
 zkr_leader_latch_dup_node_path (ZkrLeaderLatch *latch)
 {
   g_return_val_if_fail (latch != NULL, NULL);
-  return zkr_queue_lock_dup_node_path (latch->queue);
+  return zkr__queue_lock_dup_node_path (latch->queue);
 }
 
 const char *
@@ -566,23 +566,23 @@ zkr_leader_latch_add_listener (ZkrLeaderLatch *latch, ZkrLeaderLatchFunc is_lead
   listener->not_leader = not_leader;
   listener->user_data = user_data;
   listener->destroy = destroy;
-  return zkr_notifier_add (latch->listeners,
-                           (GCallback) (void (*) (void)) (is_leader != NULL ? is_leader : not_leader),
-                           listener, latch_listener_free);
+  return zkr__notifier_add (latch->listeners,
+                            (GCallback) (void (*) (void)) (is_leader != NULL ? is_leader : not_leader),
+                            listener, latch_listener_free);
 }
 
 void
 zkr_leader_latch_remove_listener (ZkrLeaderLatch *latch, guint listener_id)
 {
   g_return_if_fail (latch != NULL);
-  zkr_notifier_remove (latch->listeners, listener_id);
+  zkr__notifier_remove (latch->listeners, listener_id);
 }
 
 GPtrArray *
 zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GError **error)
 {
   g_return_val_if_fail (latch != NULL, NULL);
-  return zkr_queue_lock_list_participants (latch->queue, error);
+  return zkr__queue_lock_list_participants (latch->queue, error);
 }
 
 char *
@@ -591,6 +591,6 @@ zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GError **error)
   g_autoptr (GPtrArray) participants = NULL;
 
   g_return_val_if_fail (latch != NULL, NULL);
-  participants = zkr_queue_lock_list_participants (latch->queue, error);
-  return zkr_leader_id_from_participants (participants);
+  participants = zkr__queue_lock_list_participants (latch->queue, error);
+  return zkr__leader_id_from_participants (participants);
 }

@@ -3,11 +3,11 @@
  * nothing. Loss events of every thread's entry are relayed to one set of
  * listeners. */
 
-#include "error.h"
+#include "error-private.h"
 #include "lock-queue.h"
 #include "per-thread.h"
 
-#include <zkr/reentrant_mutex.h>
+#include <zkr/reentrant-mutex.h>
 
 typedef struct {
   ZkrQueueLock *queue;   /* (owned) */
@@ -23,7 +23,7 @@ hold_free (gpointer data)
 {
   Hold *hold = data;
 
-  zkr_queue_lock_free (hold->queue);
+  zkr__queue_lock_free (hold->queue);
   g_free (hold);
 }
 
@@ -33,8 +33,8 @@ hold_is_idle (gpointer data)
 {
   Hold *hold = data;
 
-  return hold->count == 0 && !zkr_queue_lock_is_busy (hold->queue) &&
-         !zkr_queue_lock_is_release_pending (hold->queue);
+  return hold->count == 0 && !zkr__queue_lock_is_busy (hold->queue) &&
+         !zkr__queue_lock_is_release_pending (hold->queue);
 }
 
 ZkrReentrantMutex *
@@ -45,9 +45,9 @@ zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   mutex = g_new0 (ZkrReentrantMutex, 1);
-  if (!zkr_per_thread_init (&mutex->base, session, path, &zkr_queue_mutex_recipe,
-                            (void (*) (gpointer)) zkr_reentrant_mutex_unref, hold_free,
-                            hold_is_idle, error))
+  if (!zkr__per_thread_init (&mutex->base, session, path, &zkr__queue_mutex_recipe,
+                             (void (*) (gpointer)) zkr_reentrant_mutex_unref, hold_free,
+                             hold_is_idle, error))
     {
       g_free (mutex);
       return NULL;
@@ -67,7 +67,7 @@ void
 zkr_reentrant_mutex_unref (ZkrReentrantMutex *mutex)
 {
   g_return_if_fail (mutex != NULL);
-  if (zkr_per_thread_unref (&mutex->base))
+  if (zkr__per_thread_unref (&mutex->base))
     g_free (mutex);
 }
 
@@ -75,17 +75,17 @@ zkr_reentrant_mutex_unref (ZkrReentrantMutex *mutex)
 static Hold *
 hold_for_thread_locked (ZkrReentrantMutex *mutex, ZkrThreadKey *key)
 {
-  Hold *hold = zkr_per_thread_lookup_locked (&mutex->base, key);
+  Hold *hold = zkr__per_thread_lookup_locked (&mutex->base, key);
 
   if (hold == NULL)
     {
       hold = g_new0 (Hold, 1);
       /* Its events reach the listeners through the hook alone, which
        * stops when the entry is freed. */
-      hold->queue = zkr_queue_lock_new (mutex->base.session, mutex->base.path,
-                                        &zkr_queue_mutex_recipe, NULL, NULL);
-      zkr_queue_lock_set_loss_hook (hold->queue, zkr_per_thread_relay_loss, mutex);
-      zkr_per_thread_insert_locked (&mutex->base, key, hold);
+      hold->queue = zkr__queue_lock_new (mutex->base.session, mutex->base.path,
+                                         &zkr__queue_mutex_recipe, NULL, NULL);
+      zkr__queue_lock_set_loss_hook (hold->queue, zkr__per_thread_relay_loss, mutex);
+      zkr__per_thread_insert_locked (&mutex->base, key, hold);
     }
   return hold;
 }
@@ -106,8 +106,8 @@ acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
   gboolean reentered;
 
   g_mutex_lock (&mutex->base.lock);
-  hold = hold_for_thread_locked (mutex, zkr_thread_key_self ());
-  reentered = hold->count > 0 && zkr_queue_lock_is_held (hold->queue);
+  hold = hold_for_thread_locked (mutex, zkr__thread_key_self ());
+  reentered = hold->count > 0 && zkr__queue_lock_is_held (hold->queue);
   if (reentered)
     hold->count++; /* reentry: counted here, nothing sent */
   else
@@ -127,7 +127,7 @@ grant_finish (ZkrReentrantMutex *mutex, ZkrThreadKey *key)
   Hold *hold;
 
   g_mutex_lock (&mutex->base.lock);
-  hold = zkr_per_thread_lookup_locked (&mutex->base, key);
+  hold = zkr__per_thread_lookup_locked (&mutex->base, key);
   if (hold != NULL)
     hold->count = 1;
   g_mutex_unlock (&mutex->base.lock);
@@ -149,7 +149,7 @@ first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
   else
     g_task_return_error (first->outer, error);
   g_object_unref (first->outer);
-  zkr_thread_key_unref (first->key);
+  zkr__thread_key_unref (first->key);
   zkr_reentrant_mutex_unref (first->mutex);
   g_free (first);
 }
@@ -164,7 +164,7 @@ zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
   ZkrQueueLock *queue;
 
   g_return_if_fail (mutex != NULL);
-  zkr_assert_user_context ("zkr_reentrant_mutex_acquire_async() called");
+  zkr__assert_user_context ("zkr_reentrant_mutex_acquire_async() called");
   outer = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (outer, zkr_reentrant_mutex_acquire_async);
   g_task_set_check_cancellable (outer, FALSE);
@@ -176,11 +176,11 @@ zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
     }
   first = g_new0 (FirstAcquire, 1);
   first->mutex = zkr_reentrant_mutex_ref (mutex);
-  first->key = zkr_thread_key_ref (zkr_thread_key_self ());
+  first->key = zkr__thread_key_ref (zkr__thread_key_self ());
   first->outer = outer;
   inner = g_task_new (NULL, cancellable, first_acquire_done, first);
   g_task_set_check_cancellable (inner, FALSE);
-  zkr_queue_lock_acquire (queue, timeout_ms, cancellable, inner);
+  zkr__queue_lock_acquire (queue, timeout_ms, cancellable, inner);
 }
 
 gboolean
@@ -205,9 +205,9 @@ zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
   g_return_val_if_fail (mutex != NULL, FALSE);
   if (acquire_prepare (mutex, &queue))
     return TRUE;
-  if (!zkr_queue_lock_acquire_sync (queue, timeout_ms, cancellable, error))
+  if (!zkr__queue_lock_acquire_sync (queue, timeout_ms, cancellable, error))
     return FALSE;
-  grant_finish (mutex, zkr_thread_key_self ());
+  grant_finish (mutex, zkr__thread_key_self ());
   return TRUE;
 }
 
@@ -215,9 +215,9 @@ zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
 static Hold *
 held_by_self_locked (ZkrReentrantMutex *mutex)
 {
-  Hold *hold = zkr_per_thread_lookup_locked (&mutex->base, zkr_thread_key_self ());
+  Hold *hold = zkr__per_thread_lookup_locked (&mutex->base, zkr__thread_key_self ());
 
-  if (hold == NULL || hold->count == 0 || !zkr_queue_lock_is_held (hold->queue))
+  if (hold == NULL || hold->count == 0 || !zkr__queue_lock_is_held (hold->queue))
     return NULL;
   return hold;
 }
@@ -247,7 +247,7 @@ zkr_reentrant_mutex_release (ZkrReentrantMutex *mutex, GError **error)
   queue = hold->queue;
   g_mutex_unlock (&mutex->base.lock);
   /* Only this thread uses its entry, so it stays valid unlocked. */
-  ok = zkr_queue_lock_release (queue, error);
+  ok = zkr__queue_lock_release (queue, error);
   return ok;
 }
 
@@ -277,7 +277,7 @@ queue_of_self (ZkrReentrantMutex *mutex)
   Hold *hold;
 
   g_mutex_lock (&mutex->base.lock);
-  hold = zkr_per_thread_lookup_locked (&mutex->base, zkr_thread_key_self ());
+  hold = zkr__per_thread_lookup_locked (&mutex->base, zkr__thread_key_self ());
   g_mutex_unlock (&mutex->base.lock);
   return hold != NULL ? hold->queue : NULL;
 }
@@ -289,7 +289,7 @@ zkr_reentrant_mutex_get_fencing_token (ZkrReentrantMutex *mutex)
 
   g_return_val_if_fail (mutex != NULL, 0);
   queue = queue_of_self (mutex);
-  return queue != NULL ? zkr_queue_lock_get_token (queue) : 0;
+  return queue != NULL ? zkr__queue_lock_get_token (queue) : 0;
 }
 
 gboolean
@@ -305,7 +305,7 @@ zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GError **error)
                    "reentrant mutex %s is not held by this thread", mutex->base.path);
       return FALSE;
     }
-  return zkr_queue_lock_verify (queue, error);
+  return zkr__queue_lock_verify (queue, error);
 }
 
 guint
@@ -314,20 +314,20 @@ zkr_reentrant_mutex_add_loss_listener (ZkrReentrantMutex *mutex, ZkrLockLossFunc
 {
   g_return_val_if_fail (mutex != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr_notifier_add (mutex->base.loss, (GCallback) (void (*) (void)) func, user_data, destroy);
+  return zkr__notifier_add (mutex->base.loss, (GCallback) (void (*) (void)) func, user_data, destroy);
 }
 
 void
 zkr_reentrant_mutex_remove_loss_listener (ZkrReentrantMutex *mutex, guint listener_id)
 {
   g_return_if_fail (mutex != NULL);
-  zkr_notifier_remove (mutex->base.loss, listener_id);
+  zkr__notifier_remove (mutex->base.loss, listener_id);
 }
 
 GPtrArray *
 zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  return zkr_queue_list_participants (mutex->base.session, mutex->base.path, &zkr_queue_mutex_recipe,
-                                      NULL, error);
+  return zkr__queue_list_participants (mutex->base.session, mutex->base.path, &zkr__queue_mutex_recipe,
+                                       NULL, error);
 }

@@ -7,28 +7,28 @@
 G_BEGIN_DECLS
 
 /* The ZkrError a ZooKeeper return code maps to (ZOK maps to 0). */
-ZkrError zkr_error_code_from_zk (int rc);
+ZkrError zkr__error_code_from_zk (int rc);
 
 /* "ZNONODE", "ZCONNECTIONLOSS", ...; "ZUNKNOWN(-123)" style text for codes
  * it does not know is written into a static per-thread buffer. */
-const char *zkr_zk_error_name (int rc);
+const char *zkr__zk_error_name (int rc);
 
 /* TRUE for the codes a retry may cure: ZCONNECTIONLOSS, ZOPERATIONTIMEOUT,
  * ZSESSIONMOVED, ZTHROTTLEDOP, ZSSLCONNECTIONERROR. Never ZSESSIONEXPIRED,
  * ZAUTHFAILED, ZNOAUTH, ZBADARGUMENTS. */
-gboolean zkr_zk_rc_is_retryable (int rc);
+gboolean zkr__zk_rc_is_retryable (int rc);
 
 /* TRUE when @rc can only be an answer from a server (so the request
  * reached it while the session lived and the liveness clock may advance):
  * ZOK and the server's own error codes (ZNONODE, ZNODEEXISTS, ...). */
-gboolean zkr_zk_rc_is_server_answer (int rc);
+gboolean zkr__zk_rc_is_server_answer (int rc);
 
 /* Sets @error from @rc: "OP PATH: ZNAME (text) [session 0xID]". @path may
  * be NULL; @session_id 0 omits the session. */
-void zkr_set_error_from_zk (GError **error,
-                            int rc,
-                            const char *op,
-                            const char *path,
-                            gint64 session_id);
+void zkr__set_error_from_zk (GError **error,
+                             int rc,
+                             const char *op,
+                             const char *path,
+                             gint64 session_id);
 
 G_END_DECLS
