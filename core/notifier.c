@@ -3,7 +3,8 @@
  * order in the listener's context. */
 
 #include "notifier.h"
-#include "session-private.h"
+#include "context.h"
+#include "ref.h"
 
 typedef struct {
   gatomicrefcount ref;
@@ -32,122 +33,6 @@ struct _ZkrNotifier {
   void (*source_unref) (gpointer);
   ZkrNotifyMarshal marshal;
 };
-
-typedef struct {
-  gint published;
-  GSourceFunc func;
-  gpointer data;
-  GDestroyNotify destroy;
-} Post;
-
-void
-zkr__assert_user_context (const char *what)
-{
-#ifndef NDEBUG
-  if (zkr__session_code_running ())
-    g_critical ("zkr: %s on a thread that runs a session's code (the worker, a stand-in, "
-                "or a thread running posts in place): user code must run in its own context",
-                what);
-#else
-  (void) what;
-#endif
-}
-
-static gboolean
-post_run (gpointer user_data)
-{
-  Post *post = user_data;
-
-  /* Pairs with the publishing store in zkr__context_post(). */
-  if (g_atomic_int_get (&post->published) != 1)
-    g_critical ("zkr: a post ran before it was published");
-  /* Every listener delivery and every GTask result comes through here. */
-  zkr__assert_user_context ("a post to a user's context ran");
-  return post->func (post->data);
-}
-
-static void
-post_free (gpointer user_data)
-{
-  Post *post = user_data;
-
-  (void) g_atomic_int_get (&post->published);
-  if (post->destroy != NULL)
-    post->destroy (post->data);
-  g_free (post);
-}
-
-void
-zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
-                   GDestroyNotify destroy)
-{
-  Post *post = g_new0 (Post, 1);
-  GSource *source;
-
-  post->func = func;
-  post->data = data;
-  post->destroy = destroy;
-  g_atomic_int_set (&post->published, 1);
-  /* An idle source, not g_main_context_invoke(): that one may run @func
-   * right here when the caller owns the context. A source holds no
-   * reference on its context, yet g_source_unref() below locks it: once
-   * attached, the post can run on the context's thread, and the last
-   * reference to the context (often one that @data owns, such as a
-   * GTask's or a blocking call's) can go before we get there. Our own
-   * reference keeps it alive until we are done with it. */
-  g_main_context_ref (context);
-  source = g_idle_source_new ();
-  g_source_set_callback (source, post_run, post, post_free);
-  g_source_set_static_name (source, "zkr-post");
-  g_source_attach (source, context);
-  g_source_unref (source);
-  g_main_context_unref (context);
-}
-
-void
-zkr__wait_init (ZkrWait *wait)
-{
-  g_mutex_init (&wait->lock);
-  g_cond_init (&wait->cond);
-  wait->done = FALSE;
-  wait->kicked = FALSE;
-  wait->sleeping = FALSE;
-}
-
-void
-zkr__wait_sleep_locked (ZkrWait *wait)
-{
-  wait->sleeping = TRUE;
-  g_cond_wait (&wait->cond, &wait->lock);
-  wait->sleeping = FALSE;
-}
-
-void
-zkr__wait_wake_locked (ZkrWait *wait)
-{
-  if (wait->sleeping)
-    g_cond_signal (&wait->cond);
-}
-
-void
-zkr__wait_done (ZkrWait *wait)
-{
-  g_mutex_lock (&wait->lock);
-  wait->done = TRUE;
-  zkr__wait_wake_locked (wait);
-  g_mutex_unlock (&wait->lock);
-}
-
-void
-zkr__wait_block (ZkrWait *wait)
-{
-  g_mutex_lock (&wait->lock);
-  while (!wait->done)
-    zkr__wait_sleep_locked (wait);
-  g_mutex_unlock (&wait->lock);
-  g_mutex_clear (&wait->lock);
-  g_cond_clear (&wait->cond);
-}
 
 static void
 context_post (GMainContext *context, GSourceFunc func, gpointer data, GDestroyNotify destroy)
@@ -291,33 +176,6 @@ drain_run (gpointer data)
       drain->marshal (listener->func, drain->source, event, listener->user_data);
     }
   return G_SOURCE_REMOVE;
-}
-
-/* Adds @delta to @ref unless it is at @floor or below; TRUE when added. */
-static gboolean
-ref_add_above (gatomicrefcount *ref, gint floor, gint delta)
-{
-  for (;;)
-    {
-      gint old = g_atomic_int_get (ref);
-
-      if (old <= floor)
-        return FALSE;
-      if (g_atomic_int_compare_and_exchange (ref, old, old + delta))
-        return TRUE;
-    }
-}
-
-gboolean
-zkr__ref_try (gatomicrefcount *ref)
-{
-  return ref_add_above (ref, 0, 1);
-}
-
-gboolean
-zkr__ref_drop_unless_last (gatomicrefcount *ref)
-{
-  return ref_add_above (ref, 1, -1);
 }
 
 void

@@ -7,6 +7,11 @@
 
 #include <glib-object.h>
 
+/* Until every file includes what it uses. */
+#include "context.h"
+#include "ref.h"
+#include "wait.h"
+
 G_BEGIN_DECLS
 
 typedef struct _ZkrNotifier ZkrNotifier;
@@ -36,58 +41,5 @@ void zkr__notifier_remove (ZkrNotifier *notifier, guint id);
 
 /* Any thread; queues @event for every listener. */
 void zkr__notifier_emit (ZkrNotifier *notifier, int event);
-
-/* Runs @func(@data) in @context, always later (never inside this call),
- * in posting order among posts of equal priority. For user code and what
- * leads to it (listeners, GTask results): in debug builds it is an error,
- * logged as a critical, for @func to run on a thread that runs a session's
- * code (docs/design.md, "Threads and contexts"). Everything the caller
- * wrote before posting is visible to @func: the hand-off is published with
- * an atomic release/acquire pair of our own rather than relying on GLib's
- * internal locking alone, so that ThreadSanitizer can see it too. @destroy
- * runs on @data after @func, or when the context drops the post. */
-void zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
-                        GDestroyNotify destroy);
-
-/* A one-shot hand-off to a blocked thread. The waiter calls
- * zkr__wait_init(), hands the wait to another thread and calls
- * zkr__wait_block(), which returns (and clears the wait) once that thread
- * called zkr__wait_done(). What the other thread wrote before
- * zkr__wait_done() is visible to the waiter after zkr__wait_block(); done
- * touches nothing after its unlock, so the waiter may free the wait at once. */
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  gboolean done;
-  gboolean kicked;   /* zkr__session_block_standing_in(): posts to run */
-  gboolean sleeping; /* the waiter is in g_cond_wait(): only then signal
-                      * (GLib's signal is a system call even with no
-                      * waiter, and a stand-in often completes its own wait) */
-} ZkrWait;
-
-/* Under @wait's lock: sleeps on its cond once (the caller loops). */
-void zkr__wait_sleep_locked (ZkrWait *wait);
-/* Under @wait's lock: wakes the waiter if it sleeps. */
-void zkr__wait_wake_locked (ZkrWait *wait);
-
-void zkr__wait_init (ZkrWait *wait);
-void zkr__wait_done (ZkrWait *wait);
-void zkr__wait_block (ZkrWait *wait);
-
-
-/* Debug builds (NDEBUG unset): logs a critical naming @what when the
- * calling thread runs a session's code (zkr__session_code_running()), where
- * user code must never run and whose thread-default context is not the
- * user's. For the points where user code is called or a GTask for it is
- * created. Release builds: nothing. */
-void zkr__assert_user_context (const char *what);
-
-/* Takes a reference on @ref unless it already dropped to zero (the object
- * is being finalized). Any thread. Returns TRUE when it took one. */
-gboolean zkr__ref_try (gatomicrefcount *ref);
-/* Drops a reference on @ref unless it is the last one. Any thread.
- * Returns FALSE, having changed nothing, when it is the last: the caller
- * then drops it where finalizing is allowed. */
-gboolean zkr__ref_drop_unless_last (gatomicrefcount *ref);
 
 G_END_DECLS
