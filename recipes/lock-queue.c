@@ -476,6 +476,24 @@ hold_stop (ZkrQueueLock *lock)
 
 /* ==== acquiring (worker thread) ===================================== */
 
+/* Where an acquire is (docs/design.md §3.1), in one field that changes
+ * only through acquire_set_step(). Steps are worker-side state: read and
+ * changed by whichever thread holds the session's turn. */
+typedef enum {
+  ACQUIRE_STARTING,          /* made; its start has not run yet */
+  ACQUIRE_CONNECTING,        /* started, waiting for (RE)CONNECTED to create */
+  ACQUIRE_CREATING,          /* the protected create in flight (a listing
+                              * behind it; an early listing is kept) */
+  ACQUIRE_LISTING,           /* our node made; the listing to judge it on
+                              * its way (step 3) */
+  ACQUIRE_WATCHING_NODE,     /* waiting on one node ahead of ours (step 4) */
+  ACQUIRE_WATCHING_CHILDREN, /* waiting for any change of the children: every
+                              * listing leaves a child watch (semaphore leases) */
+  ACQUIRE_DECIDED,           /* through or failed, decided in place and its
+                              * end posted: later listings are not judged */
+  ACQUIRE_ENDED,             /* detached: nothing calls back into it; answered */
+} AcquireStep;
+
 /* A blocking acquire waits on this (on its stack) instead of a GTask in
  * a main context of its own: one futex wake-up instead of an event fd,
  * a context and a task per call. */
@@ -494,7 +512,9 @@ struct _Acquire {
                                   * of @task (zkr__queue_lock_acquire_on_worker) */
   gpointer done_data;
   gint64 deadline;               /* monotonic µs; G_MAXINT64 = none */
-  gboolean try_once;
+  gboolean try_once;             /* timeout 0: judge once. Not a step: how
+                                  * the caller asked, fixed for the
+                                  * acquire's life */
   GCancellable *cancellable;     /* (owned) (nullable) */
   gulong cancel_id;
   ZkrProtectedCreate *create;    /* (nullable) in flight */
@@ -507,11 +527,7 @@ struct _Acquire {
   char *watch_name;              /* (nullable) the node watch_id is on */
   guint timeout_timer;           /* session timer for the deadline (0: none) */
   guint listener_id;
-  gboolean finished;
-  gboolean end_posted;           /* decided in place (claim or failure) and
-                                  * posted: later listings are not judged */
-  gboolean watch_children;       /* the predicate waits for any change of
-                                  * the children (semaphore leases) */
+  AcquireStep step;              /* acquire_set_step() only */
   char *fixed_suffix;            /* (nullable) a non-sequential node name */
   guint requeues;                /* new nodes after ours was deleted */
   ZkrResendPause resend;         /* a listing or watch answered "retry" */
@@ -554,6 +570,74 @@ acquire_unref (Acquire *acquire)
 }
 
 static void acquire_list (Acquire *acquire);
+
+static const char *const acquire_step_names[] = {
+  [ACQUIRE_STARTING] = "STARTING",
+  [ACQUIRE_CONNECTING] = "CONNECTING",
+  [ACQUIRE_CREATING] = "CREATING",
+  [ACQUIRE_LISTING] = "LISTING",
+  [ACQUIRE_WATCHING_NODE] = "WATCHING_NODE",
+  [ACQUIRE_WATCHING_CHILDREN] = "WATCHING_CHILDREN",
+  [ACQUIRE_DECIDED] = "DECIDED",
+  [ACQUIRE_ENDED] = "ENDED",
+};
+
+/* The edges an acquire may take. The start creates, or waits for a
+ * connection first; a made node is listed and judged, then waited on
+ * (one node or the children; a predicate may switch between them); a
+ * node that vanished is created again (a requeue). The end is decided in
+ * place once a node or its create's answer is known (the posted end then
+ * runs), or reached at once from any step but the last. Staying put is no
+ * transition and always allowed. */
+static gboolean
+acquire_step_allowed (AcquireStep from, AcquireStep to)
+{
+  switch (to)
+    {
+    case ACQUIRE_CONNECTING:
+      return from == ACQUIRE_STARTING;
+    case ACQUIRE_CREATING:
+      return from == ACQUIRE_STARTING || from == ACQUIRE_CONNECTING ||
+             from == ACQUIRE_LISTING || from == ACQUIRE_WATCHING_NODE ||
+             from == ACQUIRE_WATCHING_CHILDREN;
+    case ACQUIRE_LISTING:
+      return from == ACQUIRE_CREATING;
+    case ACQUIRE_WATCHING_NODE:
+    case ACQUIRE_WATCHING_CHILDREN:
+      return from == ACQUIRE_LISTING || from == ACQUIRE_WATCHING_NODE ||
+             from == ACQUIRE_WATCHING_CHILDREN;
+    case ACQUIRE_DECIDED:
+      return from == ACQUIRE_CREATING || from == ACQUIRE_LISTING ||
+             from == ACQUIRE_WATCHING_NODE || from == ACQUIRE_WATCHING_CHILDREN;
+    case ACQUIRE_ENDED:
+      return from != ACQUIRE_ENDED;
+    case ACQUIRE_STARTING:
+    default:
+      return FALSE;
+    }
+}
+
+/* The one place an acquire's step changes. An edge the table does not
+ * have is a bug of this file: refused, loudly. */
+static gboolean
+acquire_set_step (Acquire *acquire, AcquireStep to)
+{
+  ZkrQueueLock *lock = acquire->lock;
+  AcquireStep from = acquire->step;
+
+  if (from == to)
+    return TRUE;
+  if (!acquire_step_allowed (from, to))
+    {
+      g_critical ("%s %s: acquire refused %s -> %s", lock->recipe->kind, lock->user_path,
+                  acquire_step_names[from], acquire_step_names[to]);
+      return FALSE;
+    }
+  g_debug ("%s %s: acquire %s -> %s", lock->recipe->kind, lock->user_path,
+           acquire_step_names[from], acquire_step_names[to]);
+  acquire->step = to;
+  return TRUE;
+}
 
 typedef struct {
   GTask *task;     /* (owned) */
@@ -601,7 +685,7 @@ acquire_detach (Acquire *acquire)
 {
   ZkrQueueLock *lock = acquire->lock;
 
-  acquire->finished = TRUE;
+  acquire_set_step (acquire, ACQUIRE_ENDED);
   if (lock->acquire == acquire)
     lock->acquire = NULL;
   zkr__session_timer_clear (lock->session, &acquire->timeout_timer);
@@ -724,7 +808,7 @@ acquire_fail (Acquire *acquire, GError *error)
   ZkrQueueLock *lock = acquire->lock;
   FailPosted *fail;
 
-  if (acquire->finished)
+  if (acquire->step == ACQUIRE_ENDED)
     {
       g_error_free (error);
       return;
@@ -737,7 +821,7 @@ acquire_fail (Acquire *acquire, GError *error)
       fail->acquire = acquire_ref (acquire);
       fail->error = error;
       zkr__session_post (lock->session, acquire_fail_posted, fail, NULL);
-      acquire->end_posted = TRUE;
+      acquire_set_step (acquire, ACQUIRE_DECIDED);
       return;
     }
   acquire_detach (acquire);
@@ -843,7 +927,7 @@ acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointe
   (void) path;
   g_atomic_int_inc (&watch_wakeups);
   acquire->watch_id = 0;
-  if (acquire->finished)
+  if (acquire->step == ACQUIRE_ENDED)
     return;
   /* Always a fresh listing, never our last one minus the node that went:
    * only a listing shows that our own node is still there (someone may
@@ -888,7 +972,7 @@ acquire_on_watch_listing (ZkrSession *session, int event_type, ZkrReply *listing
   (void) event_type;
   g_atomic_int_inc (&watch_wakeups);
   acquire->watch_id = 0;
-  if (!acquire->finished)
+  if (acquire->step != ACQUIRE_ENDED)
     acquire_on_listing (acquire, listing);
 }
 
@@ -898,7 +982,7 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   Acquire *acquire = user_data;
 
   (void) session;
-  if (!acquire->finished)
+  if (acquire->step != ACQUIRE_ENDED)
     {
       if (reply->rc != ZOK && acquire->watch_id != 0)
         {
@@ -951,7 +1035,7 @@ acquire_through (Acquire *acquire)
        * the worker's code runs, by the thread that wake-up reaches. */
       zkr__session_post (lock->session, acquire_through_posted, acquire_ref (acquire),
                          (GDestroyNotify) acquire_unref);
-      acquire->end_posted = TRUE;
+      acquire_set_step (acquire, ACQUIRE_DECIDED);
       return;
     }
   if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
@@ -968,7 +1052,7 @@ acquire_through_posted (gpointer data)
 
   /* Unless it ended meanwhile (a timeout, LOST); listings that came in
    * between were not judged (acquire_evaluate). */
-  if (!acquire->finished)
+  if (acquire->step != ACQUIRE_ENDED)
     acquire_through (acquire);
   return G_SOURCE_REMOVE;
 }
@@ -987,7 +1071,7 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   /* The end is decided (see ACQUIRE_IN_PLACE): nothing a later listing
    * shows can change it (nodes ahead of ours only ever go; ours going is
    * found by the hold), and judging it could requeue or claim again. */
-  if (acquire->end_posted)
+  if (acquire->step == ACQUIRE_DECIDED)
     return;
   ours = lock->recipe->sort (children, lock->recipe->lock_name, acquire->node_name);
   if (ours < 0)
@@ -1024,13 +1108,14 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
       /* Wait for any change of the children. Listings in this mode leave
        * a child watch, so the one we just evaluated did, unless this is
        * the first time: then list again with a watch. */
-      if (!acquire->watch_children)
+      if (acquire->step != ACQUIRE_WATCHING_CHILDREN)
         {
-          acquire->watch_children = TRUE;
+          acquire_set_step (acquire, ACQUIRE_WATCHING_CHILDREN);
           acquire_list (acquire);
         }
       return;
     }
+  acquire_set_step (acquire, ACQUIRE_WATCHING_NODE);
   if (acquire->watch_id != 0 && g_strcmp0 (acquire->watch_name, wait_on) == 0)
     /* Already watching that node (set, or its request on the way): this
      * is a listing taken before it went, the one sent behind the watch
@@ -1093,7 +1178,7 @@ acquire_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 
   (void) session;
   acquire->listings_in_flight--;
-  if (!acquire->finished)
+  if (acquire->step != ACQUIRE_ENDED)
     acquire_on_listing (acquire, reply);
   acquire_unref (acquire);
 }
@@ -1103,11 +1188,13 @@ acquire_list (Acquire *acquire)
 {
   ZkrQueueLock *lock = acquire->lock;
 
-  if (acquire->watch_children && acquire->watch_id == 0)
+  gboolean watch_children = acquire->step == ACQUIRE_WATCHING_CHILDREN;
+
+  if (watch_children && acquire->watch_id == 0)
     acquire->watch_id = zkr__session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
   acquire->listings_in_flight++;
   g_atomic_int_inc (&listings_sent);
-  zkr__op_get_children_full (lock->session, lock->path, acquire->watch_children, ACQUIRE_IN_PLACE,
+  zkr__op_get_children_full (lock->session, lock->path, watch_children, ACQUIRE_IN_PLACE,
                              acquire_list_reply, acquire_ref (acquire));
 }
 
@@ -1129,13 +1216,14 @@ acquire_created (ZkrSession *session, int rc, const char *path, const struct Sta
 
   (void) session;
   acquire->create = NULL;
-  if (acquire->finished)
+  if (acquire->step == ACQUIRE_ENDED)
     return;
   if (rc != ZOK)
     {
       acquire_fail_rc (acquire, rc, "create lock node under");
       return;
     }
+  acquire_set_step (acquire, ACQUIRE_LISTING);
   acquire->node_path = g_strdup (path);
   acquire->node_name = g_strdup (zkr__path_basename (path));
   acquire->stat = *stat;
@@ -1159,6 +1247,7 @@ acquire_create (Acquire *acquire)
 
   g_autofree char *name = g_strconcat (lock->recipe->lock_name, acquire->fixed_suffix, NULL);
 
+  acquire_set_step (acquire, ACQUIRE_CREATING);
   acquire->create = zkr__protected_create (lock->session, lock->path, name,
                                            client_id, (int) strlen (client_id),
                                            acquire->fixed_suffix != NULL ? ZOO_EPHEMERAL
@@ -1176,12 +1265,36 @@ acquire_requeue (Acquire *acquire)
   if (acquire->watch_id != 0)
     zkr__session_watch_remove (acquire->lock->session, acquire->watch_id);
   acquire->watch_id = 0;
-  acquire->watch_children = FALSE;
   g_clear_pointer (&acquire->node_name, g_free);
   g_clear_pointer (&acquire->node_path, g_free);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
   memset (&acquire->stat, 0, sizeof acquire->stat);
   acquire_create (acquire);
+}
+
+/* Our node is made and its verdict still open: list again and re-judge
+ * (a watch event may have died with the connection; something the
+ * predicate reads changed). Not while CREATING (the protected create
+ * waits for the connection itself and a listing follows it) nor once
+ * DECIDED (the end is posted; nothing a listing shows can change it). */
+static void
+acquire_relist (Acquire *acquire)
+{
+  switch (acquire->step)
+    {
+    case ACQUIRE_LISTING:
+    case ACQUIRE_WATCHING_NODE:
+    case ACQUIRE_WATCHING_CHILDREN:
+      acquire_list (acquire);
+      break;
+    case ACQUIRE_STARTING:
+    case ACQUIRE_CONNECTING:
+    case ACQUIRE_CREATING:
+    case ACQUIRE_DECIDED:
+    case ACQUIRE_ENDED:
+    default:
+      break;
+    }
 }
 
 static void
@@ -1190,7 +1303,7 @@ acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
   Acquire *acquire = user_data;
 
   (void) session;
-  if (acquire->finished)
+  if (acquire->step == ACQUIRE_ENDED)
     return;
   switch (state)
     {
@@ -1199,10 +1312,10 @@ acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
       /* Not started yet (waiting for a connection), or waiting: look again
        * (a watch event may have been lost with the connection). */
       zkr__resend_pause_stop (&acquire->resend, TRUE);
-      if (acquire->node_name == NULL && acquire->create == NULL)
+      if (acquire->step == ACQUIRE_CONNECTING)
         acquire_create (acquire);
-      else if (acquire->node_name != NULL)
-        acquire_list (acquire);
+      else
+        acquire_relist (acquire);
       break;
     case ZKR_SESSION_STATE_LOST:
       acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
@@ -1235,7 +1348,7 @@ acquire_start (gpointer data)
       acquire->cancel_id = g_cancellable_connect (acquire->cancellable,
                                                   G_CALLBACK (acquire_on_cancelled),
                                                   acquire, NULL);
-      if (acquire->finished)
+      if (acquire->step == ACQUIRE_ENDED)
         return G_SOURCE_REMOVE;
     }
   if (zkr_session_get_state (lock->session) == ZKR_SESSION_STATE_CLOSED)
@@ -1253,7 +1366,9 @@ acquire_start (gpointer data)
     }
   if (zkr_session_is_connected (lock->session))
     acquire_create (acquire);
-  /* else acquire_on_state starts it on (RE)CONNECTED. */
+  else
+    /* acquire_on_state creates on (RE)CONNECTED. */
+    acquire_set_step (acquire, ACQUIRE_CONNECTING);
   return G_SOURCE_REMOVE;
 }
 
@@ -1398,8 +1513,8 @@ reevaluate_in_worker (gpointer data)
   ZkrQueueLock *lock = data;
   Acquire *acquire = lock->acquire;
 
-  if (acquire != NULL && !acquire->finished && acquire->node_name != NULL)
-    acquire_list (acquire);
+  if (acquire != NULL)
+    acquire_relist (acquire);
   lock_unref (lock);
   return G_SOURCE_REMOVE;
 }
