@@ -1,11 +1,14 @@
 /* zkr: the options a session is made from. A plain value object: setters
- * store, zkr_session_new() validates (so that one error names the bad
- * value, whatever setter it came through). */
+ * store, zkr_session_new() validates (zkr__session_options_validate, at the
+ * end: so that one error names the bad value, whatever setter it came
+ * through). */
 
 #include <string.h>
 #include <unistd.h>
 
-#include "session-private.h"
+#include "error-private.h"
+#include "path.h"
+#include "session-internal.h"
 
 ZkrSessionOptions *
 zkr_session_options_new (void)
@@ -134,4 +137,70 @@ zkr_session_options_set_liveness (ZkrSessionOptions *options, double drift, int 
   g_return_if_fail (options != NULL);
   options->drift = drift;
   options->margin_ms = margin_ms;
+}
+
+gboolean
+zkr__session_options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts, GError **error)
+{
+  if (options->hosts == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "no connect string given");
+      return FALSE;
+    }
+  if (!zkr__hosts_parse (options->hosts, hosts, error))
+    return FALSE;
+  if (options->session_timeout_ms <= 0)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid session timeout %d ms: must be > 0", options->session_timeout_ms);
+      return FALSE;
+    }
+  if (options->connection_timeout_ms <= 0)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid connection timeout %d ms: must be > 0", options->connection_timeout_ms);
+      return FALSE;
+    }
+  if (!zkr__namespace_validate (options->name_space, error))
+    return FALSE;
+  if (options->auth_user != NULL &&
+      (*options->auth_user == '\0' || strchr (options->auth_user, ':') != NULL ||
+       options->auth_password == NULL))
+    {
+      /* The user name may be shown; the password never is. */
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid digest user \"%s\": must be non-empty, without ':', with a password",
+                   options->auth_user);
+      return FALSE;
+    }
+  if (options->acl != ZKR_ACL_OPEN && options->auth_user == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "ACL mode %d needs digest auth: set it with zkr_session_options_set_digest_auth()",
+                   (int) options->acl);
+      return FALSE;
+    }
+  if ((int) options->acl < ZKR_ACL_OPEN || options->acl > ZKR_ACL_CREATOR_ALL_WORLD_READ)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid ACL mode %d", (int) options->acl);
+      return FALSE;
+    }
+  if (options->client_id == NULL || !g_utf8_validate (options->client_id, -1, NULL) ||
+      strlen (options->client_id) > 1024)
+    {
+      g_autofree char *quoted = zkr__quote_value (options->client_id, -1);
+
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid client id %s: must be UTF-8 text of at most 1024 bytes", quoted);
+      return FALSE;
+    }
+  if (!(options->drift >= 0.0 && options->drift < 0.5) || options->margin_ms < -1)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid liveness settings drift %g margin %d ms: need 0 <= drift < 0.5, margin >= 0 (or -1)",
+                   options->drift, options->margin_ms);
+      return FALSE;
+    }
+  return TRUE;
 }

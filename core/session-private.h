@@ -86,7 +86,8 @@ void zkr__session_stand_in_end (ZkrSession *session);
  * plain zkr__wait_block(). Clears @wait like zkr__wait_block(). */
 void zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait);
 
-/* A one-shot timer run by the worker between @delay_ms and @delay_ms +
+/* A one-shot timer (the executor's, which serves every timer of the
+ * session's code) run by the worker between @delay_ms and @delay_ms +
  * @slack_ms from now (the return value of @func is ignored), unless
  * removed first. Unlike a GLib timeout attached from a stand-in, adding it
  * wakes the worker only when its latest time comes before the worker's
@@ -96,6 +97,10 @@ void zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait);
  * freed are dropped unrun. */
 guint zkr__session_timer_add (ZkrSession *session, guint delay_ms, guint slack_ms,
                               GSourceFunc func, gpointer data);
+/* The same, with @destroy (nullable) run on @data after @func, or when the
+ * timer is removed or dropped unrun. */
+guint zkr__session_timer_add_full (ZkrSession *session, guint delay_ms, guint slack_ms,
+                                   GSourceFunc func, gpointer data, GDestroyNotify destroy);
 void zkr__session_timer_remove (ZkrSession *session, guint id);
 /* zkr__session_timer_remove (*@id) unless *@id is 0 (none, or it ran), and
  * sets *@id to 0: for an owner that keeps the id of its pending timer. */
@@ -155,7 +160,9 @@ void zkr__session_watch_remove (ZkrSession *session, guint id);
 /* The count of guaranteed deletes still pending (see nodes.h). */
 void zkr__session_pending_deletes_add (ZkrSession *session, int delta);
 
-/* Test hooks. */
+/* Test hooks. Defined in session-test-hooks.c, which only the tests and the
+ * demo link (zkr_internal_dep), never libzkr; except the two
+ * zkr__session_test_take_* calls, which the library's requests consult. */
 gboolean zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out);
 /* Expires @session the standard way, from outside: a second handle opened
  * with its id and password on @hosts, then closed. TRUE when that handle

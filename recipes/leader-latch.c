@@ -212,18 +212,16 @@ latch_post_enqueue (ZkrLeaderLatch *latch)
   zkr__session_post (latch->session, latch_enqueue_run, latch, latch_busy_done);
 }
 
+/* Worker (turn held): a session timer, dropped (its destroy run) if the
+ * session goes first. */
 static void
 latch_enqueue_later (ZkrLeaderLatch *latch)
 {
-  GSource *source = g_timeout_source_new (LATCH_RETRY_MS);
-
   g_mutex_lock (&latch->mutex);
   latch->busy++;
   g_mutex_unlock (&latch->mutex);
-  g_source_set_callback (source, latch_enqueue_run, latch, latch_busy_done);
-  g_source_set_static_name (source, "zkr-leader-latch-retry");
-  g_source_attach (source, zkr__session_get_worker_context (latch->session));
-  g_source_unref (source);
+  (void) zkr__session_timer_add_full (latch->session, LATCH_RETRY_MS, 0, latch_enqueue_run, latch,
+                                      latch_busy_done);
 }
 
 typedef enum {

@@ -1,0 +1,704 @@
+/* zkr: the executor (docs/design.md §1.2). One worker thread iterating a
+ * private GMainContext, the turn that whoever runs the worker's code holds,
+ * the ordered post queue with its stand-ins and in-place runs, and the
+ * worker's one-shot timers. Nothing here knows what a session is.
+ *
+ * The worker is GLib's own loop (g_main_loop_run), not a hand-written one.
+ * GLib offers no hook around a dispatch, but it does let us replace the one
+ * call in which the worker sleeps, its poll function: the worker holds the
+ * turn all the time and gives it up only inside that poll, so every
+ * dispatch (and every source's prepare and check) runs with the turn, and a
+ * stand-in or an in-place run gets the turn exactly while the worker
+ * sleeps. The timers are one GSource whose prepare publishes the time the
+ * worker's poll ends (the soonest timer's latest time): a timer added from
+ * a stand-in (which holds the turn, so the worker is asleep in that poll)
+ * wakes the worker only if it is due before then. Posts are a second
+ * GSource whose ready time is the wake-up, so a post while one is pending
+ * costs no system call. Both run at the priority idle posts had, posts
+ * first (attached first), so a wake-up runs the posts and then the timers
+ * that are due, in that order. */
+
+#include <errno.h>
+
+#include "executor.h"
+#include "ref.h"
+
+typedef struct {
+  GSourceFunc func;
+  gpointer data;
+  GDestroyNotify destroy;
+} Post;
+
+typedef struct {
+  guint id;
+  gint64 when;                /* monotonic, microseconds */
+  gint64 latest;              /* when + slack */
+  GSourceFunc func;
+  gpointer data;
+  GDestroyNotify destroy;
+} Timer;
+
+typedef struct {
+  GSource source;
+  ZkrExecutor *executor;
+} ExecutorSource;
+
+struct _ZkrExecutor {
+  gatomicrefcount *owner_ref; /* (nullable) */
+  GDestroyNotify owner_unref;
+  gpointer owner;
+
+  /* ctx, loop and worker are read-only after new(). */
+  GMainContext *ctx;
+  GMainLoop *loop;
+  GThread *worker;
+  GDestroyNotify exited;      /* set by the worker before its loop quits */
+  gpointer exited_data;
+
+  /* Whoever runs the worker's code holds the turn: the worker except while
+   * it polls, or a stand-in (a thread blocked in a call, or sending what
+   * the worker would) in its place; see zkr__executor_block_standing_in. */
+  GMutex turn;
+  GThread *stand_in;          /* (atomic) the stand-in holding the turn */
+  guint stand_in_posts;       /* (atomic) posts stand-ins ran */
+  guint in_place_posts;       /* (atomic) posts run in place */
+
+  GMutex post_lock;
+  GQueue posts;               /* of Post*; post_lock */
+  gboolean post_wake_set;     /* the post source's ready time is set; post_lock */
+  guint posts_not_in_place;   /* queued posts that may not run in place; post_lock */
+  GQueue stand_ins;           /* of ZkrWait*, threads blocked standing in; post_lock */
+  GList *timers;              /* of Timer*, soonest first; post_lock */
+  gint64 planned_wake;        /* when the worker's poll ends (G_MAXINT64: never;
+                               * G_MININT64: it is awake); post_lock */
+  guint next_timer_id;        /* post_lock */
+  GSource *post_source;       /* attached for the executor's life */
+  GSource *timer_source;      /* likewise */
+};
+
+typedef enum {
+  POST_WAKE = 1 << 0,     /* the posts are to run soon */
+  POST_IN_PLACE = 1 << 1, /* may run on the posting thread */
+} PostFlags;
+
+/* The executor whose worker this thread is, if any. */
+static GPrivate worker_executor;
+/* The executor whose posts this thread is running in place, if any. */
+static GPrivate in_place_executor;
+/* How many executors' code this thread runs right now (as the worker, a
+ * stand-in, or running posts in place): never user code meanwhile
+ * (docs/design.md §7). */
+static GPrivate code_depth;
+
+static void
+code_enter (void)
+{
+  guint depth = GPOINTER_TO_UINT (g_private_get (&code_depth));
+
+  g_private_set (&code_depth, GUINT_TO_POINTER (depth + 1));
+}
+
+static void
+code_leave (void)
+{
+  guint depth = GPOINTER_TO_UINT (g_private_get (&code_depth));
+
+  g_private_set (&code_depth, GUINT_TO_POINTER (depth - 1));
+}
+
+gboolean
+zkr__executor_code_running (void)
+{
+  return g_private_get (&code_depth) != NULL;
+}
+
+gboolean
+zkr__executor_is_worker_thread (ZkrExecutor *executor)
+{
+  return g_private_get (&worker_executor) == executor;
+}
+
+gboolean
+zkr__executor_in_worker (ZkrExecutor *executor)
+{
+  return zkr__executor_is_worker_thread (executor) ||
+         g_thread_self () == g_atomic_pointer_get (&executor->stand_in);
+}
+
+gboolean
+zkr__executor_in_place (ZkrExecutor *executor)
+{
+  return g_private_get (&in_place_executor) == executor;
+}
+
+GMainContext *
+zkr__executor_get_context (ZkrExecutor *executor)
+{
+  return executor->ctx;
+}
+
+guint
+zkr__executor_count_stand_in_posts (ZkrExecutor *executor)
+{
+  return (guint) g_atomic_int_get (&executor->stand_in_posts);
+}
+
+guint
+zkr__executor_count_in_place_posts (ZkrExecutor *executor)
+{
+  return (guint) g_atomic_int_get (&executor->in_place_posts);
+}
+
+/* ---- posts --------------------------------------------------------- */
+
+static void
+post_free (Post *post)
+{
+  if (post->destroy != NULL)
+    post->destroy (post->data);
+  g_free (post);
+}
+
+/* Under post_lock, by whoever holds the turn: takes the queued posts. */
+static GQueue
+posts_take_locked (ZkrExecutor *executor)
+{
+  GQueue batch = executor->posts;
+
+  g_queue_init (&executor->posts);
+  executor->posts_not_in_place = 0;
+  return batch;
+}
+
+/* Runs @batch in order; returns how many ran. */
+static guint
+batch_run (GQueue *batch)
+{
+  Post *post;
+  guint ran = 0;
+
+  while ((post = g_queue_pop_head (batch)) != NULL)
+    {
+      /* Every post runs once (they all return G_SOURCE_REMOVE). */
+      (void) post->func (post->data);
+      post_free (post);
+      ran++;
+    }
+  return ran;
+}
+
+/* Whoever holds the turn (the worker, or a stand-in): takes the queued
+ * posts and runs them, in order; returns how many. The worker clears its
+ * wake flag with the taking (it reset the ready time just before): a
+ * waking post after that sets both again, so nothing that asked for a
+ * wake-up is left waiting. */
+static guint
+posts_run (ZkrExecutor *executor, gboolean worker)
+{
+  GQueue batch;
+
+  g_mutex_lock (&executor->post_lock);
+  if (worker)
+    executor->post_wake_set = FALSE;
+  batch = posts_take_locked (executor);
+  g_mutex_unlock (&executor->post_lock);
+  return batch_run (&batch);
+}
+
+/* Worker thread: runs what was posted. Quiet posts run with the next
+ * batch. */
+static gboolean
+posts_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  (void) callback;
+  (void) user_data;
+  g_source_set_ready_time (source, -1);
+  (void) posts_run (((ExecutorSource *) source)->executor, TRUE);
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs posts_funcs = {
+  .dispatch = posts_dispatch,
+};
+
+/* Under post_lock: the queued posts are to run soon. A thread blocked
+ * standing in runs them (one thread hand-off instead of two: the replies'
+ * completion thread wakes the waiter, not the worker which would then wake
+ * it); with none, the worker does. */
+static void
+post_wake_locked (ZkrExecutor *executor)
+{
+  ZkrWait *stand_in = g_queue_peek_head (&executor->stand_ins);
+
+  if (stand_in != NULL)
+    {
+      g_mutex_lock (&stand_in->lock);
+      stand_in->kicked = TRUE;
+      zkr__wait_wake_locked (stand_in);
+      g_mutex_unlock (&stand_in->lock);
+    }
+  else if (!executor->post_wake_set)
+    {
+      executor->post_wake_set = TRUE;
+      g_source_set_ready_time (executor->post_source, 0);
+    }
+}
+
+static gboolean
+owner_unref_run (gpointer data)
+{
+  ZkrExecutor *executor = data;
+
+  executor->owner_unref (executor->owner);
+  return G_SOURCE_REMOVE;
+}
+
+/* Under post_lock, which it releases: runs the queued posts on this
+ * thread in the worker's place when that is allowed, and returns TRUE;
+ * FALSE (the lock still held) when it is not. Allowed when every queued
+ * post may run in place, the turn is free (never waited for: the thread
+ * holding it may be waiting for this one, closing a handle, say), and the
+ * owner is not being finalized. The posts run under a reference of ours on
+ * the owner, which is never the last one dropped here: finalizing may wait
+ * for this thread. */
+static gboolean
+posts_run_in_place_locked (ZkrExecutor *executor)
+{
+  GQueue batch;
+
+  if (executor->posts_not_in_place != 0 || !g_mutex_trylock (&executor->turn))
+    return FALSE;
+  if (executor->owner_ref != NULL && !zkr__ref_try (executor->owner_ref))
+    {
+      g_mutex_unlock (&executor->turn);
+      return FALSE;
+    }
+  batch = posts_take_locked (executor);
+  g_mutex_unlock (&executor->post_lock);
+  g_atomic_pointer_set (&executor->stand_in, g_thread_self ());
+  code_enter (); /* left in zkr__executor_stand_in_end() */
+  g_private_set (&in_place_executor, executor);
+  g_atomic_int_add (&executor->in_place_posts, (gint) batch_run (&batch));
+  g_private_set (&in_place_executor, NULL);
+  zkr__executor_stand_in_end (executor);
+  if (executor->owner_ref != NULL && !zkr__ref_drop_unless_last (executor->owner_ref))
+    zkr__executor_post (executor, owner_unref_run, executor, NULL);
+  return TRUE;
+}
+
+static void
+post_push (ZkrExecutor *executor, GSourceFunc func, gpointer data, GDestroyNotify destroy,
+           PostFlags flags)
+{
+  Post *post = g_new (Post, 1);
+
+  post->func = func;
+  post->data = data;
+  post->destroy = destroy;
+  /* Always deferred: completions never run inside the call that caused
+   * them. */
+  g_mutex_lock (&executor->post_lock);
+  g_queue_push_tail (&executor->posts, post);
+  if (!(flags & POST_IN_PLACE))
+    executor->posts_not_in_place++;
+  else if ((flags & POST_WAKE) && posts_run_in_place_locked (executor))
+    return;
+  /* Still under the lock: once it is released the post can run, and it
+   * may drop the owner's last reference (the owner is then freed on the
+   * worker). The worker takes the queue only after resetting the ready
+   * time, and GLib never holds its context's lock while calling a source
+   * (posts_dispatch, the timers' functions) that takes this one. */
+  if (flags & POST_WAKE)
+    post_wake_locked (executor);
+  g_mutex_unlock (&executor->post_lock);
+}
+
+void
+zkr__executor_post (ZkrExecutor *executor, GSourceFunc func, gpointer data,
+                    GDestroyNotify destroy)
+{
+  post_push (executor, func, data, destroy, POST_WAKE);
+}
+
+void
+zkr__executor_post_quiet (ZkrExecutor *executor, GSourceFunc func, gpointer data,
+                          GDestroyNotify destroy)
+{
+  post_push (executor, func, data, destroy, 0);
+}
+
+void
+zkr__executor_post_in_place (ZkrExecutor *executor, GSourceFunc func, gpointer data,
+                             GDestroyNotify destroy, gboolean wake)
+{
+  post_push (executor, func, data, destroy, POST_IN_PLACE | (wake ? POST_WAKE : 0));
+}
+
+/* ---- stand-ins ----------------------------------------------------- */
+
+void
+zkr__executor_stand_in_begin (ZkrExecutor *executor)
+{
+  g_mutex_lock (&executor->turn);
+  g_atomic_pointer_set (&executor->stand_in, g_thread_self ());
+  code_enter ();
+}
+
+void
+zkr__executor_stand_in_end (ZkrExecutor *executor)
+{
+  code_leave ();
+  g_atomic_pointer_set (&executor->stand_in, NULL);
+  g_mutex_unlock (&executor->turn);
+}
+
+/* Runs the queued posts in this thread, in the worker's place. */
+static void
+stand_in_run_posts (ZkrExecutor *executor)
+{
+  zkr__executor_stand_in_begin (executor);
+  g_atomic_int_add (&executor->stand_in_posts, (gint) posts_run (executor, FALSE));
+  zkr__executor_stand_in_end (executor);
+}
+
+/* Sleeps until @wait is done or kicked; returns whether it is done, and
+ * clears the kick into *@kicked. */
+static gboolean
+stand_in_sleep (ZkrWait *wait, gboolean *kicked)
+{
+  gboolean done;
+
+  g_mutex_lock (&wait->lock);
+  while (!wait->done && !wait->kicked)
+    zkr__wait_sleep_locked (wait);
+  done = wait->done;
+  *kicked = wait->kicked;
+  wait->kicked = FALSE;
+  g_mutex_unlock (&wait->lock);
+  return done;
+}
+
+void
+zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait)
+{
+  gboolean done, kicked, owed;
+
+  if (zkr__executor_in_worker (executor))
+    {
+      zkr__wait_block (wait);
+      return;
+    }
+  /* Our own reference: the posts we run may drop the others. */
+  if (executor->owner_ref != NULL)
+    g_atomic_ref_count_inc (executor->owner_ref);
+  g_mutex_lock (&executor->post_lock);
+  g_queue_push_tail (&executor->stand_ins, wait);
+  g_mutex_unlock (&executor->post_lock);
+  do
+    {
+      done = stand_in_sleep (wait, &kicked);
+      if (kicked)
+        stand_in_run_posts (executor);
+    }
+  while (!done);
+  g_mutex_lock (&executor->post_lock);
+  g_queue_remove (&executor->stand_ins, wait);
+  /* A wake-up handed to us after our last look is passed on. */
+  g_mutex_lock (&wait->lock);
+  owed = wait->kicked;
+  g_mutex_unlock (&wait->lock);
+  if (owed)
+    post_wake_locked (executor);
+  g_mutex_unlock (&executor->post_lock);
+  g_mutex_clear (&wait->lock);
+  g_cond_clear (&wait->cond);
+  if (executor->owner_ref != NULL)
+    executor->owner_unref (executor->owner);
+}
+
+/* ---- timers -------------------------------------------------------- */
+
+static gint
+timer_compare (gconstpointer a, gconstpointer b)
+{
+  gint64 x = ((const Timer *) a)->when, y = ((const Timer *) b)->when;
+
+  return x < y ? -1 : x > y;
+}
+
+static void
+timer_free (Timer *timer)
+{
+  if (timer->destroy != NULL)
+    timer->destroy (timer->data);
+  g_free (timer);
+}
+
+guint
+zkr__executor_timer_add (ZkrExecutor *executor, guint delay_ms, guint slack_ms,
+                         GSourceFunc func, gpointer data, GDestroyNotify destroy)
+{
+  Timer *timer = g_new (Timer, 1);
+  gboolean wake = FALSE;
+  guint id;
+
+  g_return_val_if_fail (zkr__executor_in_worker (executor), 0);
+  timer->when = g_get_monotonic_time () + (gint64) delay_ms * 1000;
+  timer->latest = timer->when + (gint64) slack_ms * 1000;
+  timer->func = func;
+  timer->data = data;
+  timer->destroy = destroy;
+  g_mutex_lock (&executor->post_lock);
+  id = timer->id = ++executor->next_timer_id;
+  executor->timers = g_list_insert_sorted (executor->timers, timer, timer_compare);
+  /* Only a timer whose latest time comes before the worker's poll ends
+   * needs to wake it: from a stand-in, a timer per grant (most of them
+   * removed again unfired) then mostly costs no wake-up of the worker. */
+  if (timer->latest < executor->planned_wake)
+    {
+      executor->planned_wake = timer->latest;
+      wake = TRUE;
+    }
+  g_mutex_unlock (&executor->post_lock);
+  if (wake)
+    g_main_context_wakeup (executor->ctx);
+  return id;
+}
+
+void
+zkr__executor_timer_remove (ZkrExecutor *executor, guint id)
+{
+  Timer *removed = NULL;
+
+  g_return_if_fail (zkr__executor_in_worker (executor));
+  g_mutex_lock (&executor->post_lock);
+  for (GList *l = executor->timers; l != NULL; l = l->next)
+    if (((Timer *) l->data)->id == id)
+      {
+        removed = l->data;
+        executor->timers = g_list_delete_link (executor->timers, l);
+        break;
+      }
+  g_mutex_unlock (&executor->post_lock);
+  if (removed != NULL)
+    timer_free (removed);
+}
+
+void
+zkr__executor_timer_clear (ZkrExecutor *executor, guint *id)
+{
+  if (*id != 0)
+    zkr__executor_timer_remove (executor, *id);
+  *id = 0;
+}
+
+/* Under post_lock: whether the soonest timer is due at @now. */
+static gboolean
+timers_due_locked (ZkrExecutor *executor, gint64 now)
+{
+  return executor->timers != NULL && ((Timer *) executor->timers->data)->when <= now;
+}
+
+/* Worker thread, before its poll: the poll ends at the soonest timer's
+ * latest time at the latest, and that is published for timer_add. */
+static gboolean
+timers_prepare (GSource *source, gint *timeout)
+{
+  ZkrExecutor *executor = ((ExecutorSource *) source)->executor;
+  gint64 now = g_get_monotonic_time ();
+  gint64 wake = G_MAXINT64;
+  gboolean due;
+
+  g_mutex_lock (&executor->post_lock);
+  due = timers_due_locked (executor, now);
+  for (GList *l = executor->timers; l != NULL; l = l->next)
+    wake = MIN (wake, ((Timer *) l->data)->latest);
+  /* Due now: the worker does not sleep before it prepares again. */
+  executor->planned_wake = due ? G_MININT64 : wake;
+  g_mutex_unlock (&executor->post_lock);
+  if (due)
+    *timeout = 0;
+  else if (wake == G_MAXINT64)
+    *timeout = -1;
+  else
+    *timeout = (gint) MIN ((wake - now + 999) / 1000, G_MAXINT);
+  return due;
+}
+
+/* Worker thread, after its poll: it is awake until it prepares again, so
+ * a timer added meanwhile needs no wake-up. */
+static gboolean
+timers_check (GSource *source)
+{
+  ZkrExecutor *executor = ((ExecutorSource *) source)->executor;
+  gboolean due;
+
+  g_mutex_lock (&executor->post_lock);
+  executor->planned_wake = G_MININT64;
+  due = timers_due_locked (executor, g_get_monotonic_time ());
+  g_mutex_unlock (&executor->post_lock);
+  return due;
+}
+
+/* Worker thread, holding the turn: runs the timers that are due. */
+static gboolean
+timers_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  ZkrExecutor *executor = ((ExecutorSource *) source)->executor;
+  gint64 now = g_get_monotonic_time ();
+
+  (void) callback;
+  (void) user_data;
+  for (;;)
+    {
+      Timer *timer = NULL;
+
+      g_mutex_lock (&executor->post_lock);
+      if (timers_due_locked (executor, now))
+        {
+          timer = executor->timers->data;
+          executor->timers = g_list_delete_link (executor->timers, executor->timers);
+        }
+      g_mutex_unlock (&executor->post_lock);
+      if (timer == NULL)
+        return G_SOURCE_CONTINUE;
+      /* One-shot: the return value is not looked at. */
+      (void) timer->func (timer->data);
+      timer_free (timer);
+    }
+}
+
+static GSourceFuncs timers_funcs = {
+  .prepare = timers_prepare,
+  .check = timers_check,
+  .dispatch = timers_dispatch,
+};
+
+/* ---- the worker ---------------------------------------------------- */
+
+/* The worker's poll: the one place it gives up the turn (see the top of
+ * this file). GLib calls it without its context's lock. */
+static gint
+worker_poll (GPollFD *fds, guint count, gint timeout)
+{
+  ZkrExecutor *executor = g_private_get (&worker_executor);
+  gint ready;
+  int saved_errno;
+
+  g_mutex_unlock (&executor->turn);
+  ready = g_poll (fds, count, timeout);
+  saved_errno = errno;
+  g_mutex_lock (&executor->turn);
+  errno = saved_errno;
+  return ready;
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  ZkrExecutor *executor = data;
+
+  g_private_set (&worker_executor, executor);
+  g_main_context_push_thread_default (executor->ctx);
+  code_enter ();
+  g_mutex_lock (&executor->turn);
+  g_main_loop_run (executor->loop);
+  g_mutex_unlock (&executor->turn);
+  code_leave ();
+  g_main_context_pop_thread_default (executor->ctx);
+  g_private_set (&worker_executor, NULL);
+  if (executor->exited != NULL)
+    executor->exited (executor->exited_data);
+  return NULL;
+}
+
+static gboolean
+worker_quit (gpointer data)
+{
+  ZkrExecutor *executor = data;
+
+  g_main_loop_quit (executor->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static GSource *
+executor_source_attach (ZkrExecutor *executor, GSourceFuncs *funcs, const char *name)
+{
+  GSource *source = g_source_new (funcs, sizeof (ExecutorSource));
+
+  ((ExecutorSource *) source)->executor = executor;
+  /* The priority idle posts had. */
+  g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, executor->ctx);
+  return source;
+}
+
+ZkrExecutor *
+zkr__executor_new (const char *thread_name, gatomicrefcount *owner_ref,
+                   GDestroyNotify owner_unref, gpointer owner)
+{
+  ZkrExecutor *executor = g_new0 (ZkrExecutor, 1);
+
+  executor->owner_ref = owner_ref;
+  executor->owner_unref = owner_unref;
+  executor->owner = owner;
+  executor->ctx = g_main_context_new ();
+  g_main_context_set_poll_func (executor->ctx, worker_poll);
+  executor->loop = g_main_loop_new (executor->ctx, FALSE);
+  g_mutex_init (&executor->turn);
+  g_mutex_init (&executor->post_lock);
+  g_queue_init (&executor->posts);
+  g_queue_init (&executor->stand_ins);
+  executor->planned_wake = G_MAXINT64;
+  executor->post_source = executor_source_attach (executor, &posts_funcs, "zkr-worker-posts");
+  executor->timer_source = executor_source_attach (executor, &timers_funcs, "zkr-worker-timers");
+  executor->worker = g_thread_new (thread_name, worker_main, executor);
+  return executor;
+}
+
+void
+zkr__executor_stop (ZkrExecutor *executor, GDestroyNotify exited, gpointer data)
+{
+  GThread *worker = executor->worker;
+
+  if (zkr__executor_is_worker_thread (executor))
+    {
+      /* From inside the worker: it finishes the posts already queued and
+       * runs @exited as it ends. */
+      executor->exited = exited;
+      executor->exited_data = data;
+      zkr__executor_post (executor, worker_quit, executor, NULL);
+      g_thread_unref (worker);
+      return;
+    }
+  zkr__executor_post (executor, worker_quit, executor, NULL);
+  g_thread_join (worker);
+  if (exited != NULL)
+    exited (data);
+}
+
+static void
+source_drop (GSource **source)
+{
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
+
+void
+zkr__executor_free (ZkrExecutor *executor)
+{
+  Post *post;
+
+  source_drop (&executor->post_source);
+  source_drop (&executor->timer_source);
+  /* What was posted behind the worker's quit is dropped. */
+  while ((post = g_queue_pop_head (&executor->posts)) != NULL)
+    post_free (post);
+  g_list_free_full (g_steal_pointer (&executor->timers), (GDestroyNotify) timer_free);
+  g_main_loop_unref (executor->loop);
+  g_main_context_unref (executor->ctx);
+  g_mutex_clear (&executor->post_lock);
+  g_mutex_clear (&executor->turn);
+  g_free (executor);
+}

@@ -1,0 +1,506 @@
+/* Unit tests of core/executor.c, without a server: the order of posts
+ * (quiet ones run with the next waking post), the turn (a stand-in
+ * excludes the worker; a thread blocked standing in runs the posts
+ * instead of it), in-place runs, the worker's timers, and what stopping
+ * and freeing do with posts and timers still pending. */
+
+#include "executor.h"
+#include "zkr-test.h"
+
+/* What the posts and timers of one test record. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  GString *order;      /* one letter per run, in running order */
+  guint destroyed;     /* destroy notifies run */
+  GThread *ran_on;     /* the thread the last run was on */
+  gboolean in_worker;  /* zkr__executor_in_worker() during the last run */
+  gboolean in_place;   /* zkr__executor_in_place() during the last run */
+  gboolean code_running;
+  ZkrExecutor *executor;
+} Log;
+
+typedef struct {
+  Log *log;
+  char letter;
+} Step;
+
+static void
+log_init (Log *log)
+{
+  g_mutex_init (&log->lock);
+  g_cond_init (&log->cond);
+  log->order = g_string_new (NULL);
+  log->destroyed = 0;
+  log->ran_on = NULL;
+  log->executor = zkr__executor_new ("zkr-test-executor", NULL, NULL, NULL);
+}
+
+static void
+log_stop (Log *log)
+{
+  zkr__executor_stop (log->executor, (GDestroyNotify) zkr__executor_free, log->executor);
+}
+
+static void
+log_clear (Log *log)
+{
+  g_string_free (log->order, TRUE);
+  g_mutex_clear (&log->lock);
+  g_cond_clear (&log->cond);
+}
+
+static Step *
+step_new (Log *log, char letter)
+{
+  Step *step = g_new (Step, 1);
+
+  step->log = log;
+  step->letter = letter;
+  return step;
+}
+
+static void
+step_destroy (gpointer data)
+{
+  Step *step = data;
+
+  g_mutex_lock (&step->log->lock);
+  step->log->destroyed++;
+  g_cond_broadcast (&step->log->cond);
+  g_mutex_unlock (&step->log->lock);
+  g_free (step);
+}
+
+static gboolean
+step_run (gpointer data)
+{
+  Step *step = data;
+  Log *log = step->log;
+
+  g_mutex_lock (&log->lock);
+  g_string_append_c (log->order, step->letter);
+  log->ran_on = g_thread_self ();
+  log->in_worker = zkr__executor_in_worker (log->executor);
+  log->in_place = zkr__executor_in_place (log->executor);
+  log->code_running = zkr__executor_code_running ();
+  g_cond_broadcast (&log->cond);
+  g_mutex_unlock (&log->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+post (Log *log, char letter)
+{
+  zkr__executor_post (log->executor, step_run, step_new (log, letter), step_destroy);
+}
+
+/* Waits (up to 10 s) until @count steps ran; returns whether they did. */
+static gboolean
+log_wait_count (Log *log, gsize count)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  gboolean reached;
+
+  g_mutex_lock (&log->lock);
+  while (log->order->len < count && g_cond_wait_until (&log->cond, &log->lock, deadline))
+    ;
+  reached = log->order->len >= count;
+  g_mutex_unlock (&log->lock);
+  return reached;
+}
+
+static char *
+log_dup_order (Log *log)
+{
+  char *order;
+
+  g_mutex_lock (&log->lock);
+  order = g_strdup (log->order->str);
+  g_mutex_unlock (&log->lock);
+  return order;
+}
+
+static void
+test_executor__posts_run_in_posting_order (void)
+{
+  Log log;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  post (&log, 'a');
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'b'), step_destroy);
+  post (&log, 'c');
+  zkr__executor_post_in_place (log.executor, step_run, step_new (&log, 'd'), step_destroy, FALSE);
+  post (&log, 'e');
+  CU_ASSERT_TRUE (log_wait_count (&log, 5));
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "abcde");
+  CU_ASSERT_TRUE (log.in_worker);
+  CU_ASSERT_TRUE (log.code_running);
+  CU_ASSERT_FALSE (log.in_place);
+  CU_ASSERT_FALSE (zkr__executor_in_worker (log.executor));
+  CU_ASSERT_FALSE (zkr__executor_code_running ());
+  log_stop (&log);
+  CU_ASSERT_EQUAL (log.destroyed, 5);
+  log_clear (&log);
+}
+
+static void
+test_executor__quiet_post_waits_for_the_next_waking_post (void)
+{
+  Log log;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'q'), step_destroy);
+  /* Nothing wakes the worker for it. */
+  g_usleep (100 * 1000);
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "");
+  post (&log, 'w');
+  CU_ASSERT_TRUE (log_wait_count (&log, 2));
+  g_free (order);
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "qw");
+  log_stop (&log);
+  log_clear (&log);
+}
+
+static void
+test_executor__a_stand_in_keeps_the_worker_out (void)
+{
+  Log log;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  zkr__executor_stand_in_begin (log.executor);
+  CU_ASSERT_TRUE (zkr__executor_in_worker (log.executor));
+  CU_ASSERT_TRUE (zkr__executor_code_running ());
+  post (&log, 'a');
+  g_usleep (100 * 1000);
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "");
+  zkr__executor_stand_in_end (log.executor);
+  CU_ASSERT_FALSE (zkr__executor_in_worker (log.executor));
+  CU_ASSERT_TRUE (log_wait_count (&log, 1));
+  CU_ASSERT_PTR_NOT_EQUAL (log.ran_on, g_thread_self ());
+  log_stop (&log);
+  log_clear (&log);
+}
+
+/* ---- a thread blocked standing in runs the posts ------------------- */
+
+typedef struct {
+  ZkrExecutor *executor;
+  ZkrWait wait;
+  GThread *blocked;      /* the thread blocked standing in */
+  gint finished;         /* atomic: the wait is done */
+  gboolean in_worker;    /* in the post that finished it */
+} Handoff;
+
+static gboolean
+handoff_probe (gpointer data)
+{
+  Handoff *handoff = data;
+
+  /* Only the post that runs on the blocked thread ends its wait. */
+  if (g_thread_self () == handoff->blocked && !g_atomic_int_get (&handoff->finished))
+    {
+      handoff->in_worker = zkr__executor_in_worker (handoff->executor);
+      g_atomic_int_set (&handoff->finished, TRUE);
+      zkr__wait_done (&handoff->wait);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+handoff_poster (gpointer data)
+{
+  Handoff *handoff = data;
+
+  for (int i = 0; i < 2000 && !g_atomic_int_get (&handoff->finished); i++)
+    {
+      zkr__executor_post (handoff->executor, handoff_probe, handoff, NULL);
+      g_usleep (5000);
+    }
+  return NULL;
+}
+
+static void
+test_executor__a_thread_blocked_standing_in_runs_the_posts (void)
+{
+  Handoff handoff = { 0 };
+  GThread *poster;
+
+  handoff.executor = zkr__executor_new ("zkr-test-executor", NULL, NULL, NULL);
+  handoff.blocked = g_thread_self ();
+  zkr__wait_init (&handoff.wait);
+  poster = g_thread_new ("poster", handoff_poster, &handoff);
+  zkr__executor_block_standing_in (handoff.executor, &handoff.wait);
+  g_thread_join (poster);
+  CU_ASSERT_TRUE (g_atomic_int_get (&handoff.finished));
+  CU_ASSERT_TRUE (handoff.in_worker);
+  CU_ASSERT_TRUE (zkr__executor_count_stand_in_posts (handoff.executor) >= 1);
+  CU_ASSERT_FALSE (zkr__executor_in_worker (handoff.executor));
+  zkr__executor_stop (handoff.executor, (GDestroyNotify) zkr__executor_free, handoff.executor);
+}
+
+/* ---- in-place runs -------------------------------------------------- */
+
+static void
+test_executor__a_waking_in_place_post_runs_on_the_posting_thread (void)
+{
+  Log log;
+  gatomicrefcount owner_ref;
+  gboolean in_place = FALSE;
+
+  g_mutex_init (&log.lock);
+  g_cond_init (&log.cond);
+  log.order = g_string_new (NULL);
+  log.destroyed = 0;
+  log.ran_on = NULL;
+  g_atomic_ref_count_init (&owner_ref);
+  log.executor = zkr__executor_new ("zkr-test-executor", &owner_ref, NULL, NULL);
+  /* In place needs the turn free: the worker asleep, as it is once it has
+   * run what it was given; retried in case it was still awake. */
+  for (int i = 0; i < 50 && !in_place; i++)
+    {
+      gsize before = log.order->len;
+
+      post (&log, 'w');
+      CU_ASSERT_TRUE (log_wait_count (&log, before + 1));
+      g_usleep (10 * 1000);
+      zkr__executor_post_in_place (log.executor, step_run, step_new (&log, 'p'), step_destroy, TRUE);
+      g_mutex_lock (&log.lock);
+      in_place = log.order->len == before + 2 && log.ran_on == g_thread_self ();
+      g_mutex_unlock (&log.lock);
+    }
+  CU_ASSERT_TRUE (in_place);
+  CU_ASSERT_TRUE (log.in_worker);
+  CU_ASSERT_TRUE (log.in_place);
+  CU_ASSERT_TRUE (log.code_running);
+  CU_ASSERT_FALSE (zkr__executor_in_worker (log.executor));
+  CU_ASSERT_FALSE (zkr__executor_code_running ());
+  CU_ASSERT_TRUE (zkr__executor_count_in_place_posts (log.executor) >= 1);
+  /* The owner's reference taken for the run was given back. */
+  CU_ASSERT_TRUE (g_atomic_ref_count_dec (&owner_ref));
+  log_stop (&log);
+  log_clear (&log);
+}
+
+static void
+test_executor__a_queued_post_that_may_not_run_in_place_holds_back_the_rest (void)
+{
+  Log log;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'a'), step_destroy);
+  zkr__executor_post_in_place (log.executor, step_run, step_new (&log, 'b'), step_destroy, TRUE);
+  CU_ASSERT_TRUE (log_wait_count (&log, 2));
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "ab");
+  CU_ASSERT_PTR_NOT_EQUAL (log.ran_on, g_thread_self ());
+  CU_ASSERT_EQUAL (zkr__executor_count_in_place_posts (log.executor), 0);
+  log_stop (&log);
+  log_clear (&log);
+}
+
+/* ---- timers ---------------------------------------------------------- */
+
+static guint
+timer_add (Log *log, guint delay_ms, guint slack_ms, char letter)
+{
+  return zkr__executor_timer_add (log->executor, delay_ms, slack_ms, step_run,
+                                  step_new (log, letter), step_destroy);
+}
+
+static void
+test_executor__timers_run_in_time_order (void)
+{
+  Log log;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  zkr__executor_stand_in_begin (log.executor);
+  timer_add (&log, 60, 0, 'c');
+  timer_add (&log, 20, 0, 'a');
+  timer_add (&log, 40, 0, 'b');
+  zkr__executor_stand_in_end (log.executor);
+  CU_ASSERT_TRUE (log_wait_count (&log, 3));
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "abc");
+  CU_ASSERT_TRUE (log.in_worker);
+  CU_ASSERT_PTR_NOT_EQUAL (log.ran_on, g_thread_self ());
+  log_stop (&log);
+  CU_ASSERT_EQUAL (log.destroyed, 3);
+  log_clear (&log);
+}
+
+static void
+test_executor__a_removed_timer_never_runs (void)
+{
+  Log log;
+  guint removed, cleared;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  zkr__executor_stand_in_begin (log.executor);
+  removed = timer_add (&log, 20, 0, 'r');
+  cleared = timer_add (&log, 30, 0, 'c');
+  timer_add (&log, 80, 0, 'k');
+  zkr__executor_timer_remove (log.executor, removed);
+  zkr__executor_timer_clear (log.executor, &cleared);
+  CU_ASSERT_EQUAL (cleared, 0);
+  zkr__executor_timer_clear (log.executor, &cleared);
+  zkr__executor_stand_in_end (log.executor);
+  CU_ASSERT_EQUAL (log.destroyed, 2);
+  CU_ASSERT_TRUE (log_wait_count (&log, 1));
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "k");
+  log_stop (&log);
+  log_clear (&log);
+}
+
+/* The worker sleeps until a timer 10 s away; one added from a stand-in for
+ * 50 ms from now must wake it. */
+static void
+test_executor__a_sooner_timer_from_a_stand_in_wakes_the_worker (void)
+{
+  Log log;
+  gint64 added, fired;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  zkr__executor_stand_in_begin (log.executor);
+  timer_add (&log, 10000, 0, 'l');
+  zkr__executor_stand_in_end (log.executor);
+  g_usleep (50 * 1000);
+  zkr__executor_stand_in_begin (log.executor);
+  added = g_get_monotonic_time ();
+  timer_add (&log, 50, 0, 's');
+  /* One with slack, due sooner but latest only in 5 s: it needs no wake-up
+   * of its own and runs with the first one after it is due, s's. */
+  timer_add (&log, 40, 5000, 't');
+  zkr__executor_stand_in_end (log.executor);
+  CU_ASSERT_TRUE (log_wait_count (&log, 2));
+  fired = g_get_monotonic_time ();
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "ts");
+  CU_ASSERT_TRUE (fired - added >= 50 * 1000);
+  /* Neither the long timer's wake-up nor the slack's end (allowing for a
+   * slow test machine). */
+  CU_ASSERT_TRUE (fired - added < 4 * G_USEC_PER_SEC);
+  log_stop (&log);
+  /* The long timer was dropped unrun, its destroy run. */
+  CU_ASSERT_EQUAL (log.destroyed, 3);
+  g_free (order);
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "ts");
+  log_clear (&log);
+}
+
+/* ---- stopping and freeing -------------------------------------------- */
+
+typedef struct {
+  Log *log;
+  ZkrWait exited;
+  GThread *exited_on;
+  ZkrExecutor *executor;
+} Stopper;
+
+static void
+stopper_exited (gpointer data)
+{
+  Stopper *stopper = data;
+
+  stopper->exited_on = g_thread_self ();
+  /* Drops the post and the timer queued behind the quit. */
+  zkr__executor_free (stopper->executor);
+  zkr__wait_done (&stopper->exited);
+}
+
+/* On the worker, in the batch that quits: queues a post and a timer that
+ * no later wake-up runs. */
+static gboolean
+stopper_late (gpointer data)
+{
+  Stopper *stopper = data;
+
+  post (stopper->log, 'x');
+  timer_add (stopper->log, 10000, 0, 'y');
+  return G_SOURCE_REMOVE;
+}
+
+/* On the worker: stops it (the quit is queued), then queues the above
+ * behind the quit. */
+static gboolean
+stopper_run (gpointer data)
+{
+  Stopper *stopper = data;
+
+  zkr__executor_stop (stopper->executor, stopper_exited, stopper);
+  zkr__executor_post (stopper->executor, stopper_late, stopper, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_executor__stopping_from_the_worker_drops_what_comes_after (void)
+{
+  Log log;
+  Stopper stopper = { 0 };
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  stopper.log = &log;
+  stopper.executor = log.executor;
+  zkr__wait_init (&stopper.exited);
+  post (&log, 'a');
+  zkr__executor_post (log.executor, stopper_run, &stopper, NULL);
+  zkr__wait_block (&stopper.exited);
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "a");
+  CU_ASSERT_PTR_NOT_NULL (stopper.exited_on);
+  CU_ASSERT_PTR_NOT_EQUAL (stopper.exited_on, g_thread_self ());
+  /* 'a' after running; 'x' and 'y' dropped unrun. */
+  CU_ASSERT_EQUAL (log.destroyed, 3);
+  log_clear (&log);
+}
+
+static void
+test_executor__stopping_from_another_thread_runs_what_was_queued (void)
+{
+  Log log;
+  g_autofree char *order = NULL;
+
+  log_init (&log);
+  post (&log, 'a');
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'b'), step_destroy);
+  log_stop (&log);
+  order = log_dup_order (&log);
+  CU_ASSERT_STRING_EQUAL (order, "ab");
+  CU_ASSERT_EQUAL (log.destroyed, 2);
+  log_clear (&log);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const ZkrTestCase tests[] = {
+    ZKR_TEST_CASE (test_executor__posts_run_in_posting_order),
+    ZKR_TEST_CASE (test_executor__quiet_post_waits_for_the_next_waking_post),
+    ZKR_TEST_CASE (test_executor__a_stand_in_keeps_the_worker_out),
+    ZKR_TEST_CASE (test_executor__a_thread_blocked_standing_in_runs_the_posts),
+    ZKR_TEST_CASE (test_executor__a_waking_in_place_post_runs_on_the_posting_thread),
+    ZKR_TEST_CASE (test_executor__a_queued_post_that_may_not_run_in_place_holds_back_the_rest),
+    ZKR_TEST_CASE (test_executor__timers_run_in_time_order),
+    ZKR_TEST_CASE (test_executor__a_removed_timer_never_runs),
+    ZKR_TEST_CASE (test_executor__a_sooner_timer_from_a_stand_in_wakes_the_worker),
+    ZKR_TEST_CASE (test_executor__stopping_from_the_worker_drops_what_comes_after),
+    ZKR_TEST_CASE (test_executor__stopping_from_another_thread_runs_what_was_queued),
+    { NULL, NULL },
+  };
+
+  return zkr_test_main (argc, argv, "executor", NULL, NULL, tests);
+}
