@@ -1,0 +1,115 @@
+/* zkr internal: what the queue engine's files share and nothing else
+ * includes: the entry's struct and state, who hears an acquire's answer,
+ * and the calls between the entry (lock-queue.c), its acquire
+ * (lock-acquire.c), its loss watch (lock-hold.c) and its release
+ * (lock-release.c). Recipes include lock-queue.h. */
+#pragma once
+
+#include "lock-queue.h"
+#include "wait.h"
+
+G_BEGIN_DECLS
+
+/* An entry's state (docs/design.md §3.1, §3.6), changed only by
+ * zkr__queue_lock_set_state_locked(). */
+typedef enum {
+  ZKR_QUEUE_LOCK_IDLE,
+  ZKR_QUEUE_LOCK_ACQUIRING,
+  ZKR_QUEUE_LOCK_HELD,
+  ZKR_QUEUE_LOCK_IN_DOUBT,
+} ZkrQueueLockState;
+
+/* An acquire under way (lock-acquire.c's own). */
+typedef struct _ZkrQueueAcquire ZkrQueueAcquire;
+
+struct _ZkrQueueLock {
+  gatomicrefcount ref;
+  ZkrSession *session;            /* (owned) */
+  char *path;                     /* full path, namespace applied */
+  char *user_path;                /* as given, for messages */
+  const ZkrQueueRecipe *recipe;
+  gpointer predicate_data;
+  char *node_data;                /* (nullable) our node's data; NULL: the client id */
+  GMutex hook_lock;               /* guards the hook and its calls */
+  ZkrLockLossFunc loss_hook;      /* (nullable) called on the worker */
+  gpointer loss_hook_data;
+
+  GMutex mutex;
+  GCond cond;
+  ZkrQueueLockState state;        /* protected by mutex */
+  char *node_path;                /* (nullable) protected by mutex */
+  gint64 token;                   /* protected by mutex */
+  guint releases_pending;         /* deletes of releases not yet confirmed; mutex */
+  guint release_number;           /* the newest release's number; mutex */
+  int release_answer;             /* a release's wait marker, else a ZooKeeper
+                                   * rc for release number release_number;
+                                   * mutex (lock-release.c) */
+
+  /* Worker thread only. */
+  ZkrQueueAcquire *acquire;
+  guint hold_listener;
+  guint node_watch;
+  guint node_watch_timer;         /* the deferred watch (0: none) */
+  ZkrResendPause hold_resend;     /* a verify or node watch answered "retry" */
+  guint deadline_timer;           /* the safe deadline while suspended (0: none) */
+  guint release_listener;
+};
+
+/* A blocking acquire waits on this (on its stack) instead of a GTask in
+ * a main context of its own: one futex wake-up instead of an event fd,
+ * a context and a task per call. */
+typedef struct {
+  ZkrWait wait;
+  GError *error;   /* (owned) (nullable): NULL means granted */
+} ZkrQueueAcquireWait;
+
+/* Who hears an acquire's outcome: exactly one of the three. */
+typedef struct {
+  GTask *task;                   /* (owned) (nullable) until returned */
+  ZkrQueueAcquireWait *wait;     /* (nullable) a blocking caller instead
+                                  * of @task, until answered */
+  ZkrQueueDoneFunc done;         /* (nullable) code of the worker's instead
+                                  * of @task (zkr__queue_lock_acquire_on_worker) */
+  gpointer done_data;
+} ZkrQueueWaiter;
+
+/* lock-queue.c: the entry. */
+ZkrQueueLock *zkr__queue_lock_ref (ZkrQueueLock *lock);
+void zkr__queue_lock_unref (ZkrQueueLock *lock);
+/* Under lock->mutex: the one place the entry's state changes; FALSE (and
+ * a critical) for an edge the table does not have. */
+gboolean zkr__queue_lock_set_state_locked (ZkrQueueLock *lock, ZkrQueueLockState to);
+ZkrQueueLockState zkr__queue_lock_get_state (ZkrQueueLock *lock);
+/* Hands @error (transfer full; NULL: granted) to whoever waits in
+ * @waiter, and takes that one out of it: the blocking caller (which may
+ * return at once), the worker's own code (posted) or the task (in its own
+ * context). Worker or stand-in, never in place. */
+void zkr__queue_lock_answer (ZkrQueueLock *lock, ZkrQueueWaiter *waiter, GError *error);
+
+/* lock-acquire.c: the acquire (docs/design.md §3.1). */
+/* Marks @lock as acquiring and returns a new acquire, not yet started;
+ * NULL with ZKR_ERROR_ALREADY_HELD when @lock is held or acquiring. Any
+ * thread. */
+ZkrQueueAcquire *zkr__lock_acquire_new (ZkrQueueLock *lock, int timeout_ms,
+                                        GCancellable *cancellable,
+                                        const char *fixed_suffix, GError **error);
+/* Starts @acquire (transfer full), answering @waiter (copied; its task is
+ * taken over): off the worker the caller stands in and runs the start
+ * (docs/design.md §5.1); on the worker it is posted. */
+void zkr__lock_acquire_post_start (ZkrQueueAcquire *acquire, const ZkrQueueWaiter *waiter);
+/* The entry is being freed: an acquire under way fails (CANCELLED) and
+ * gives its node up in the background. Worker only. */
+void zkr__lock_acquire_abandon (ZkrQueueLock *lock);
+
+/* lock-hold.c: the loss watch of a held entry (docs/design.md §3.6).
+ * Worker or stand-in. */
+/* Starts it right after a grant; in doubt at once if already SUSPENDED. */
+void zkr__lock_hold_start (ZkrQueueLock *lock);
+/* Stops its listener, watch and timers (a release, a new acquire, the
+ * free). */
+void zkr__lock_hold_stop (ZkrQueueLock *lock);
+/* Declares a held entry lost (@why for the log): not held, token 0, the
+ * hook told, our node guaranteed-deleted. Does nothing if not held. */
+void zkr__lock_hold_mark_lost (ZkrQueueLock *lock, const char *why);
+
+G_END_DECLS
