@@ -1,22 +1,7 @@
-/* zkr: the executor (docs/design.md §1.2). One worker thread iterating a
+/* zkr: the executor (docs/design.md §1.2): one worker thread iterating a
  * private GMainContext, the turn that whoever runs the worker's code holds,
  * the ordered post queue with its stand-ins and in-place runs, and the
- * worker's one-shot timers. Nothing here knows what a session is.
- *
- * The worker is GLib's own loop (g_main_loop_run), not a hand-written one.
- * GLib offers no hook around a dispatch, but it does let us replace the one
- * call in which the worker sleeps, its poll function: the worker holds the
- * turn all the time and gives it up only inside that poll, so every
- * dispatch (and every source's prepare and check) runs with the turn, and a
- * stand-in or an in-place run gets the turn exactly while the worker
- * sleeps. The timers are one GSource whose prepare publishes the time the
- * worker's poll ends (the soonest timer's latest time): a timer added from
- * a stand-in (which holds the turn, so the worker is asleep in that poll)
- * wakes the worker only if it is due before then. Posts are a second
- * GSource whose ready time is the wake-up, so a post while one is pending
- * costs no system call. Both run at the priority idle posts had, posts
- * first (attached first), so a wake-up runs the posts and then the timers
- * that are due, in that order. */
+ * worker's one-shot timers. Nothing here knows what a session is. */
 
 #include <errno.h>
 
@@ -575,6 +560,23 @@ static GSourceFuncs timers_funcs = {
 };
 
 /* ---- the worker ---------------------------------------------------- */
+
+/* The worker is GLib's own loop (g_main_loop_run), not a hand-written one.
+ * GLib offers no hook around a dispatch, but it does let us replace the one
+ * call in which the worker sleeps, its poll function: the worker holds the
+ * turn all the time and gives it up only inside that poll, so every
+ * dispatch (and every source's prepare and check) runs with the turn, and a
+ * stand-in or an in-place run gets the turn exactly while the worker
+ * sleeps. The timers are one GSource whose prepare publishes the time the
+ * worker's poll ends (the soonest timer's latest time): a timer added from
+ * a stand-in (which holds the turn, so the worker is asleep in that poll)
+ * wakes the worker only if it is due before then. Posts are a second
+ * GSource whose ready time is the wake-up, so a post while one is pending
+ * costs no system call. Both run at the priority idle posts had, posts
+ * first (attached first), so a wake-up runs the posts and then the timers
+ * that are due, in that order. Nothing may iterate the worker's context
+ * but the worker, and never from inside a dispatch (a nested poll would
+ * give up the turn in the middle of a dispatch). */
 
 /* The worker's poll: the one place it gives up the turn (see the top of
  * this file). GLib calls it without its context's lock. */
