@@ -2,7 +2,7 @@
  * sees the hand-off, and the debug check of where user code runs. */
 
 #include "context.h"
-#include "session-private.h"
+#include "executor.h"
 
 typedef struct {
   gint published;
@@ -15,7 +15,7 @@ void
 zkr__assert_user_context (const char *what)
 {
 #ifndef NDEBUG
-  if (zkr__session_code_running ())
+  if (zkr__executor_code_running ())
     g_critical ("zkr: %s on a thread that runs a session's code (the worker, a stand-in, "
                 "or a thread running posts in place): user code must run in its own context",
                 what);

@@ -7,6 +7,7 @@
 
 #include "executor.h"
 #include "ref.h"
+#include "wait.h"
 
 typedef struct {
   GSourceFunc func;

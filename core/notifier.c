@@ -4,7 +4,6 @@
 
 #include "notifier.h"
 #include "context.h"
-#include "ref.h"
 
 typedef struct {
   gatomicrefcount ref;

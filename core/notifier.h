@@ -7,11 +7,6 @@
 
 #include <glib-object.h>
 
-/* Until every file includes what it uses. */
-#include "context.h"
-#include "ref.h"
-#include "wait.h"
-
 G_BEGIN_DECLS
 
 typedef struct _ZkrNotifier ZkrNotifier;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "error-private.h"
-#include "notifier.h"
 #include "ops.h"
+#include "wait.h"
 
 typedef struct {
   ZkrSession *session; /* (not owned): the session outlives its requests,

@@ -7,6 +7,7 @@
 
 #include "executor.h"
 #include "hosts.h"
+#include "notifier.h"
 #include "session-private.h"
 
 G_BEGIN_DECLS

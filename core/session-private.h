@@ -6,7 +6,7 @@
 #include <zookeeper/zookeeper.h>
 #include <zkr/session.h>
 
-#include "notifier.h"
+#include "wait.h"
 
 G_BEGIN_DECLS
 

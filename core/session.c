@@ -17,8 +17,11 @@
 #include "error-private.h"
 #include "log.h"
 #include "nodes.h"
+#include "notifier.h"
 #include "path.h"
+#include "ref.h"
 #include "session-internal.h"
+#include "wait.h"
 
 typedef struct {
   guint id;

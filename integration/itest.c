@@ -7,9 +7,9 @@
 
 #include <CUnit/CUnit.h>
 
+#include "context.h"
 #include "itest.h"
 #include "log.h"
-#include "notifier.h"
 
 const char *
 itest_hosts (void)

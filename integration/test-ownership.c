@@ -15,6 +15,7 @@
 #include <CUnit/CUnit.h>
 #include <gio/gio.h>
 
+#include "context.h"
 #include "itest.h"
 #include "proxy.h"
 #include "session-private.h"

@@ -538,16 +538,26 @@ queued_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   g_mutex_unlock (&queued->lock);
 }
 
-/* For itest_wait_for: the fresh handle exists (opened right after LOST). */
+/* For itest_wait_for: the fresh handle exists (opened right after LOST):
+ * one of another generation than the handle the session had before. The
+ * old one is still there for a moment after LOST reached the listeners
+ * (the worker tells them before it closes that handle), and a request sent
+ * on it then is answered ZCLOSING. */
+typedef struct {
+  ZkrSession *session;
+  guint old_generation;
+} FreshHandle;
+
 static gboolean
-session_has_handle (gpointer data)
+session_has_fresh_handle (gpointer data)
 {
-  ZkrSession *session = data;
-  zhandle_t *zh = zkr__session_lock_handle (session, NULL, NULL);
+  FreshHandle *fresh = data;
+  guint generation = 0;
+  zhandle_t *zh = zkr__session_lock_handle (fresh->session, NULL, &generation);
 
   if (zh != NULL)
-    zkr__session_unlock_handle (session);
-  return zh != NULL;
+    zkr__session_unlock_handle (fresh->session);
+  return zh != NULL && generation != fresh->old_generation;
 }
 
 static void
@@ -558,6 +568,7 @@ test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost (
   g_autofree char *address = NULL;
   g_autofree char *states = NULL;
   QueuedExists queued = { 0 };
+  FreshHandle fresh = { 0 };
   ItestRecorder *recorder;
   gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
   int lost, connected;
@@ -568,12 +579,15 @@ test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost (
   address = zkr_test_proxy_dup_address (proxy);
   queued.session = itest_connect_recorded (address, SHORT_TIMEOUT_MS, &recorder);
   CU_ASSERT_PTR_NOT_NULL_FATAL (queued.session);
+  fresh.session = queued.session;
+  CU_ASSERT_PTR_NOT_NULL_FATAL (zkr__session_lock_handle (queued.session, NULL, &fresh.old_generation));
+  zkr__session_unlock_handle (queued.session);
   zkr_test_proxy_blackhole (proxy);
   lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
   CU_ASSERT_FATAL (lost >= 1);
   /* The fresh handle waits in the proxy's backlog: our request is queued
    * on it, to go out right after its handshake. */
-  CU_ASSERT_FATAL (itest_wait_for (session_has_handle, queued.session, WAIT_MS));
+  CU_ASSERT_FATAL (itest_wait_for (session_has_fresh_handle, &fresh, WAIT_MS));
   zkr__session_test_rewrite_answers (queued.session, ZSESSIONEXPIRED, 1);
   zkr__op_exists (queued.session, "/", FALSE, queued_exists_reply, &queued);
   zkr_test_proxy_heal (proxy);

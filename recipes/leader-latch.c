@@ -15,6 +15,7 @@
 #include "lock-queue.h"
 #include "nodename.h"
 #include "notifier.h"
+#include "ref.h"
 #include "session-private.h"
 
 #include <zkr/leader-latch.h>

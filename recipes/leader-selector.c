@@ -14,7 +14,6 @@
 #include "leader-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
-#include "notifier.h"
 #include "session-private.h"
 
 #include <zkr/leader-selector.h>

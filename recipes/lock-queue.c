@@ -11,6 +11,7 @@
 #include "lock-queue-private.h"
 #include "nodename.h"
 #include "path.h"
+#include "wait.h"
 
 ZkrQueueLock *
 zkr__queue_lock_ref (ZkrQueueLock *lock)

@@ -4,11 +4,12 @@
  * RESTORED / LOST story for the whole.
  *
  * Threads: the acquire steps run in the caller's GMainContext, chained by
- * GTasks; the rollback's blocking releases on a GTask pool thread; loss
- * hooks on the session's worker. */
+ * GTasks; the rollback gives back in the background (no thread blocks on
+ * it); loss hooks on the session's worker. */
 
 #include <string.h>
 
+#include "context.h"
 #include "error-private.h"
 #include "lock-queue.h"
 #include "notifier.h"

@@ -2,9 +2,11 @@
  * queue engine with the "first in line holds" predicate. Not reentrant: a
  * second acquire through the same object fails instead of deadlocking. */
 
+#include "context.h"
 #include "error-private.h"
 #include "lock-queue.h"
 #include "notifier.h"
+#include "ref.h"
 #include "session-private.h"
 
 #include <zkr/mutex.h>

@@ -2,7 +2,9 @@
  * reentrant mutex and the read-write lock share (see per-thread.h), and the
  * per-thread keys its entries are found by. */
 
+#include "notifier.h"
 #include "per-thread.h"
+#include "ref.h"
 
 struct _ZkrThreadKey {
   gatomicrefcount ref;

@@ -3,8 +3,10 @@
  * nothing. Loss events of every thread's entry are relayed to one set of
  * listeners. */
 
+#include "context.h"
 #include "error-private.h"
 #include "lock-queue.h"
+#include "notifier.h"
 #include "per-thread.h"
 
 #include <zkr/reentrant-mutex.h>

@@ -10,9 +10,11 @@
 
 #include <string.h>
 
+#include "context.h"
 #include "error-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
+#include "notifier.h"
 #include "per-thread.h"
 #include "rwlock-private.h"
 

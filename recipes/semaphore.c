@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "context.h"
 #include "error-private.h"
 #include "nodename.h"
 #include "notifier.h"

@@ -5,6 +5,7 @@
  * and freeing do with posts and timers still pending. */
 
 #include "executor.h"
+#include "wait.h"
 #include "zkr-test.h"
 
 /* What the posts and timers of one test record. */

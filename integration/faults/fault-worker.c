@@ -32,6 +32,7 @@
 
 #include "log.h"
 #include "session-private.h"
+#include "wait.h"
 
 typedef struct _Worker Worker;
 
