@@ -310,6 +310,19 @@ strings_done (int rc, const struct String_vector *strings, const void *data)
   op_complete (call, rc, NULL);
 }
 
+static void
+strings_stat_done (int rc, const struct String_vector *strings, const struct Stat *stat,
+                   const void *data)
+{
+  OpCall *call = (OpCall *) data;
+
+  if (!op_completion_is_ours (call))
+    return;
+  if (rc == ZOK)
+    call->reply.children = names_copy (strings);
+  op_complete (call, rc, stat);
+}
+
 typedef int (*IssueFunc) (zhandle_t *zh, OpCall *call);
 
 static void
@@ -479,6 +492,22 @@ zkr__op_get_children_full (ZkrSession *session, const char *path, gboolean watch
   call->wake = wake;
   call->watch = watch;
   op_send (session, call, issue_get_children);
+}
+
+static int
+issue_get_children2 (zhandle_t *zh, OpCall *call)
+{
+  return zoo_aget_children2 (zh, call->path, call->watch, strings_stat_done, call);
+}
+
+void
+zkr__op_get_children2 (ZkrSession *session, const char *path, gboolean watch,
+                       ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->watch = watch;
+  op_send (session, call, issue_get_children2);
 }
 
 static int

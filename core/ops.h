@@ -82,6 +82,9 @@ void zkr__op_get_children (ZkrSession *session, const char *path, gboolean watch
                            ZkrReplyFunc func, gpointer user_data);
 void zkr__op_get_children_full (ZkrSession *session, const char *path, gboolean watch,
                                 ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
+/* get_children with the parent's stat from the same read (has_stat). */
+void zkr__op_get_children2 (ZkrSession *session, const char *path, gboolean watch,
+                            ZkrReplyFunc func, gpointer user_data);
 void zkr__op_set (ZkrSession *session, const char *path, const char *data, int len,
                   int version, ZkrReplyFunc func, gpointer user_data);
 /* ZooKeeper's sync: the server we are connected to catches up with the

@@ -39,6 +39,8 @@ G_BEGIN_DECLS
  * @ZKR_ERROR_NOT_EMPTY: ZNOTEMPTY.
  * @ZKR_ERROR_BAD_VERSION: ZBADVERSION.
  * @ZKR_ERROR_INTERNAL: a bug in zkr or an unexpected reply.
+ * @ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS: ZNOCHILDRENFOREPHEMERALS: a create
+ *   under an ephemeral node.
  */
 typedef enum {
   ZKR_ERROR_INVALID_ARGUMENT = 1,
@@ -58,6 +60,7 @@ typedef enum {
   ZKR_ERROR_NOT_EMPTY,
   ZKR_ERROR_BAD_VERSION,
   ZKR_ERROR_INTERNAL,
+  ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS,
 } ZkrError;
 
 ZKR_API GQuark zkr_error_quark (void);

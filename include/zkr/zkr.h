@@ -6,6 +6,7 @@
 #include <zkr/error.h>
 #include <zkr/retry.h>
 #include <zkr/session.h>
+#include <zkr/node.h>
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
 #include <zkr/reentrant-mutex.h>

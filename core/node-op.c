@@ -1,0 +1,647 @@
+/* zkr: a public node operation on the session's worker (docs/design.md
+ * §5): armed before the call returns, one request in flight at a time,
+ * answered exactly once by whichever comes first (the reply, the deadline,
+ * the cancel, LOST or CLOSED), reads retried with the session's policy,
+ * and a reply that comes after the answer dropped. */
+
+#include <string.h>
+
+#include "context.h"
+#include "error-private.h"
+#include "node-private.h"
+#include "ops.h"
+#include "path.h"
+#include "session-private.h"
+
+/* How often a create with parents creates them again: a container parent
+ * may be reaped between its create and ours (as in nodes.h). */
+#define OP_MAX_PARENT_ROUNDS 5
+
+/* Where an operation is, changed only by op_set_step(). Worker-side
+ * state: read and changed by whichever thread holds the session's turn. */
+typedef enum {
+  OP_STARTING,   /* made; its start has not run yet */
+  OP_WAITING,    /* for (RE)CONNECTED before sending */
+  OP_SENT,       /* the request in flight */
+  OP_PAUSED,     /* a read's retry sleep */
+  OP_PARENTS,    /* a create's missing ancestors being created */
+  OP_ANSWERED,   /* detached and answered; replies still due are dropped */
+} OpStep;
+
+static const char *const op_step_names[] = {
+  [OP_STARTING] = "STARTING", [OP_WAITING] = "WAITING", [OP_SENT] = "SENT",
+  [OP_PAUSED] = "PAUSED",     [OP_PARENTS] = "PARENTS", [OP_ANSWERED] = "ANSWERED",
+};
+
+typedef struct {
+  gatomicrefcount ref;       /* the caller's start, what op_start arms (until
+                              * the answer), each request in flight, each
+                              * post of the cancel handler */
+  ZkrSession *session;       /* owned until answered: the answer carries the
+                              * reference to the user's context, so the last
+                              * unref never comes from session code; never
+                              * used after the answer */
+  ZkrNodeKind kind;
+  char *user_path;
+  char *path;                /* namespace applied */
+  char *data;                /* (nullable) create, set */
+  int len;
+  int zk_flags;
+  ZkrCreateParents parents;
+  int version;
+  gint64 deadline;           /* monotonic µs; G_MAXINT64: none */
+  gboolean try_once;         /* timeout 0: one send, no wait, no retry */
+  GCancellable *cancellable; /* (owned) (nullable) */
+  gulong cancel_id;
+  guint deadline_timer;
+  guint retry_timer;
+  guint listener_id;
+  guint retries;
+  gint64 first_send;         /* monotonic µs, 0 before the first send */
+  guint parent_rounds;
+  char **ancestors;          /* (owned) (nullable) while creating parents */
+  guint next_ancestor;
+  OpStep step;
+  GTask *task;               /* (owned) until answered */
+} NodeOp;
+
+static NodeOp *
+op_ref (NodeOp *op)
+{
+  g_atomic_ref_count_inc (&op->ref);
+  return op;
+}
+
+/* The last one may come on the worker: nothing here runs user code (the
+ * task and the session went with the answer). */
+static void
+op_unref (gpointer data)
+{
+  NodeOp *op = data;
+
+  if (!g_atomic_ref_count_dec (&op->ref))
+    return;
+  g_warn_if_fail (op->task == NULL);
+  g_clear_object (&op->cancellable);
+  g_strfreev (op->ancestors);
+  g_free (op->user_path);
+  g_free (op->path);
+  g_free (op->data);
+  g_free (op);
+}
+
+static gboolean
+op_step_allowed (OpStep from, OpStep to)
+{
+  switch (to)
+    {
+    case OP_WAITING:
+      return from == OP_STARTING || from == OP_SENT || from == OP_PAUSED;
+    case OP_SENT:
+      return from == OP_STARTING || from == OP_WAITING || from == OP_PAUSED ||
+             from == OP_PARENTS;
+    case OP_PAUSED:
+    case OP_PARENTS:
+      return from == OP_SENT;
+    case OP_ANSWERED:
+      return from != OP_ANSWERED;
+    case OP_STARTING:
+    default:
+      return FALSE;
+    }
+}
+
+static void
+op_set_step (NodeOp *op, OpStep to)
+{
+  if (op->step == to)
+    return;
+  if (!op_step_allowed (op->step, to))
+    {
+      g_critical ("%s %s: refused %s -> %s", zkr__node_kind_name (op->kind), op->user_path,
+                  op_step_names[op->step], op_step_names[to]);
+      return;
+    }
+  g_debug ("%s %s: %s -> %s", zkr__node_kind_name (op->kind), op->user_path,
+           op_step_names[op->step], op_step_names[to]);
+  op->step = to;
+}
+
+static gboolean
+op_is_read (const NodeOp *op)
+{
+  return op->kind == ZKR_NODE_GET || op->kind == ZKR_NODE_EXISTS || op->kind == ZKR_NODE_CHILDREN;
+}
+
+/* ---- the answer ---------------------------------------------------- */
+
+typedef struct {
+  GTask *task;            /* (owned) */
+  ZkrSession *session;    /* (owned) */
+  GError *error;          /* (owned) (nullable) */
+  ZkrNodeResult *result;  /* (owned) (nullable) */
+} Answer;
+
+/* The task's context: user code may run from here on. */
+static gboolean
+answer_run (gpointer data)
+{
+  Answer *answer = data;
+
+  if (answer->error != NULL)
+    g_task_return_error (answer->task, g_steal_pointer (&answer->error));
+  else
+    g_task_return_pointer (answer->task, g_steal_pointer (&answer->result),
+                           (GDestroyNotify) zkr__node_result_free);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+answer_free (gpointer data)
+{
+  Answer *answer = data;
+
+  g_clear_error (&answer->error);
+  g_clear_pointer (&answer->result, zkr__node_result_free);
+  g_object_unref (answer->task);
+  zkr_session_unref (answer->session);
+  g_free (answer);
+}
+
+/* Stops everything that can call back into @op but the request in flight
+ * (whose reply is dropped: it holds a reference). */
+static void
+op_detach (NodeOp *op)
+{
+  zkr__session_timer_clear (op->session, &op->deadline_timer);
+  zkr__session_timer_clear (op->session, &op->retry_timer);
+  if (op->listener_id != 0)
+    zkr__session_remove_internal_listener (op->session, op->listener_id);
+  op->listener_id = 0;
+  /* Our handler only posts, so this never waits for long. */
+  if (op->cancel_id != 0)
+    g_cancellable_disconnect (op->cancellable, op->cancel_id);
+  op->cancel_id = 0;
+}
+
+/* The one way out, at most once: takes @error or @result. Worker or
+ * stand-in; the answer runs later, in the task's context. */
+static void
+op_answer (NodeOp *op, GError *error, ZkrNodeResult *result)
+{
+  Answer *answer;
+
+  if (op->step == OP_ANSWERED)
+    {
+      g_clear_error (&error);
+      g_clear_pointer (&result, zkr__node_result_free);
+      return;
+    }
+  op_set_step (op, OP_ANSWERED);
+  op_detach (op);
+  answer = g_new0 (Answer, 1);
+  answer->task = g_steal_pointer (&op->task);
+  answer->session = op->session; /* our reference, handed over */
+  answer->error = error;
+  answer->result = result;
+  zkr__context_post (g_task_get_context (answer->task), answer_run, answer, answer_free);
+  /* What op_start armed held this one; every caller of op_answer holds
+   * one of its own (a request's, a post's, the start's), so @op outlives
+   * this call. */
+  op_unref (op);
+}
+
+static void
+op_answer_rc (NodeOp *op, int rc)
+{
+  GError *error = NULL;
+
+  if (op->step == OP_ANSWERED)
+    return;
+  if (rc == ZCLOSING || zkr_session_get_state (op->session) == ZKR_SESSION_STATE_CLOSED)
+    g_set_error (&error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED, "%s %s: the session is closed",
+                 zkr__node_kind_name (op->kind), op->user_path);
+  else
+    zkr__set_error_from_zk (&error, rc, zkr__node_kind_name (op->kind), op->user_path,
+                            zkr_session_get_id (op->session));
+  op_answer (op, error, NULL);
+}
+
+static void
+op_answer_code (NodeOp *op, ZkrError code, const char *what)
+{
+  op_answer (op, g_error_new (ZKR_ERROR, code, "%s %s: %s", zkr__node_kind_name (op->kind),
+                              op->user_path, what),
+             NULL);
+}
+
+/* ---- results ------------------------------------------------------- */
+
+static void
+stat_copy (ZkrStat *out, const struct Stat *stat)
+{
+  out->czxid = stat->czxid;
+  out->mzxid = stat->mzxid;
+  out->pzxid = stat->pzxid;
+  out->ctime = stat->ctime;
+  out->mtime = stat->mtime;
+  out->version = stat->version;
+  out->cversion = stat->cversion;
+  out->aversion = stat->aversion;
+  out->ephemeral_owner = stat->ephemeralOwner;
+  out->data_length = stat->dataLength;
+  out->num_children = stat->numChildren;
+}
+
+/* "/ns/a/b" -> "/a/b" under namespace "ns" (libzookeeper already took a
+ * chroot off). (transfer full) */
+static char *
+strip_namespace (ZkrSession *session, const char *full)
+{
+  g_autofree char *root = zkr__session_resolve_path (session, "/");
+  gsize root_len = strlen (root);
+
+  if (strcmp (root, "/") == 0 || strncmp (full, root, root_len) != 0)
+    return g_strdup (full);
+  if (full[root_len] == '\0')
+    return g_strdup ("/");
+  return g_strdup (full + root_len);
+}
+
+static int
+name_compare (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static char **
+children_copy (GPtrArray *names)
+{
+  guint count = names != NULL ? names->len : 0;
+  char **children = g_new0 (char *, count + 1);
+
+  for (guint i = 0; i < count; i++)
+    children[i] = g_strdup (g_ptr_array_index (names, i));
+  qsort (children, count, sizeof (char *), name_compare);
+  return children;
+}
+
+/* A ZOK reply (or exists' ZNONODE) as the caller's result. */
+static ZkrNodeResult *
+result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
+{
+  ZkrNodeResult *result = g_new0 (ZkrNodeResult, 1);
+
+  result->has_stat = reply->rc == ZOK && reply->has_stat;
+  if (result->has_stat)
+    stat_copy (&result->stat, &reply->stat);
+  switch (op->kind)
+    {
+    case ZKR_NODE_CREATE:
+      result->created_path = strip_namespace (session, reply->path != NULL ? reply->path
+                                                                            : op->path);
+      break;
+    case ZKR_NODE_GET:
+      result->data = reply->data != NULL ? g_bytes_ref (reply->data) : g_bytes_new (NULL, 0);
+      break;
+    case ZKR_NODE_CHILDREN:
+      result->children = children_copy (reply->children);
+      break;
+    case ZKR_NODE_EXISTS:
+      result->exists = reply->rc == ZOK;
+      break;
+    case ZKR_NODE_SET:
+    case ZKR_NODE_DELETE:
+    default:
+      break;
+    }
+  return result;
+}
+
+/* ---- sending ------------------------------------------------------- */
+
+static void op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data);
+static void op_parents_next (NodeOp *op);
+
+static void
+op_send (NodeOp *op)
+{
+  op_set_step (op, OP_SENT);
+  if (op->first_send == 0)
+    op->first_send = g_get_monotonic_time ();
+  switch (op->kind)
+    {
+    case ZKR_NODE_CREATE:
+      zkr__op_create (op->session, op->path, op->data, op->len, op->zk_flags, op_reply,
+                      op_ref (op));
+      break;
+    case ZKR_NODE_GET:
+      zkr__op_get (op->session, op->path, FALSE, op_reply, op_ref (op));
+      break;
+    case ZKR_NODE_SET:
+      zkr__op_set (op->session, op->path, op->data, op->len, op->version, op_reply, op_ref (op));
+      break;
+    case ZKR_NODE_DELETE:
+      zkr__op_delete (op->session, op->path, op->version, op_reply, op_ref (op));
+      break;
+    case ZKR_NODE_EXISTS:
+      zkr__op_exists (op->session, op->path, FALSE, op_reply, op_ref (op));
+      break;
+    case ZKR_NODE_CHILDREN:
+      zkr__op_get_children2 (op->session, op->path, FALSE, op_reply, op_ref (op));
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Sends now if connected, else at the next (RE)CONNECTED (op_on_state). */
+static void
+op_send_when_connected (NodeOp *op)
+{
+  if (zkr_session_is_connected (op->session))
+    op_send (op);
+  else
+    op_set_step (op, OP_WAITING);
+}
+
+static gboolean
+op_retry_tick (gpointer data)
+{
+  NodeOp *op = data;
+
+  op->retry_timer = 0;
+  op_send_when_connected (op);
+  return G_SOURCE_REMOVE;
+}
+
+/* A read answered "retry": again after the policy's sleep, if it allows
+ * one (the deadline may come first: its timer answers then). */
+static void
+op_retry_later (NodeOp *op, int rc)
+{
+  gint64 elapsed_ms = (g_get_monotonic_time () - op->first_send) / 1000;
+  guint sleep_ms = 0;
+
+  if (op->try_once ||
+      !zkr_retry_policy_allow (zkr__session_get_retry_policy (op->session), op->retries,
+                               MAX (elapsed_ms, 0), g_random_int (), &sleep_ms))
+    {
+      op_answer_rc (op, rc);
+      return;
+    }
+  op->retries++;
+  op_set_step (op, OP_PAUSED);
+  op->retry_timer = zkr__session_timer_add (op->session, sleep_ms, 0, op_retry_tick, op);
+}
+
+/* ---- creating parents ---------------------------------------------- */
+
+/* "/a/b/c" -> "/a", "/a/b" (root first); a sequential prefix "/a/b/"
+ * has the parents "/a", "/a/b". (transfer full) */
+static char **
+path_ancestors (const char *path)
+{
+  GPtrArray *list = g_ptr_array_new ();
+  char *parent = zkr__path_parent (path);
+
+  while (parent != NULL && strcmp (parent, "/") != 0)
+    {
+      char *next = zkr__path_parent (parent);
+
+      g_ptr_array_insert (list, 0, parent);
+      parent = next;
+    }
+  g_free (parent);
+  g_ptr_array_add (list, NULL);
+  return (char **) g_ptr_array_free (list, FALSE);
+}
+
+static void
+op_parent_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  NodeOp *op = user_data;
+
+  (void) session;
+  if (op->step == OP_PARENTS)
+    {
+      if (reply->rc == ZOK || reply->rc == ZNODEEXISTS)
+        {
+          op->next_ancestor++;
+          op_parents_next (op);
+        }
+      else
+        op_answer_rc (op, reply->rc);
+    }
+  op_unref (op);
+}
+
+static void
+op_parents_next (NodeOp *op)
+{
+  const char *ancestor = op->ancestors[op->next_ancestor];
+  int flags = op->parents == ZKR_CREATE_PARENTS_CONTAINER ? ZOO_CONTAINER : ZOO_PERSISTENT;
+
+  if (ancestor == NULL)
+    {
+      g_clear_pointer (&op->ancestors, g_strfreev);
+      op_send (op);
+      return;
+    }
+  zkr__op_create (op->session, ancestor, NULL, -1, flags, op_parent_reply, op_ref (op));
+}
+
+static void
+op_parents_start (NodeOp *op)
+{
+  op->parent_rounds++;
+  op_set_step (op, OP_PARENTS);
+  g_strfreev (op->ancestors);
+  op->ancestors = path_ancestors (op->path);
+  op->next_ancestor = 0;
+  op_parents_next (op);
+}
+
+/* ---- replies, timers, states, cancel ---------------------------------- */
+
+/* Worker or stand-in. Nothing left the client (no handle: between LOST
+ * and the fresh session, or closing): safe to send again, write or not. */
+static gboolean
+op_never_left (const ZkrReply *reply)
+{
+  return reply->send_time == 0 && reply->rc == ZINVALIDSTATE;
+}
+
+static void
+op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  NodeOp *op = user_data;
+  int rc = reply->rc;
+
+  if (op->step != OP_SENT)
+    ; /* answered meanwhile (deadline, cancel, LOST, CLOSED): dropped */
+  else if (rc == ZOK || (rc == ZNONODE && op->kind == ZKR_NODE_EXISTS))
+    op_answer (op, NULL, result_from_reply (op, session, reply));
+  else if (rc == ZNONODE && op->kind == ZKR_NODE_CREATE &&
+           op->parents != ZKR_CREATE_PARENTS_NONE && op->parent_rounds < OP_MAX_PARENT_ROUNDS)
+    op_parents_start (op);
+  else if (op_never_left (reply) && !op->try_once)
+    op_set_step (op, OP_WAITING);
+  else if (op_is_read (op) && zkr__zk_rc_is_retryable (rc))
+    op_retry_later (op, rc);
+  else
+    op_answer_rc (op, rc);
+  op_unref (op);
+}
+
+static gboolean
+op_deadline_tick (gpointer data)
+{
+  NodeOp *op = data;
+  g_autofree char *what = NULL;
+
+  op->deadline_timer = 0;
+  what = g_strdup_printf ("no answer within the deadline (%s)",
+                          op->step == OP_WAITING ? "the session was not connected"
+                                                 : "no reply came");
+  op_answer_code (op, ZKR_ERROR_TIMEOUT, what);
+  return G_SOURCE_REMOVE;
+}
+
+/* An internal listener: synchronously on the worker at each transition. */
+static void
+op_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+{
+  NodeOp *op = user_data;
+
+  (void) session;
+  switch (state)
+    {
+    case ZKR_SESSION_STATE_CONNECTED:
+    case ZKR_SESSION_STATE_RECONNECTED:
+      /* A reconnect ends a retry's sleep at once, as in nodes.c. */
+      if (op->step == OP_PAUSED)
+        zkr__session_timer_clear (op->session, &op->retry_timer);
+      if (op->step == OP_WAITING || op->step == OP_PAUSED)
+        op_send (op);
+      break;
+    case ZKR_SESSION_STATE_LOST:
+      op_answer_code (op, ZKR_ERROR_SESSION_EXPIRED,
+                      "the session was lost (expired) before the answer");
+      break;
+    case ZKR_SESSION_STATE_CLOSED:
+      op_answer_rc (op, ZCLOSING);
+      break;
+    case ZKR_SESSION_STATE_CONNECTING:
+    case ZKR_SESSION_STATE_SUSPENDED:
+    default:
+      break;
+    }
+}
+
+static gboolean
+op_cancel_in_worker (gpointer data)
+{
+  op_answer_code (data, ZKR_ERROR_CANCELLED, "cancelled");
+  return G_SOURCE_REMOVE;
+}
+
+/* The cancelling thread (any): only posts (GCancellable's rule). */
+static void
+op_on_cancelled (GCancellable *cancellable, gpointer user_data)
+{
+  NodeOp *op = user_data;
+
+  (void) cancellable;
+  zkr__session_post (op->session, op_cancel_in_worker, op_ref (op), op_unref);
+}
+
+/* ---- the start ----------------------------------------------------- */
+
+/* Worker or stand-in: everything that can answer is armed here, before
+ * the first send, so no reply can come before it. */
+static gboolean
+op_start (gpointer data)
+{
+  NodeOp *op = data;
+  ZkrSessionState state = zkr_session_get_state (op->session);
+  gint64 now = g_get_monotonic_time ();
+
+  /* Held by what is armed here (the listener, the timers, the cancel
+   * handler: none holds one of its own) until op_answer() detaches it. */
+  op_ref (op);
+  op->listener_id = zkr__session_add_internal_listener (op->session, op_on_state, op);
+  if (op->cancellable != NULL)
+    /* Already cancelled: the handler runs here and posts the answer. */
+    op->cancel_id = g_cancellable_connect (op->cancellable, G_CALLBACK (op_on_cancelled), op,
+                                           NULL);
+  if (op->cancellable != NULL && g_cancellable_is_cancelled (op->cancellable))
+    /* Nothing sent for a call cancelled before it was made. */
+    op_answer_code (op, ZKR_ERROR_CANCELLED, "cancelled");
+  else if (state == ZKR_SESSION_STATE_CLOSED)
+    op_answer_rc (op, ZCLOSING);
+  else if (state == ZKR_SESSION_STATE_LOST)
+    op_answer_code (op, ZKR_ERROR_SESSION_EXPIRED,
+                    "the session is lost (expired); a fresh one is on its way");
+  else if (op->try_once && !zkr_session_is_connected (op->session))
+    op_answer_code (op, ZKR_ERROR_CONNECTION_LOSS,
+                    "the session is not connected (timeout 0: no wait)");
+  else
+    {
+      if (op->deadline != G_MAXINT64)
+        {
+          gint64 left_us = MAX (op->deadline - now, 0);
+
+          op->deadline_timer = zkr__session_timer_add (op->session,
+                                                       (guint) ((left_us + 999) / 1000), 0,
+                                                       op_deadline_tick, op);
+        }
+      op_send_when_connected (op);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static NodeOp *
+op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
+        GCancellable *cancellable, GTask *task)
+{
+  NodeOp *op = g_new0 (NodeOp, 1);
+
+  g_atomic_ref_count_init (&op->ref);
+  op->session = zkr_session_ref (session);
+  op->kind = request->kind;
+  op->user_path = g_strdup (request->path);
+  op->path = zkr__session_resolve_path (session, request->path);
+  op->data = zkr__buffer_dup (request->data, (int) request->len);
+  op->len = (int) request->len;
+  op->zk_flags = request->zk_flags;
+  op->parents = request->parents;
+  op->version = request->version;
+  op->try_once = timeout_ms == 0;
+  op->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
+                                : G_MAXINT64;
+  op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  op->task = task;
+  return op;
+}
+
+/* From a user's thread, the caller runs the start itself, standing in for
+ * the worker: the deadline timer and the cancellable are armed before this
+ * returns, whatever the connection does (a start posted to the worker
+ * would wait for a wake-up that a silent connection never brings). */
+void
+zkr__node_op_start (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
+                    GCancellable *cancellable, GTask *task)
+{
+  NodeOp *op = op_new (session, request, timeout_ms, cancellable, task);
+
+  if (zkr__session_in_worker (session))
+    {
+      zkr__session_post (session, op_start, op, op_unref);
+      return;
+    }
+  zkr__session_stand_in_begin (session);
+  (void) op_start (op);
+  zkr__session_stand_in_end (session);
+  op_unref (op);
+}

@@ -1,0 +1,591 @@
+/* zkr: the public node operations (include/zkr/node.h): input checked in
+ * the caller's call (nothing sent for bad input), a GTask made there, the
+ * request handed to core/node-op.c, results taken apart in _finish; each
+ * blocking call is its async twin run to completion in a private context. */
+
+#include <string.h>
+
+#include <zookeeper/zookeeper.h>
+
+#include "context.h"
+#include "error-private.h"
+#include "node-private.h"
+#include "path.h"
+
+void
+zkr__node_result_free (ZkrNodeResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->created_path);
+  g_clear_pointer (&result->data, g_bytes_unref);
+  g_strfreev (result->children);
+  g_free (result);
+}
+
+static const char *const kind_names[] = {
+  [ZKR_NODE_CREATE] = "create", [ZKR_NODE_GET] = "get",
+  [ZKR_NODE_SET] = "set",       [ZKR_NODE_DELETE] = "delete",
+  [ZKR_NODE_EXISTS] = "exists", [ZKR_NODE_CHILDREN] = "get_children",
+};
+
+const char *
+zkr__node_kind_name (ZkrNodeKind kind)
+{
+  return kind_names[kind];
+}
+
+/* ---- input --------------------------------------------------------- */
+
+static gboolean
+mode_is_sequential (ZkrCreateMode mode)
+{
+  return mode == ZKR_CREATE_PERSISTENT_SEQUENTIAL || mode == ZKR_CREATE_EPHEMERAL_SEQUENTIAL;
+}
+
+static int
+mode_zk_flags (ZkrCreateMode mode)
+{
+  switch (mode)
+    {
+    case ZKR_CREATE_EPHEMERAL:
+      return ZOO_EPHEMERAL;
+    case ZKR_CREATE_PERSISTENT_SEQUENTIAL:
+      return ZOO_SEQUENCE;
+    case ZKR_CREATE_EPHEMERAL_SEQUENTIAL:
+      return ZOO_EPHEMERAL | ZOO_SEQUENCE;
+    case ZKR_CREATE_CONTAINER:
+      return ZOO_CONTAINER;
+    case ZKR_CREATE_PERSISTENT:
+    default:
+      return ZOO_PERSISTENT;
+    }
+}
+
+static gboolean
+invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, message);
+  return FALSE;
+}
+
+/* A sequential create's path is a prefix: ZooKeeper accepts one ending in
+ * '/' ("/jobs/" -> "/jobs/0000000007"), as its own check does (it checks
+ * the path with a digit appended). */
+static gboolean
+path_check (const char *path, ZkrNodeKind kind, gboolean sequential, GError **error)
+{
+  gsize len = strlen (path);
+
+  if (sequential && len > 1 && path[len - 1] == '/')
+    {
+      g_autofree char *prefix = g_strndup (path, len - 1);
+
+      return zkr__path_validate (prefix, error);
+    }
+  if (!zkr__path_validate (path, error))
+    return FALSE;
+  if (strcmp (path, "/") == 0 && !sequential &&
+      (kind == ZKR_NODE_CREATE || kind == ZKR_NODE_DELETE))
+    return invalid (error, "invalid path \"/\": cannot %s the root", kind_names[kind]);
+  return TRUE;
+}
+
+static gboolean
+data_check (const void *data, gsize len, GError **error)
+{
+  if (data == NULL && len > 0)
+    return invalid (error, "invalid data: NULL with a length of %" G_GSIZE_FORMAT " bytes", len);
+  if (len > (gsize) G_MAXINT)
+    return invalid (error, "invalid data length %" G_GSIZE_FORMAT " (more than %d bytes)", len,
+                    G_MAXINT);
+  return TRUE;
+}
+
+static gboolean
+version_check (int version, GError **error)
+{
+  if (version < -1)
+    return invalid (error, "invalid version %d: a data version (>= 0), or -1 for any", version);
+  return TRUE;
+}
+
+static gboolean
+create_check (const char *path, const void *data, gsize len, ZkrCreateMode mode,
+              ZkrCreateParents parents, GError **error)
+{
+  if ((guint) mode > ZKR_CREATE_CONTAINER)
+    return invalid (error, "invalid create mode %d", (int) mode);
+  if ((guint) parents > ZKR_CREATE_PARENTS_CONTAINER)
+    return invalid (error, "invalid create-parents choice %d", (int) parents);
+  return path_check (path, ZKR_NODE_CREATE, mode_is_sequential (mode), error) &&
+         data_check (data, len, error);
+}
+
+/* ---- tasks ----------------------------------------------------------- */
+
+static GTask *
+node_task_new (GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data,
+               gpointer source_tag, ZkrNodeKind kind)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_name (task, kind_names[kind]);
+  /* A cancel is answered ZKR_ERROR_CANCELLED by the operation itself. */
+  g_task_set_check_cancellable (task, FALSE);
+  return task;
+}
+
+/* Made in the user's call, so the task captures the user's context. With
+ * @checked FALSE the input was refused (@error): answered from the task's
+ * context, later, nothing sent. */
+static void
+node_start (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
+            GCancellable *cancellable, GTask *task, gboolean checked, GError *error)
+{
+  if (!checked)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  zkr__node_op_start (session, request, timeout_ms, cancellable, task);
+}
+
+static ZkrNodeResult *
+node_finish (GAsyncResult *result, ZkrStat *stat, GError **error)
+{
+  ZkrNodeResult *answer = g_task_propagate_pointer (G_TASK (result), error);
+
+  if (answer != NULL && stat != NULL && answer->has_stat)
+    *stat = answer->stat;
+  return answer;
+}
+
+#define FINISH_CHECKS(session, result, tag, value)                      \
+  G_STMT_START {                                                        \
+    g_return_val_if_fail ((session) != NULL, value);                    \
+    g_return_val_if_fail (G_IS_TASK (result), value);                   \
+    g_return_val_if_fail (g_async_result_is_tagged ((result), (tag)), value); \
+  } G_STMT_END
+
+/* ---- the blocking twin ------------------------------------------------ */
+
+typedef void (*NodeAsyncStart) (gpointer args, GCancellable *cancellable,
+                                GAsyncReadyCallback callback, gpointer user_data);
+
+static void
+sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  (void) source;
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Runs an async call to completion in a context of its own (a source it
+ * leaves behind dies with it). (transfer full) */
+static GAsyncResult *
+node_run_sync (NodeAsyncStart start, gpointer args, GCancellable *cancellable)
+{
+  GMainContext *context = g_main_context_new ();
+  GAsyncResult *result = NULL;
+
+  g_main_context_push_thread_default (context);
+  start (args, cancellable, sync_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
+  return result;
+}
+
+/* The arguments of a call, for its blocking twin. */
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+  const void *data;
+  gsize len;
+  ZkrCreateMode mode;
+  ZkrCreateParents parents;
+  int version;
+  int timeout_ms;
+} NodeArgs;
+
+/* ---- create ------------------------------------------------------------ */
+
+void
+zkr_node_create_async (ZkrSession *session, const char *path, const void *data, gsize len,
+                       ZkrCreateMode mode, ZkrCreateParents parents, int timeout_ms,
+                       GCancellable *cancellable, GAsyncReadyCallback callback,
+                       gpointer user_data)
+{
+  GError *error = NULL;
+  gboolean checked;
+  ZkrNodeRequest request = { ZKR_NODE_CREATE, path, data, len, 0, parents, -1 };
+
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_create_async() called");
+  checked = create_check (path, data, len, mode, parents, &error);
+  if (checked)
+    request.zk_flags = mode_zk_flags (mode);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, zkr_node_create_async,
+                             ZKR_NODE_CREATE),
+              checked, error);
+}
+
+gboolean
+zkr_node_create_finish (ZkrSession *session, GAsyncResult *result, char **created_path,
+                        ZkrStat *stat, GError **error)
+{
+  ZkrNodeResult *answer;
+
+  FINISH_CHECKS (session, result, zkr_node_create_async, FALSE);
+  answer = node_finish (result, stat, error);
+  if (answer == NULL)
+    return FALSE;
+  if (created_path != NULL)
+    *created_path = g_steal_pointer (&answer->created_path);
+  zkr__node_result_free (answer);
+  return TRUE;
+}
+
+static void
+create_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+              gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_create_async (args->session, args->path, args->data, args->len, args->mode,
+                         args->parents, args->timeout_ms, cancellable, callback, user_data);
+}
+
+gboolean
+zkr_node_create (ZkrSession *session, const char *path, const void *data, gsize len,
+                 ZkrCreateMode mode, ZkrCreateParents parents, int timeout_ms,
+                 GCancellable *cancellable, char **created_path, ZkrStat *stat,
+                 GError **error)
+{
+  NodeArgs args = { session, path, data, len, mode, parents, -1, timeout_ms };
+  GAsyncResult *result;
+  gboolean ok;
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  result = node_run_sync (create_start, &args, cancellable);
+  ok = zkr_node_create_finish (session, result, created_path, stat, error);
+  g_object_unref (result);
+  return ok;
+}
+
+/* ---- get --------------------------------------------------------------- */
+
+void
+zkr_node_get_async (ZkrSession *session, const char *path, int timeout_ms,
+                    GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GError *error = NULL;
+  ZkrNodeRequest request = { ZKR_NODE_GET, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE, -1 };
+  gboolean checked;
+
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_get_async() called");
+  checked = path_check (path, ZKR_NODE_GET, FALSE, &error);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, zkr_node_get_async, ZKR_NODE_GET),
+              checked, error);
+}
+
+GBytes *
+zkr_node_get_finish (ZkrSession *session, GAsyncResult *result, ZkrStat *stat, GError **error)
+{
+  ZkrNodeResult *answer;
+  GBytes *data;
+
+  FINISH_CHECKS (session, result, zkr_node_get_async, NULL);
+  answer = node_finish (result, stat, error);
+  if (answer == NULL)
+    return NULL;
+  data = g_steal_pointer (&answer->data);
+  zkr__node_result_free (answer);
+  return data;
+}
+
+static void
+get_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+           gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_get_async (args->session, args->path, args->timeout_ms, cancellable, callback,
+                      user_data);
+}
+
+GBytes *
+zkr_node_get (ZkrSession *session, const char *path, int timeout_ms, GCancellable *cancellable,
+              ZkrStat *stat, GError **error)
+{
+  NodeArgs args = { .session = session, .path = path, .timeout_ms = timeout_ms };
+  GAsyncResult *result;
+  GBytes *data;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  result = node_run_sync (get_start, &args, cancellable);
+  data = zkr_node_get_finish (session, result, stat, error);
+  g_object_unref (result);
+  return data;
+}
+
+/* ---- set --------------------------------------------------------------- */
+
+void
+zkr_node_set_async (ZkrSession *session, const char *path, const void *data, gsize len,
+                    int version, int timeout_ms, GCancellable *cancellable,
+                    GAsyncReadyCallback callback, gpointer user_data)
+{
+  GError *error = NULL;
+  ZkrNodeRequest request = { ZKR_NODE_SET, path, data, len, 0, ZKR_CREATE_PARENTS_NONE, version };
+  gboolean checked;
+
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_set_async() called");
+  checked = path_check (path, ZKR_NODE_SET, FALSE, &error) && data_check (data, len, &error) &&
+            version_check (version, &error);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, zkr_node_set_async, ZKR_NODE_SET),
+              checked, error);
+}
+
+gboolean
+zkr_node_set_finish (ZkrSession *session, GAsyncResult *result, ZkrStat *stat, GError **error)
+{
+  ZkrNodeResult *answer;
+
+  FINISH_CHECKS (session, result, zkr_node_set_async, FALSE);
+  answer = node_finish (result, stat, error);
+  zkr__node_result_free (answer);
+  return answer != NULL;
+}
+
+static void
+set_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+           gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_set_async (args->session, args->path, args->data, args->len, args->version,
+                      args->timeout_ms, cancellable, callback, user_data);
+}
+
+gboolean
+zkr_node_set (ZkrSession *session, const char *path, const void *data, gsize len, int version,
+              int timeout_ms, GCancellable *cancellable, ZkrStat *stat, GError **error)
+{
+  NodeArgs args = { session, path, data, len, 0, 0, version, timeout_ms };
+  GAsyncResult *result;
+  gboolean ok;
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  result = node_run_sync (set_start, &args, cancellable);
+  ok = zkr_node_set_finish (session, result, stat, error);
+  g_object_unref (result);
+  return ok;
+}
+
+/* ---- delete ------------------------------------------------------------ */
+
+void
+zkr_node_delete_async (ZkrSession *session, const char *path, int version, int timeout_ms,
+                       GCancellable *cancellable, GAsyncReadyCallback callback,
+                       gpointer user_data)
+{
+  GError *error = NULL;
+  ZkrNodeRequest request = { ZKR_NODE_DELETE, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE,
+                             version };
+  gboolean checked;
+
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_delete_async() called");
+  checked = path_check (path, ZKR_NODE_DELETE, FALSE, &error) && version_check (version, &error);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, zkr_node_delete_async,
+                             ZKR_NODE_DELETE),
+              checked, error);
+}
+
+gboolean
+zkr_node_delete_finish (ZkrSession *session, GAsyncResult *result, GError **error)
+{
+  ZkrNodeResult *answer;
+
+  FINISH_CHECKS (session, result, zkr_node_delete_async, FALSE);
+  answer = node_finish (result, NULL, error);
+  zkr__node_result_free (answer);
+  return answer != NULL;
+}
+
+static void
+delete_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+              gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_delete_async (args->session, args->path, args->version, args->timeout_ms,
+                         cancellable, callback, user_data);
+}
+
+gboolean
+zkr_node_delete (ZkrSession *session, const char *path, int version, int timeout_ms,
+                 GCancellable *cancellable, GError **error)
+{
+  NodeArgs args = { .session = session, .path = path, .version = version,
+                    .timeout_ms = timeout_ms };
+  GAsyncResult *result;
+  gboolean ok;
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  result = node_run_sync (delete_start, &args, cancellable);
+  ok = zkr_node_delete_finish (session, result, error);
+  g_object_unref (result);
+  return ok;
+}
+
+/* ---- exists ------------------------------------------------------------ */
+
+void
+zkr_node_exists_async (ZkrSession *session, const char *path, int timeout_ms,
+                       GCancellable *cancellable, GAsyncReadyCallback callback,
+                       gpointer user_data)
+{
+  GError *error = NULL;
+  ZkrNodeRequest request = { ZKR_NODE_EXISTS, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE, -1 };
+  gboolean checked;
+
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_exists_async() called");
+  checked = path_check (path, ZKR_NODE_EXISTS, FALSE, &error);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, zkr_node_exists_async,
+                             ZKR_NODE_EXISTS),
+              checked, error);
+}
+
+gboolean
+zkr_node_exists_finish (ZkrSession *session, GAsyncResult *result, ZkrStat *stat,
+                        GError **error)
+{
+  ZkrNodeResult *answer;
+  gboolean exists;
+
+  FINISH_CHECKS (session, result, zkr_node_exists_async, FALSE);
+  answer = node_finish (result, stat, error);
+  exists = answer != NULL && answer->exists;
+  zkr__node_result_free (answer);
+  return exists;
+}
+
+static void
+exists_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+              gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_exists_async (args->session, args->path, args->timeout_ms, cancellable, callback,
+                         user_data);
+}
+
+gboolean
+zkr_node_exists (ZkrSession *session, const char *path, int timeout_ms,
+                 GCancellable *cancellable, ZkrStat *stat, GError **error)
+{
+  NodeArgs args = { .session = session, .path = path, .timeout_ms = timeout_ms };
+  GAsyncResult *result;
+  gboolean exists;
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  result = node_run_sync (exists_start, &args, cancellable);
+  exists = zkr_node_exists_finish (session, result, stat, error);
+  g_object_unref (result);
+  return exists;
+}
+
+/* ---- get_children ------------------------------------------------------ */
+
+void
+zkr_node_get_children_async (ZkrSession *session, const char *path, int timeout_ms,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data)
+{
+  GError *error = NULL;
+  ZkrNodeRequest request = { ZKR_NODE_CHILDREN, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE, -1 };
+  gboolean checked;
+
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_get_children_async() called");
+  checked = path_check (path, ZKR_NODE_CHILDREN, FALSE, &error);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, zkr_node_get_children_async,
+                             ZKR_NODE_CHILDREN),
+              checked, error);
+}
+
+char **
+zkr_node_get_children_finish (ZkrSession *session, GAsyncResult *result, ZkrStat *stat,
+                              GError **error)
+{
+  ZkrNodeResult *answer;
+  char **children;
+
+  FINISH_CHECKS (session, result, zkr_node_get_children_async, NULL);
+  answer = node_finish (result, stat, error);
+  if (answer == NULL)
+    return NULL;
+  children = g_steal_pointer (&answer->children);
+  zkr__node_result_free (answer);
+  return children;
+}
+
+static void
+children_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+                gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_get_children_async (args->session, args->path, args->timeout_ms, cancellable,
+                               callback, user_data);
+}
+
+char **
+zkr_node_get_children (ZkrSession *session, const char *path, int timeout_ms,
+                       GCancellable *cancellable, ZkrStat *stat, GError **error)
+{
+  NodeArgs args = { .session = session, .path = path, .timeout_ms = timeout_ms };
+  GAsyncResult *result;
+  char **children;
+
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  result = node_run_sync (children_start, &args, cancellable);
+  children = zkr_node_get_children_finish (session, result, stat, error);
+  g_object_unref (result);
+  return children;
+}

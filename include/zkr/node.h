@@ -1,0 +1,257 @@
+/* zkr: plain node operations on a ZkrSession (Curator's create, getData,
+ * setData, delete, checkExists, getChildren): each a blocking call and an
+ * _async/_finish pair, under the session's namespace, with a deadline that
+ * holds in every session state.
+ *
+ * Paths: absolute ZooKeeper paths under the session's namespace (Curator's
+ * rule: with namespace "app", "/a" is "/app/a" on the server); paths
+ * returned are without the namespace.
+ *
+ * Deadlines (docs/design.md §5): @timeout_ms > 0 is a deadline fixed when
+ * the call is made; the call answers by it, whatever the connection does
+ * (a link that went silent, SUSPENDED, LOST, CLOSED): ZKR_ERROR_TIMEOUT.
+ * @timeout_ms < 0: no deadline of zkr's own (as zkr_mutex_acquire()): a
+ * call waits for the session to be connected and is answered at the latest
+ * when the session is LOST (ZKR_ERROR_SESSION_EXPIRED). @timeout_ms == 0
+ * tries once: sent at once if the session is connected (else
+ * ZKR_ERROR_CONNECTION_LOSS at once), never retried, and answered when
+ * the server answers or libzookeeper gives the connection up (about 2/3 of
+ * the session timeout on a silent link); give a positive timeout for a
+ * bounded answer. Cancelling @cancellable (any thread) answers
+ * ZKR_ERROR_CANCELLED promptly, whatever the connection does.
+ *
+ * Retries: reads (get, exists, get_children) are sent again after a
+ * retryable answer (connection loss, session moved, throttled), as the
+ * session's retry policy allows (zkr_session_options_set_retry_policy),
+ * once the session is connected again, within the deadline. Writes
+ * (create, set, delete) are not: after a connection loss the server may
+ * or may not have applied one, so it fails with ZKR_ERROR_CONNECTION_LOSS
+ * and the caller decides (a create may then have made its node, a delete
+ * removed it). A write is sent again only when it provably never left
+ * (the session had no connection). Likewise a write answered TIMEOUT or
+ * CANCELLED after it was sent may still be applied by the server: it is
+ * not undone.
+ *
+ * Session states: a call made while SUSPENDED (or before the first
+ * connect) waits for the connection within its deadline; a call made while
+ * the session is LOST fails at once with ZKR_ERROR_SESSION_EXPIRED, one
+ * made on a CLOSED session with ZKR_ERROR_SESSION_CLOSED; a call waiting or
+ * in flight when the session becomes LOST or CLOSED fails the same way at
+ * that moment.
+ *
+ * Bad input (an invalid path, mode, version, data NULL with a length):
+ * ZKR_ERROR_INVALID_ARGUMENT naming the value, nothing sent. A NULL session
+ * or path is a programming error: one critical and FALSE/NULL.
+ *
+ * Errors from the server: ZKR_ERROR_NO_NODE, ZKR_ERROR_NODE_EXISTS,
+ * ZKR_ERROR_BAD_VERSION, ZKR_ERROR_NOT_EMPTY,
+ * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS, ZKR_ERROR_AUTH, others as
+ * ZKR_ERROR_ZOOKEEPER; messages name the operation, the path and the
+ * session id, never credentials.
+ *
+ * Threads: every function may be called from any thread (not from a zkr
+ * callback running on a session's worker: there are none). A blocking call
+ * returns on the caller's thread; an async call's @callback runs once, in
+ * the GMainContext that was thread-default when the call was made, never
+ * before the call returns. An async call keeps a reference on its session
+ * until it is answered: the session may be unreffed meanwhile. */
+#pragma once
+
+#include <gio/gio.h>
+#include <zkr/session.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ZkrStat:
+ * A node's metadata as the server reported it (ZooKeeper's Stat): zxids of
+ * the create, the last data change and the last change of the children;
+ * times in milliseconds since the epoch (the server's clock); the data,
+ * children and ACL versions; the session owning an ephemeral node (0 for
+ * others); the data's length and the number of children. A plain value:
+ * copy it freely.
+ */
+typedef struct {
+  gint64 czxid;
+  gint64 mzxid;
+  gint64 pzxid;
+  gint64 ctime;
+  gint64 mtime;
+  gint32 version;
+  gint32 cversion;
+  gint32 aversion;
+  gint64 ephemeral_owner;
+  gint32 data_length;
+  gint32 num_children;
+} ZkrStat;
+
+/**
+ * ZkrCreateMode:
+ * @ZKR_CREATE_PERSISTENT: stays until deleted.
+ * @ZKR_CREATE_EPHEMERAL: deleted by the server when the session ends (closed,
+ *   or expired); may have no children.
+ * @ZKR_CREATE_PERSISTENT_SEQUENTIAL: persistent, the server appends a
+ *   10-digit counter of the parent to the name.
+ * @ZKR_CREATE_EPHEMERAL_SEQUENTIAL: ephemeral and sequential.
+ * @ZKR_CREATE_CONTAINER: deleted by the server some time after its last
+ *   child went (ZooKeeper 3.5.3 and later).
+ *
+ * (TTL nodes are not offered yet.)
+ */
+typedef enum {
+  ZKR_CREATE_PERSISTENT,
+  ZKR_CREATE_EPHEMERAL,
+  ZKR_CREATE_PERSISTENT_SEQUENTIAL,
+  ZKR_CREATE_EPHEMERAL_SEQUENTIAL,
+  ZKR_CREATE_CONTAINER,
+} ZkrCreateMode;
+
+/**
+ * ZkrCreateParents:
+ * @ZKR_CREATE_PARENTS_NONE: a missing parent fails the create with
+ *   ZKR_ERROR_NO_NODE.
+ * @ZKR_CREATE_PARENTS_PERSISTENT: missing ancestors are created first, as
+ *   persistent nodes with no data (Curator's creatingParentsIfNeeded()).
+ * @ZKR_CREATE_PARENTS_CONTAINER: the same, as container nodes (Curator's
+ *   creatingParentContainersIfNeeded(); the server removes them once empty).
+ *
+ * Ancestors someone else creates meanwhile are fine. Like the node itself,
+ * parents created before a failure are not removed.
+ */
+typedef enum {
+  ZKR_CREATE_PARENTS_NONE,
+  ZKR_CREATE_PARENTS_PERSISTENT,
+  ZKR_CREATE_PARENTS_CONTAINER,
+} ZkrCreateParents;
+
+/**
+ * zkr_node_create:
+ * @session: the session
+ * @path: the node's path; for a sequential mode, the prefix the counter is
+ *   appended to (it may end in '/': "/jobs/" makes "/jobs/0000000007")
+ * @data: (nullable): the node's data, copied before this returns; NULL
+ *   (with @len 0) makes a node without data
+ * @len: the length of @data in bytes
+ * @mode: a ZkrCreateMode
+ * @parents: whether missing ancestors are created first, and how
+ * @timeout_ms: the deadline (see above); a write: not retried
+ * @cancellable: (nullable)
+ * @created_path: (out) (optional) (transfer full): the path made, with the
+ *   sequence suffix, without the namespace; g_free() it
+ * @stat: (out) (optional): the new node's stat
+ * Errors: ZKR_ERROR_NODE_EXISTS, ZKR_ERROR_NO_NODE (a parent is missing),
+ * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS (the parent is ephemeral),
+ * ZKR_ERROR_CONNECTION_LOSS (the node may or may not exist), and the
+ * common ones above.
+ * Returns: TRUE once the server created the node.
+ */
+ZKR_API gboolean zkr_node_create (ZkrSession *session, const char *path,
+                                  const void *data, gsize len,
+                                  ZkrCreateMode mode, ZkrCreateParents parents,
+                                  int timeout_ms, GCancellable *cancellable,
+                                  char **created_path, ZkrStat *stat,
+                                  GError **error);
+/* The same, GIO style; @data is copied before this returns. */
+ZKR_API void zkr_node_create_async (ZkrSession *session, const char *path,
+                                    const void *data, gsize len,
+                                    ZkrCreateMode mode, ZkrCreateParents parents,
+                                    int timeout_ms, GCancellable *cancellable,
+                                    GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_node_create_finish (ZkrSession *session, GAsyncResult *result,
+                                         char **created_path, ZkrStat *stat,
+                                         GError **error);
+
+/**
+ * zkr_node_get:
+ * @stat: (out) (optional): the node's stat, read with the data
+ * Reads a node's data. A read: retried within the deadline (see above).
+ * Errors: ZKR_ERROR_NO_NODE, and the common ones above.
+ * Returns: (transfer full) (nullable): the data (an empty GBytes for a node
+ * without data), NULL on failure; g_bytes_unref() it.
+ */
+ZKR_API GBytes *zkr_node_get (ZkrSession *session, const char *path,
+                              int timeout_ms, GCancellable *cancellable,
+                              ZkrStat *stat, GError **error);
+ZKR_API void zkr_node_get_async (ZkrSession *session, const char *path,
+                                 int timeout_ms, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API GBytes *zkr_node_get_finish (ZkrSession *session, GAsyncResult *result,
+                                     ZkrStat *stat, GError **error);
+
+/**
+ * zkr_node_set:
+ * @data: (nullable): the new data, copied before this returns (NULL with
+ *   @len 0: no data)
+ * @version: the data version the node must have (ZkrStat.version), or -1
+ *   for any; anything below -1 is invalid
+ * @stat: (out) (optional): the node's stat after the write
+ * Replaces a node's data. A write: not retried (see above).
+ * Errors: ZKR_ERROR_NO_NODE, ZKR_ERROR_BAD_VERSION, ZKR_ERROR_CONNECTION_LOSS
+ * (the data may or may not have been written), and the common ones above.
+ */
+ZKR_API gboolean zkr_node_set (ZkrSession *session, const char *path,
+                               const void *data, gsize len, int version,
+                               int timeout_ms, GCancellable *cancellable,
+                               ZkrStat *stat, GError **error);
+ZKR_API void zkr_node_set_async (ZkrSession *session, const char *path,
+                                 const void *data, gsize len, int version,
+                                 int timeout_ms, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_node_set_finish (ZkrSession *session, GAsyncResult *result,
+                                      ZkrStat *stat, GError **error);
+
+/**
+ * zkr_node_delete:
+ * @version: the data version the node must have, or -1 for any
+ * Deletes a node that has no children. A write: not retried (see above).
+ * Errors: ZKR_ERROR_NO_NODE, ZKR_ERROR_BAD_VERSION, ZKR_ERROR_NOT_EMPTY,
+ * ZKR_ERROR_CONNECTION_LOSS (the node may or may not be gone), and the
+ * common ones above.
+ */
+ZKR_API gboolean zkr_node_delete (ZkrSession *session, const char *path, int version,
+                                  int timeout_ms, GCancellable *cancellable,
+                                  GError **error);
+ZKR_API void zkr_node_delete_async (ZkrSession *session, const char *path, int version,
+                                    int timeout_ms, GCancellable *cancellable,
+                                    GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_node_delete_finish (ZkrSession *session, GAsyncResult *result,
+                                         GError **error);
+
+/**
+ * zkr_node_exists:
+ * @stat: (out) (optional): the node's stat when it exists (untouched
+ *   otherwise)
+ * Whether a node exists. A missing node is no error: FALSE with @error
+ * unset. A read: retried within the deadline (see above).
+ * Returns: TRUE if the node exists; FALSE if not, or on failure (then
+ * @error is set).
+ */
+ZKR_API gboolean zkr_node_exists (ZkrSession *session, const char *path,
+                                  int timeout_ms, GCancellable *cancellable,
+                                  ZkrStat *stat, GError **error);
+ZKR_API void zkr_node_exists_async (ZkrSession *session, const char *path,
+                                    int timeout_ms, GCancellable *cancellable,
+                                    GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_node_exists_finish (ZkrSession *session, GAsyncResult *result,
+                                         ZkrStat *stat, GError **error);
+
+/**
+ * zkr_node_get_children:
+ * @stat: (out) (optional): the parent's stat, from the same read
+ * The names (not paths) of a node's children, sorted in byte order. A
+ * read: retried within the deadline (see above).
+ * Errors: ZKR_ERROR_NO_NODE, and the common ones above.
+ * Returns: (transfer full) (nullable): a NULL-terminated array, empty for
+ * no children, NULL on failure; g_strfreev() it.
+ */
+ZKR_API char **zkr_node_get_children (ZkrSession *session, const char *path,
+                                      int timeout_ms, GCancellable *cancellable,
+                                      ZkrStat *stat, GError **error);
+ZKR_API void zkr_node_get_children_async (ZkrSession *session, const char *path,
+                                          int timeout_ms, GCancellable *cancellable,
+                                          GAsyncReadyCallback callback,
+                                          gpointer user_data);
+ZKR_API char **zkr_node_get_children_finish (ZkrSession *session, GAsyncResult *result,
+                                             ZkrStat *stat, GError **error);
+
+G_END_DECLS
