@@ -74,3 +74,25 @@ zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
   g_source_unref (source);
   g_main_context_unref (context);
 }
+
+static void
+run_sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  (void) source;
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+GAsyncResult *
+zkr__context_run_sync (ZkrAsyncStartFunc start, gpointer data, GCancellable *cancellable)
+{
+  GMainContext *context = g_main_context_new ();
+  GAsyncResult *result = NULL;
+
+  g_main_context_push_thread_default (context);
+  start (data, cancellable, run_sync_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
+  return result;
+}

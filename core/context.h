@@ -2,7 +2,7 @@
  * check that user code never runs on a thread running a session's code. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -24,5 +24,16 @@ void zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
  * user's. For the points where user code is called or a GTask for it is
  * created. Release builds: nothing. */
 void zkr__assert_user_context (const char *what);
+
+/* Starts an async call: @callback(@user_data) is its answer. */
+typedef void (*ZkrAsyncStartFunc) (gpointer data, GCancellable *cancellable,
+                                   GAsyncReadyCallback callback, gpointer user_data);
+/* The blocking twin of an async call: runs @start(@data, @cancellable) to
+ * its answer in a GMainContext of its own, thread-default meanwhile (a
+ * source the call leaves behind dies with it instead of running in some
+ * later call). Returns the answer's result (transfer full). Never on a
+ * thread that runs a session's code. */
+GAsyncResult *zkr__context_run_sync (ZkrAsyncStartFunc start, gpointer data,
+                                     GCancellable *cancellable);
 
 G_END_DECLS

@@ -181,33 +181,6 @@ node_finish (GAsyncResult *result, ZkrStat *stat, GError **error)
 
 /* ---- the blocking twin ------------------------------------------------ */
 
-typedef void (*NodeAsyncStart) (gpointer args, GCancellable *cancellable,
-                                GAsyncReadyCallback callback, gpointer user_data);
-
-static void
-sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  (void) source;
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-/* Runs an async call to completion in a context of its own (a source it
- * leaves behind dies with it). (transfer full) */
-static GAsyncResult *
-node_run_sync (NodeAsyncStart start, gpointer args, GCancellable *cancellable)
-{
-  GMainContext *context = g_main_context_new ();
-  GAsyncResult *result = NULL;
-
-  g_main_context_push_thread_default (context);
-  start (args, cancellable, sync_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (context, TRUE);
-  g_main_context_pop_thread_default (context);
-  g_main_context_unref (context);
-  return result;
-}
-
 /* The arguments of a call, for its blocking twin. */
 typedef struct {
   ZkrSession *session;
@@ -282,7 +255,7 @@ zkr_node_create (ZkrSession *session, const char *path, const void *data, gsize 
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = node_run_sync (create_start, &args, cancellable);
+  result = zkr__context_run_sync (create_start, &args, cancellable);
   ok = zkr_node_create_finish (session, result, created_path, stat, error);
   g_object_unref (result);
   return ok;
@@ -342,7 +315,7 @@ zkr_node_get (ZkrSession *session, const char *path, int timeout_ms, GCancellabl
 
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
-  result = node_run_sync (get_start, &args, cancellable);
+  result = zkr__context_run_sync (get_start, &args, cancellable);
   data = zkr_node_get_finish (session, result, stat, error);
   g_object_unref (result);
   return data;
@@ -400,7 +373,7 @@ zkr_node_set (ZkrSession *session, const char *path, const void *data, gsize len
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = node_run_sync (set_start, &args, cancellable);
+  result = zkr__context_run_sync (set_start, &args, cancellable);
   ok = zkr_node_set_finish (session, result, stat, error);
   g_object_unref (result);
   return ok;
@@ -460,7 +433,7 @@ zkr_node_delete (ZkrSession *session, const char *path, int version, int timeout
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = node_run_sync (delete_start, &args, cancellable);
+  result = zkr__context_run_sync (delete_start, &args, cancellable);
   ok = zkr_node_delete_finish (session, result, error);
   g_object_unref (result);
   return ok;
@@ -521,7 +494,7 @@ zkr_node_exists (ZkrSession *session, const char *path, int timeout_ms,
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = node_run_sync (exists_start, &args, cancellable);
+  result = zkr__context_run_sync (exists_start, &args, cancellable);
   exists = zkr_node_exists_finish (session, result, stat, error);
   g_object_unref (result);
   return exists;
@@ -584,7 +557,7 @@ zkr_node_get_children (ZkrSession *session, const char *path, int timeout_ms,
 
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
-  result = node_run_sync (children_start, &args, cancellable);
+  result = zkr__context_run_sync (children_start, &args, cancellable);
   children = zkr_node_get_children_finish (session, result, stat, error);
   g_object_unref (result);
   return children;

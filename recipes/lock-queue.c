@@ -321,37 +321,29 @@ zkr__queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
 /* ==== the blocking twin ============================================== */
 
 typedef struct {
-  GAsyncResult *result;
-} SyncResult;
+  gpointer object;
+  ZkrAsyncStart async_start;
+  int timeout_ms;
+} SyncCall;
 
 static void
-sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
+sync_call_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+                 gpointer user_data)
 {
-  SyncResult *sync = user_data;
+  SyncCall *call = data;
 
-  (void) source;
-  sync->result = g_object_ref (result);
+  call->async_start (call->object, call->timeout_ms, cancellable, callback, user_data);
 }
 
-/* A private context per call: a source an async start leaves behind
- * (its own business, after the task returned) dies with it instead of
- * running in some later call. */
 gboolean
 zkr__queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
                      GCancellable *cancellable, GError **error)
 {
-  GMainContext *context = g_main_context_new ();
-  SyncResult sync = { NULL };
-  gboolean ok;
+  SyncCall call = { object, async_start, timeout_ms };
+  GAsyncResult *result = zkr__context_run_sync (sync_call_start, &call, cancellable);
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
 
-  g_main_context_push_thread_default (context);
-  async_start (object, timeout_ms, cancellable, sync_done, &sync);
-  while (sync.result == NULL)
-    g_main_context_iteration (context, TRUE);
-  g_main_context_pop_thread_default (context);
-  ok = g_task_propagate_boolean (G_TASK (sync.result), error);
-  g_object_unref (sync.result);
-  g_main_context_unref (context);
+  g_object_unref (result);
   return ok;
 }
 
