@@ -299,18 +299,6 @@ names_copy (const struct String_vector *strings)
 }
 
 static void
-strings_done (int rc, const struct String_vector *strings, const void *data)
-{
-  OpCall *call = (OpCall *) data;
-
-  if (!op_completion_is_ours (call))
-    return;
-  if (rc == ZOK)
-    call->reply.children = names_copy (strings);
-  op_complete (call, rc, NULL);
-}
-
-static void
 strings_stat_done (int rc, const struct String_vector *strings, const struct Stat *stat,
                    const void *data)
 {
@@ -321,6 +309,12 @@ strings_stat_done (int rc, const struct String_vector *strings, const struct Sta
   if (rc == ZOK)
     call->reply.children = names_copy (strings);
   op_complete (call, rc, stat);
+}
+
+static void
+strings_done (int rc, const struct String_vector *strings, const void *data)
+{
+  strings_stat_done (rc, strings, NULL, data);
 }
 
 typedef int (*IssueFunc) (zhandle_t *zh, OpCall *call);
