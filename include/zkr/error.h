@@ -41,6 +41,11 @@ G_BEGIN_DECLS
  * @ZKR_ERROR_INTERNAL: a bug in zkr or an unexpected reply.
  * @ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS: ZNOCHILDRENFOREPHEMERALS: a create
  *   under an ephemeral node.
+ * @ZKR_ERROR_INVALID_ACL: ZINVALIDACL: the server refused an ACL (empty,
+ *   an unknown scheme, or "auth" with no credentials on the session).
+ * @ZKR_ERROR_UNIMPLEMENTED: ZUNIMPLEMENTED: the server does not offer the
+ *   request (TTL nodes on a server without extended types enabled).
+ * @ZKR_ERROR_NO_WATCHER: ZNOWATCHER: no such watch to remove.
  */
 typedef enum {
   ZKR_ERROR_INVALID_ARGUMENT = 1,
@@ -61,6 +66,9 @@ typedef enum {
   ZKR_ERROR_BAD_VERSION,
   ZKR_ERROR_INTERNAL,
   ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS,
+  ZKR_ERROR_INVALID_ACL,
+  ZKR_ERROR_UNIMPLEMENTED,
+  ZKR_ERROR_NO_WATCHER,
 } ZkrError;
 
 ZKR_API GQuark zkr_error_quark (void);

@@ -7,6 +7,10 @@
 #include <zkr/retry.h>
 #include <zkr/session.h>
 #include <zkr/node.h>
+#include <zkr/watch.h>
+#include <zkr/txn.h>
+#include <zkr/node-cache.h>
+#include <zkr/tree-cache.h>
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
 #include <zkr/reentrant-mutex.h>

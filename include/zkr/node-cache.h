@@ -1,0 +1,4 @@
+/* zkr: placeholder, being written. */
+#pragma once
+
+#include <zkr/session.h>
