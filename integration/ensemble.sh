@@ -211,7 +211,7 @@ launch_server() {
     "$java_bin" -Xmx256m -Xss512k -XX:+UseSerialGC "$jit_option" \
     -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Djava.net.preferIPv4Stack=true \
     "-Dzookeeper.log.dir=$dir" "-Dlog4j.configuration=file:$state_dir/log4j.properties" \
-    -Dzookeeper.jmx.log4j.disable=true \
+    -Dzookeeper.jmx.log4j.disable=true -Dzookeeper.extendedTypesEnabled=true \
     -cp "$zk_classpath" "$zk_main" "$dir/zoo.cfg" \
     </dev/null >>"$dir/console.log" 2>&1 &
   local deadline=$((SECONDS + 5))

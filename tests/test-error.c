@@ -266,7 +266,7 @@ test_error__code_names_are_stable (void)
       CU_ASSERT_STRING_EQUAL (zkr_error_code_name (names[i].code), names[i].name);
     }
   CU_ASSERT_STRING_EQUAL (zkr_error_code_name (0), "ZKR_ERROR_UNKNOWN");
-  CU_ASSERT_STRING_EQUAL (zkr_error_code_name ((ZkrError) 19), "ZKR_ERROR_UNKNOWN");
+  CU_ASSERT_STRING_EQUAL (zkr_error_code_name ((ZkrError) 22), "ZKR_ERROR_UNKNOWN");
   CU_ASSERT_STRING_EQUAL (zkr_error_code_name ((ZkrError) -1), "ZKR_ERROR_UNKNOWN");
   CU_ASSERT_STRING_EQUAL (zkr_error_code_name ((ZkrError) 100000), "ZKR_ERROR_UNKNOWN");
 }
