@@ -49,6 +49,10 @@ typedef struct {
   int zk_flags;
   ZkrCreateParents parents;
   int version;
+  ZkrMultiOp *multi;         /* (owned) multi: full paths (the caller
+                              * applied the namespace), each path and
+                              * data owned */
+  guint multi_count;
   gint64 deadline;           /* monotonic µs; G_MAXINT64: none */
   gboolean try_once;         /* timeout 0: one send, no wait, no retry */
   GCancellable *cancellable; /* (owned) (nullable) */
@@ -87,6 +91,12 @@ op_unref (gpointer data)
   g_free (op->user_path);
   g_free (op->path);
   g_free (op->data);
+  for (guint i = 0; i < op->multi_count; i++)
+    {
+      g_free ((char *) op->multi[i].path);
+      g_free ((char *) op->multi[i].data);
+    }
+  g_free (op->multi);
   g_free (op);
 }
 
@@ -237,8 +247,8 @@ op_answer_code (NodeOp *op, ZkrError code, const char *what)
 
 /* ---- results ------------------------------------------------------- */
 
-static void
-stat_copy (ZkrStat *out, const struct Stat *stat)
+void
+zkr__node_stat_copy (ZkrStat *out, const struct Stat *stat)
 {
   out->czxid = stat->czxid;
   out->mzxid = stat->mzxid;
@@ -255,8 +265,8 @@ stat_copy (ZkrStat *out, const struct Stat *stat)
 
 /* "/ns/a/b" -> "/a/b" under namespace "ns" (libzookeeper already took a
  * chroot off). (transfer full) */
-static char *
-strip_namespace (ZkrSession *session, const char *full)
+char *
+zkr__node_strip_namespace (ZkrSession *session, const char *full)
 {
   g_autofree char *root = zkr__session_resolve_path (session, "/");
   gsize root_len = strlen (root);
@@ -294,11 +304,11 @@ result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
 
   result->has_stat = reply->rc == ZOK && reply->has_stat;
   if (result->has_stat)
-    stat_copy (&result->stat, &reply->stat);
+    zkr__node_stat_copy (&result->stat, &reply->stat);
   switch (op->kind)
     {
     case ZKR_NODE_CREATE:
-      result->created_path = strip_namespace (session, reply->path != NULL ? reply->path
+      result->created_path = zkr__node_strip_namespace (session, reply->path != NULL ? reply->path
                                                                             : op->path);
       break;
     case ZKR_NODE_GET:
@@ -309,6 +319,10 @@ result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
       break;
     case ZKR_NODE_EXISTS:
       result->exists = reply->rc == ZOK;
+      break;
+    case ZKR_NODE_MULTI:
+      result->multi_rc = reply->rc;
+      result->multi_results = g_steal_pointer (&reply->results);
       break;
     case ZKR_NODE_SET:
     case ZKR_NODE_DELETE:
@@ -349,6 +363,9 @@ op_send (NodeOp *op)
       break;
     case ZKR_NODE_CHILDREN:
       zkr__op_get_children2 (op->session, op->path, FALSE, op_reply, op_ref (op));
+      break;
+    case ZKR_NODE_MULTI:
+      zkr__op_multi (op->session, op->multi, op->multi_count, op_reply, op_ref (op));
       break;
     default:
       g_assert_not_reached ();
@@ -480,7 +497,8 @@ op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 
   if (op->step != OP_SENT)
     ; /* answered meanwhile (deadline, cancel, LOST, CLOSED): dropped */
-  else if (rc == ZOK || (rc == ZNONODE && op->kind == ZKR_NODE_EXISTS))
+  else if (rc == ZOK || (rc == ZNONODE && op->kind == ZKR_NODE_EXISTS) ||
+           (op->kind == ZKR_NODE_MULTI && reply->results != NULL))
     op_answer (op, NULL, result_from_reply (op, session, reply));
   else if (rc == ZNONODE && op->kind == ZKR_NODE_CREATE &&
            op->parents != ZKR_CREATE_PARENTS_NONE && op->parent_rounds < OP_MAX_PARENT_ROUNDS)
@@ -617,6 +635,17 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
   op->zk_flags = request->zk_flags;
   op->parents = request->parents;
   op->version = request->version;
+  if (request->multi_count > 0)
+    {
+      op->multi = g_new0 (ZkrMultiOp, request->multi_count);
+      op->multi_count = request->multi_count;
+      for (guint i = 0; i < request->multi_count; i++)
+        {
+          op->multi[i] = request->multi[i];
+          op->multi[i].path = g_strdup (request->multi[i].path);
+          op->multi[i].data = zkr__buffer_dup (request->multi[i].data, request->multi[i].len);
+        }
+    }
   op->try_once = timeout_ms == 0;
   op->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
                                 : G_MAXINT64;

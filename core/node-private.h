@@ -6,6 +6,9 @@
 
 #include <gio/gio.h>
 #include <zkr/node.h>
+#include <zookeeper/zookeeper.h>
+
+#include "ops.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +19,7 @@ typedef enum {
   ZKR_NODE_DELETE,
   ZKR_NODE_EXISTS,
   ZKR_NODE_CHILDREN,
+  ZKR_NODE_MULTI,
 } ZkrNodeKind;
 
 /* What a call asks for; checked by node.c before it gets here. Borrowed
@@ -28,6 +32,10 @@ typedef struct {
   int zk_flags;            /* create: ZooKeeper's create flags */
   ZkrCreateParents parents;
   int version;             /* set, delete */
+  const ZkrMultiOp *multi; /* multi: the operations, full paths (the
+                            * caller applies the namespace; copied, as
+                            * the rest) */
+  guint multi_count;
 } ZkrNodeRequest;
 
 /* A successful answer, the GTask's pointer result. */
@@ -38,12 +46,35 @@ typedef struct {
   gboolean exists;         /* exists */
   gboolean has_stat;
   ZkrStat stat;
+  /* multi: answered as a result whenever the server answered, applied or
+   * not: the code (ZOK, or the first failed operation's) and a
+   * ZkrMultiResult per operation (paths with the namespace), for the
+   * caller to take apart (core/txn.c). */
+  int multi_rc;
+  GArray *multi_results;   /* (owned) */
 } ZkrNodeResult;
 
 void zkr__node_result_free (ZkrNodeResult *result);
 
 /* The operation's name for messages: "create", "get", ... */
 const char *zkr__node_kind_name (ZkrNodeKind kind);
+
+/* Input checks shared by the node calls and the transactions: FALSE and a
+ * ZKR_ERROR_INVALID_ARGUMENT naming the value. A sequential create's path
+ * may end in '/'. */
+gboolean zkr__node_check_path (const char *path, ZkrNodeKind kind, gboolean sequential,
+                               GError **error);
+gboolean zkr__node_check_data (const void *data, gsize len, GError **error);
+gboolean zkr__node_check_version (int version, GError **error);
+gboolean zkr__node_check_mode (ZkrCreateMode mode, GError **error);
+gboolean zkr__node_mode_is_sequential (ZkrCreateMode mode);
+/* ZooKeeper's create flags for @mode. */
+int zkr__node_mode_flags (ZkrCreateMode mode);
+
+/* The server's Stat as a ZkrStat. */
+void zkr__node_stat_copy (ZkrStat *out, const struct Stat *stat);
+/* "/ns/a/b" -> "/a/b" under namespace "ns". (transfer full) */
+char *zkr__node_strip_namespace (ZkrSession *session, const char *full);
 
 /* Starts @request on @session and answers @task (owned: taken) once, in
  * the task's context, with a ZkrNodeResult or a ZKR_ERROR: the deadline

@@ -20,6 +20,7 @@ zkr__node_result_free (ZkrNodeResult *result)
   g_free (result->created_path);
   g_clear_pointer (&result->data, g_bytes_unref);
   g_strfreev (result->children);
+  g_clear_pointer (&result->multi_results, g_array_unref);
   g_free (result);
 }
 
@@ -27,6 +28,7 @@ static const char *const kind_names[] = {
   [ZKR_NODE_CREATE] = "create", [ZKR_NODE_GET] = "get",
   [ZKR_NODE_SET] = "set",       [ZKR_NODE_DELETE] = "delete",
   [ZKR_NODE_EXISTS] = "exists", [ZKR_NODE_CHILDREN] = "get_children",
+  [ZKR_NODE_MULTI] = "transaction",
 };
 
 const char *
@@ -37,14 +39,14 @@ zkr__node_kind_name (ZkrNodeKind kind)
 
 /* ---- input --------------------------------------------------------- */
 
-static gboolean
-mode_is_sequential (ZkrCreateMode mode)
+gboolean
+zkr__node_mode_is_sequential (ZkrCreateMode mode)
 {
   return mode == ZKR_CREATE_PERSISTENT_SEQUENTIAL || mode == ZKR_CREATE_EPHEMERAL_SEQUENTIAL;
 }
 
-static int
-mode_zk_flags (ZkrCreateMode mode)
+int
+zkr__node_mode_flags (ZkrCreateMode mode)
 {
   switch (mode)
     {
@@ -81,8 +83,8 @@ invalid (GError **error, const char *format, ...)
 /* A sequential create's path is a prefix: ZooKeeper accepts one ending in
  * '/' ("/jobs/" -> "/jobs/0000000007"), as its own check does (it checks
  * the path with a digit appended). */
-static gboolean
-path_check (const char *path, ZkrNodeKind kind, gboolean sequential, GError **error)
+gboolean
+zkr__node_check_path (const char *path, ZkrNodeKind kind, gboolean sequential, GError **error)
 {
   gsize len = strlen (path);
 
@@ -100,8 +102,8 @@ path_check (const char *path, ZkrNodeKind kind, gboolean sequential, GError **er
   return TRUE;
 }
 
-static gboolean
-data_check (const void *data, gsize len, GError **error)
+gboolean
+zkr__node_check_data (const void *data, gsize len, GError **error)
 {
   if (data == NULL && len > 0)
     return invalid (error, "invalid data: NULL with a length of %" G_GSIZE_FORMAT " bytes", len);
@@ -111,11 +113,19 @@ data_check (const void *data, gsize len, GError **error)
   return TRUE;
 }
 
-static gboolean
-version_check (int version, GError **error)
+gboolean
+zkr__node_check_version (int version, GError **error)
 {
   if (version < -1)
     return invalid (error, "invalid version %d: a data version (>= 0), or -1 for any", version);
+  return TRUE;
+}
+
+gboolean
+zkr__node_check_mode (ZkrCreateMode mode, GError **error)
+{
+  if ((guint) mode > ZKR_CREATE_CONTAINER)
+    return invalid (error, "invalid create mode %d", (int) mode);
   return TRUE;
 }
 
@@ -123,12 +133,12 @@ static gboolean
 create_check (const char *path, const void *data, gsize len, ZkrCreateMode mode,
               ZkrCreateParents parents, GError **error)
 {
-  if ((guint) mode > ZKR_CREATE_CONTAINER)
-    return invalid (error, "invalid create mode %d", (int) mode);
+  if (!zkr__node_check_mode (mode, error))
+    return FALSE;
   if ((guint) parents > ZKR_CREATE_PARENTS_CONTAINER)
     return invalid (error, "invalid create-parents choice %d", (int) parents);
-  return path_check (path, ZKR_NODE_CREATE, mode_is_sequential (mode), error) &&
-         data_check (data, len, error);
+  return zkr__node_check_path (path, ZKR_NODE_CREATE, zkr__node_mode_is_sequential (mode), error) &&
+         zkr__node_check_data (data, len, error);
 }
 
 /* ---- tasks ----------------------------------------------------------- */
@@ -203,14 +213,15 @@ zkr_node_create_async (ZkrSession *session, const char *path, const void *data, 
 {
   GError *error = NULL;
   gboolean checked;
-  ZkrNodeRequest request = { ZKR_NODE_CREATE, path, data, len, 0, parents, -1 };
+  ZkrNodeRequest request = { .kind = ZKR_NODE_CREATE, .path = path, .data = data, .len = len,
+                             .parents = parents, .version = -1 };
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_create_async() called");
   checked = create_check (path, data, len, mode, parents, &error);
   if (checked)
-    request.zk_flags = mode_zk_flags (mode);
+    request.zk_flags = zkr__node_mode_flags (mode);
   node_start (session, &request, timeout_ms, cancellable,
               node_task_new (cancellable, callback, user_data, zkr_node_create_async,
                              ZKR_NODE_CREATE),
@@ -268,13 +279,13 @@ zkr_node_get_async (ZkrSession *session, const char *path, int timeout_ms,
                     GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   GError *error = NULL;
-  ZkrNodeRequest request = { ZKR_NODE_GET, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE, -1 };
+  ZkrNodeRequest request = { .kind = ZKR_NODE_GET, .path = path, .version = -1 };
   gboolean checked;
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_get_async() called");
-  checked = path_check (path, ZKR_NODE_GET, FALSE, &error);
+  checked = zkr__node_check_path (path, ZKR_NODE_GET, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
               node_task_new (cancellable, callback, user_data, zkr_node_get_async, ZKR_NODE_GET),
               checked, error);
@@ -329,14 +340,15 @@ zkr_node_set_async (ZkrSession *session, const char *path, const void *data, gsi
                     GAsyncReadyCallback callback, gpointer user_data)
 {
   GError *error = NULL;
-  ZkrNodeRequest request = { ZKR_NODE_SET, path, data, len, 0, ZKR_CREATE_PARENTS_NONE, version };
+  ZkrNodeRequest request = { .kind = ZKR_NODE_SET, .path = path, .data = data, .len = len,
+                             .version = version };
   gboolean checked;
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_set_async() called");
-  checked = path_check (path, ZKR_NODE_SET, FALSE, &error) && data_check (data, len, &error) &&
-            version_check (version, &error);
+  checked = zkr__node_check_path (path, ZKR_NODE_SET, FALSE, &error) && zkr__node_check_data (data, len, &error) &&
+            zkr__node_check_version (version, &error);
   node_start (session, &request, timeout_ms, cancellable,
               node_task_new (cancellable, callback, user_data, zkr_node_set_async, ZKR_NODE_SET),
               checked, error);
@@ -387,14 +399,13 @@ zkr_node_delete_async (ZkrSession *session, const char *path, int version, int t
                        gpointer user_data)
 {
   GError *error = NULL;
-  ZkrNodeRequest request = { ZKR_NODE_DELETE, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE,
-                             version };
+  ZkrNodeRequest request = { .kind = ZKR_NODE_DELETE, .path = path, .version = version };
   gboolean checked;
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_delete_async() called");
-  checked = path_check (path, ZKR_NODE_DELETE, FALSE, &error) && version_check (version, &error);
+  checked = zkr__node_check_path (path, ZKR_NODE_DELETE, FALSE, &error) && zkr__node_check_version (version, &error);
   node_start (session, &request, timeout_ms, cancellable,
               node_task_new (cancellable, callback, user_data, zkr_node_delete_async,
                              ZKR_NODE_DELETE),
@@ -447,13 +458,13 @@ zkr_node_exists_async (ZkrSession *session, const char *path, int timeout_ms,
                        gpointer user_data)
 {
   GError *error = NULL;
-  ZkrNodeRequest request = { ZKR_NODE_EXISTS, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE, -1 };
+  ZkrNodeRequest request = { .kind = ZKR_NODE_EXISTS, .path = path, .version = -1 };
   gboolean checked;
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_exists_async() called");
-  checked = path_check (path, ZKR_NODE_EXISTS, FALSE, &error);
+  checked = zkr__node_check_path (path, ZKR_NODE_EXISTS, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
               node_task_new (cancellable, callback, user_data, zkr_node_exists_async,
                              ZKR_NODE_EXISTS),
@@ -508,13 +519,13 @@ zkr_node_get_children_async (ZkrSession *session, const char *path, int timeout_
                              gpointer user_data)
 {
   GError *error = NULL;
-  ZkrNodeRequest request = { ZKR_NODE_CHILDREN, path, NULL, 0, 0, ZKR_CREATE_PARENTS_NONE, -1 };
+  ZkrNodeRequest request = { .kind = ZKR_NODE_CHILDREN, .path = path, .version = -1 };
   gboolean checked;
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_get_children_async() called");
-  checked = path_check (path, ZKR_NODE_CHILDREN, FALSE, &error);
+  checked = zkr__node_check_path (path, ZKR_NODE_CHILDREN, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
               node_task_new (cancellable, callback, user_data, zkr_node_get_children_async,
                              ZKR_NODE_CHILDREN),

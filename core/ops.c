@@ -26,6 +26,16 @@ typedef struct {
   int flags;
   int version;
   gboolean watch;
+  const struct ACL_vector *acl; /* create: NULL for the session's */
+  gint64 ttl;                   /* create: -1, or a TTL mode's TTL in ms */
+  const ZkrMultiOp *multi_ops;  /* multi: borrowed as the rest */
+  guint multi_count;
+  /* multi: (owned) what libzookeeper fills in when the reply comes (each
+   * result points into the path buffers and stats), kept to the end. */
+  zoo_op_t *zops;
+  zoo_op_result_t *zresults;
+  char **zpaths;
+  struct Stat *zstats;
   /* A blocking caller waits for this reply: it is handed over on the
    * thread that completes the request, without a trip through the worker. */
   gboolean direct;
@@ -75,6 +85,7 @@ zkr__reply_clear (ZkrReply *reply)
   g_clear_pointer (&reply->path, g_free);
   g_clear_pointer (&reply->children, g_ptr_array_unref);
   g_clear_pointer (&reply->data, g_bytes_unref);
+  g_clear_pointer (&reply->results, g_array_unref);
 }
 
 static void
@@ -83,6 +94,13 @@ op_call_free (gpointer data)
   OpCall *call = data;
 
   zkr__reply_clear (&call->reply);
+  if (call->zpaths != NULL)
+    for (guint i = 0; i < call->multi_count; i++)
+      g_free (call->zpaths[i]);
+  g_free (call->zpaths);
+  g_free (call->zops);
+  g_free (call->zresults);
+  g_free (call->zstats);
   g_free (call);
 }
 
@@ -382,9 +400,14 @@ op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
 static int
 issue_create (zhandle_t *zh, OpCall *call)
 {
-  return zoo_acreate2 (zh, call->path, call->data, call->data != NULL ? call->len : -1,
-                       zkr__session_get_acl_vector (call->session), call->flags,
-                       string_stat_done, call);
+  const struct ACL_vector *acl = call->acl != NULL ? call->acl
+                                                   : zkr__session_get_acl_vector (call->session);
+
+  if (call->ttl > 0)
+    return zoo_acreate2_ttl (zh, call->path, call->data, call->data != NULL ? call->len : -1,
+                             acl, call->flags, call->ttl, string_stat_done, call);
+  return zoo_acreate2 (zh, call->path, call->data, call->data != NULL ? call->len : -1, acl,
+                       call->flags, string_stat_done, call);
 }
 
 void
@@ -405,6 +428,23 @@ zkr__op_create_full (ZkrSession *session, const char *path, const char *data, in
   call->data = data;
   call->len = len;
   call->flags = flags;
+  call->ttl = -1;
+  op_send (session, call, issue_create);
+}
+
+void
+zkr__op_create_ext (ZkrSession *session, const char *path, const char *data, int len,
+                    int flags, const struct ACL_vector *acl, gint64 ttl_ms,
+                    ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (path, func, user_data);
+
+  call->is_create = TRUE;
+  call->data = data;
+  call->len = len;
+  call->flags = flags;
+  call->acl = acl;
+  call->ttl = ttl_ms > 0 ? ttl_ms : -1;
   op_send (session, call, issue_create);
 }
 
@@ -534,6 +574,98 @@ zkr__op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
                    gpointer user_data)
 {
   op_send (session, op_call_new (path, func, user_data), issue_sync_path);
+}
+
+/* ---- multi ---------------------------------------------------------- */
+
+static void
+multi_result_clear (gpointer data)
+{
+  g_free (((ZkrMultiResult *) data)->path);
+}
+
+/* ZooKeeper's completion thread: libzookeeper filled in zresults (each a
+ * code, a created path in its buffer, a set's stat) before calling. */
+static void
+multi_done (int rc, const void *data)
+{
+  OpCall *call = (OpCall *) data;
+
+  if (!op_completion_is_ours (call))
+    return;
+  if (zkr__zk_rc_is_server_answer (rc))
+    {
+      call->reply.results = g_array_sized_new (FALSE, TRUE, sizeof (ZkrMultiResult),
+                                               call->multi_count);
+      g_array_set_clear_func (call->reply.results, multi_result_clear);
+      for (guint i = 0; i < call->multi_count; i++)
+        {
+          ZkrMultiResult result = { .rc = call->zresults[i].err };
+
+          if (result.rc == ZOK && call->multi_ops[i].kind == ZKR_MULTI_CREATE)
+            result.path = g_strdup (call->zpaths[i]);
+          if (result.rc == ZOK && call->multi_ops[i].kind == ZKR_MULTI_SET)
+            {
+              result.has_stat = TRUE;
+              result.stat = call->zstats[i];
+            }
+          g_array_append_val (call->reply.results, result);
+        }
+    }
+  /* Borrowed only while the request was written out. */
+  call->multi_ops = NULL;
+  op_complete (call, rc, NULL);
+}
+
+static int
+issue_multi (zhandle_t *zh, OpCall *call)
+{
+  const struct ACL_vector *acl = zkr__session_get_acl_vector (call->session);
+
+  for (guint i = 0; i < call->multi_count; i++)
+    {
+      const ZkrMultiOp *op = &call->multi_ops[i];
+      int len = op->data != NULL ? op->len : -1;
+
+      switch (op->kind)
+        {
+        case ZKR_MULTI_CREATE:
+          zoo_create_op_init (&call->zops[i], op->path, op->data, len, acl, op->flags,
+                              call->zpaths[i], (int) strlen (op->path) + 16);
+          break;
+        case ZKR_MULTI_SET:
+          zoo_set_op_init (&call->zops[i], op->path, op->data, len, op->version,
+                           &call->zstats[i]);
+          break;
+        case ZKR_MULTI_DELETE:
+          zoo_delete_op_init (&call->zops[i], op->path, op->version);
+          break;
+        case ZKR_MULTI_CHECK:
+        default:
+          zoo_check_op_init (&call->zops[i], op->path, op->version);
+          break;
+        }
+    }
+  return zoo_amulti (zh, (int) call->multi_count, call->zops, call->zresults, multi_done, call);
+}
+
+void
+zkr__op_multi (ZkrSession *session, const ZkrMultiOp *ops, guint count,
+               ZkrReplyFunc func, gpointer user_data)
+{
+  OpCall *call = op_call_new (NULL, func, user_data);
+
+  call->multi_ops = ops;
+  call->multi_count = count;
+  call->zops = g_new0 (zoo_op_t, count);
+  call->zresults = g_new0 (zoo_op_result_t, count);
+  call->zstats = g_new0 (struct Stat, count);
+  call->zpaths = g_new0 (char *, count);
+  for (guint i = 0; i < count; i++)
+    if (ops[i].kind == ZKR_MULTI_CREATE)
+      /* A sequential create's name: the path and 10 digits. */
+      call->zpaths[i] = g_malloc0 (strlen (ops[i].path) + 16);
+  op_send (session, call, issue_multi);
 }
 
 /* ---- blocking twins ------------------------------------------------ */

@@ -27,7 +27,36 @@ typedef struct {
                         * the array (they share one allocation: never
                         * g_free() one yourself; copy one to keep it) */
   GBytes *data;        /* (nullable) get: the node's data */
+  GArray *results;     /* (nullable) multi: one ZkrMultiResult per
+                        * operation, in order, when the server answered */
 } ZkrReply;
+
+/* One operation of a multi (zkr__op_multi). Paths are full paths. */
+typedef enum {
+  ZKR_MULTI_CREATE,
+  ZKR_MULTI_SET,
+  ZKR_MULTI_DELETE,
+  ZKR_MULTI_CHECK,
+} ZkrMultiKind;
+
+typedef struct {
+  ZkrMultiKind kind;
+  const char *path;
+  const char *data;    /* (nullable) create, set */
+  int len;
+  int flags;           /* create: ZooKeeper's create flags */
+  int version;         /* set, delete, check: expected version, -1 any */
+} ZkrMultiOp;
+
+/* What the server said of one operation of a multi. All or nothing: when
+ * one failed, it carries its code and the others ZOK (before it) or
+ * ZRUNTIMEINCONSISTENCY (after it), and nothing was applied. */
+typedef struct {
+  int rc;
+  char *path;          /* (owned) (nullable) a create's created path */
+  gboolean has_stat;
+  struct Stat stat;    /* a set's new stat */
+} ZkrMultiResult;
 
 /* Runs on the worker thread, exactly once per request, never inside the
  * call that sent it. @reply is borrowed for the call's duration. */
@@ -52,6 +81,19 @@ guint zkr__session_watch_add_listing (ZkrSession *session, const char *path, con
  * request is written out before the call returns. */
 void zkr__op_create (ZkrSession *session, const char *path, const char *data, int len,
                      int flags, ZkrReplyFunc func, gpointer user_data);
+/* A create with an ACL of its own (@acl nullable: the session's; borrowed,
+ * written out before the call returns) and, for the TTL modes
+ * (ZOO_PERSISTENT_WITH_TTL, ZOO_PERSISTENT_SEQUENTIAL_WITH_TTL), a @ttl_ms
+ * > 0 (else -1). */
+void zkr__op_create_ext (ZkrSession *session, const char *path, const char *data, int len,
+                         int flags, const struct ACL_vector *acl, gint64 ttl_ms,
+                         ZkrReplyFunc func, gpointer user_data);
+/* ZooKeeper's multi: @ops (borrowed, written out before the call returns)
+ * applied all or nothing, in one request; creates use the session's ACL.
+ * The reply's rc is ZOK when all were applied, else the first failed
+ * operation's code; reply->results says which (see ZkrMultiResult). */
+void zkr__op_multi (ZkrSession *session, const ZkrMultiOp *ops, guint count,
+                    ZkrReplyFunc func, gpointer user_data);
 void zkr__op_delete (ZkrSession *session, const char *path, int version,
                      ZkrReplyFunc func, gpointer user_data);
 void zkr__op_exists (ZkrSession *session, const char *path, gboolean watch,
