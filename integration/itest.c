@@ -759,3 +759,64 @@ itest_loss_events (ItestLossRecorder *recorder)
   g_mutex_unlock (&recorder->lock);
   return events;
 }
+
+/* ---- node calls' helpers -------------------------------------------- */
+
+ZkrSession *
+itest_connect_ns (const char *hosts, const char *ns, int session_timeout_ms)
+{
+  g_autoptr (ZkrSessionOptions) options = itest_options (hosts, session_timeout_ms);
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session;
+
+  zkr_session_options_set_namespace (options, ns);
+  session = zkr_session_connect (options, &error);
+  if (session == NULL)
+    g_printerr ("connect to %s failed: %s\n", hosts, error->message);
+  CU_ASSERT_PTR_NOT_NULL (session);
+  return session;
+}
+
+char *
+itest_server_path (const char *ns, const char *path)
+{
+  return ns != NULL ? g_strdup_printf ("/%s%s", ns, path) : g_strdup (path);
+}
+
+void
+itest_cleanup_root (ZkrSession *direct, const char *ns, const char *root)
+{
+  g_autofree char *full = itest_server_path (ns, root);
+
+  /* Our server may not have seen the other session's last writes yet. */
+  zkr__op_sync_path_sync (direct, full);
+  CU_ASSERT_TRUE (itest_delete_tree (direct, full));
+  CU_ASSERT_TRUE (itest_node_absent (direct, full));
+  if (ns != NULL)
+    {
+      g_autofree char *top = g_strdup_printf ("/%s", ns);
+
+      CU_ASSERT_TRUE (itest_delete_tree (direct, top));
+      CU_ASSERT_TRUE (itest_node_absent (direct, top));
+    }
+}
+
+gboolean
+itest_bytes_equal (GBytes *bytes, const char *text)
+{
+  gsize len = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
+
+  return bytes != NULL && len == strlen (text) && (len == 0 || memcmp (data, text, len) == 0);
+}
+
+void
+itest_assert_code (const GError *error, ZkrError code, const char *file, int line)
+{
+  gboolean ok = error != NULL && g_error_matches (error, ZKR_ERROR, code);
+
+  if (!ok)
+    g_printerr ("%s:%d: expected %s, got %s\n", file, line, zkr_error_code_name (code),
+                error != NULL ? error->message : "no error");
+  CU_ASSERT_TRUE (ok);
+}

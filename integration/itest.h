@@ -108,6 +108,21 @@ typedef struct {
  * `wchp` listing shows the watch. */
 gboolean itest_watch_is_set (gpointer data);
 
+/* ---- node calls' helpers -------------------------------------------- */
+
+/* Connects with namespace @ns (nullable) or fails the test. (transfer full) */
+ZkrSession *itest_connect_ns (const char *hosts, const char *ns, int session_timeout_ms);
+/* @path (under @ns, nullable) as the server sees it. (transfer full) */
+char *itest_server_path (const char *ns, const char *path);
+/* Removes @root (under @ns) and checks it is gone; with @ns, the namespace
+ * node too once nothing else is under it. */
+void itest_cleanup_root (ZkrSession *direct, const char *ns, const char *root);
+/* TRUE when @bytes holds exactly @text (without its NUL). */
+gboolean itest_bytes_equal (GBytes *bytes, const char *text);
+/* A CUnit failure, with both messages printed, unless @error is @code. */
+#define ITEST_ASSERT_CODE(error, code) itest_assert_code ((error), (code), __FILE__, __LINE__)
+void itest_assert_code (const GError *error, ZkrError code, const char *file, int line);
+
 /* ---- loss recorder -----------------------------------------------------
  * A lock's loss listener on a thread (and GMainContext) of its own,
  * recording every event, its monotonic time, and whether the listener's
