@@ -49,6 +49,8 @@ typedef struct {
   int zk_flags;
   ZkrCreateParents parents;
   int version;
+  ZkrNodeWatchArmed watch_armed; /* (nullable) a read leaving a watch */
+  gpointer watch_data;
   ZkrMultiOp *multi;         /* (owned) multi: full paths (the caller
                               * applied the namespace), each path and
                               * data owned */
@@ -350,7 +352,7 @@ op_send (NodeOp *op)
                       op_ref (op));
       break;
     case ZKR_NODE_GET:
-      zkr__op_get (op->session, op->path, FALSE, op_reply, op_ref (op));
+      zkr__op_get (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
       break;
     case ZKR_NODE_SET:
       zkr__op_set (op->session, op->path, op->data, op->len, op->version, op_reply, op_ref (op));
@@ -359,10 +361,10 @@ op_send (NodeOp *op)
       zkr__op_delete (op->session, op->path, op->version, op_reply, op_ref (op));
       break;
     case ZKR_NODE_EXISTS:
-      zkr__op_exists (op->session, op->path, FALSE, op_reply, op_ref (op));
+      zkr__op_exists (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
       break;
     case ZKR_NODE_CHILDREN:
-      zkr__op_get_children2 (op->session, op->path, FALSE, op_reply, op_ref (op));
+      zkr__op_get_children2 (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
       break;
     case ZKR_NODE_MULTI:
       zkr__op_multi (op->session, op->multi, op->multi_count, op_reply, op_ref (op));
@@ -499,7 +501,11 @@ op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     ; /* answered meanwhile (deadline, cancel, LOST, CLOSED): dropped */
   else if (rc == ZOK || (rc == ZNONODE && op->kind == ZKR_NODE_EXISTS) ||
            (op->kind == ZKR_NODE_MULTI && reply->results != NULL))
-    op_answer (op, NULL, result_from_reply (op, session, reply));
+    {
+      if (op->watch_armed != NULL)
+        op->watch_armed (session, op->watch_data);
+      op_answer (op, NULL, result_from_reply (op, session, reply));
+    }
   else if (rc == ZNONODE && op->kind == ZKR_NODE_CREATE &&
            op->parents != ZKR_CREATE_PARENTS_NONE && op->parent_rounds < OP_MAX_PARENT_ROUNDS)
     op_parents_start (op);
@@ -635,6 +641,8 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
   op->zk_flags = request->zk_flags;
   op->parents = request->parents;
   op->version = request->version;
+  op->watch_armed = request->watch_armed;
+  op->watch_data = request->watch_data;
   if (request->multi_count > 0)
     {
       op->multi = g_new0 (ZkrMultiOp, request->multi_count);

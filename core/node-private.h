@@ -22,6 +22,14 @@ typedef enum {
   ZKR_NODE_MULTI,
 } ZkrNodeKind;
 
+/* A read that leaves a watch (core/watch.c): runs on the worker with the
+ * read's successful reply (for exists, a missing node too), before the
+ * answer is posted. Replies and node events reach the worker in the
+ * order the server sent them, so an event that follows the read is
+ * dispatched after this: registered here, a watch misses none and hears
+ * none from before its read. Not called when the read fails. */
+typedef void (*ZkrNodeWatchArmed) (ZkrSession *session, gpointer watch_data);
+
 /* What a call asks for; checked by node.c before it gets here. Borrowed
  * for zkr__node_op_start()'s duration (copied). */
 typedef struct {
@@ -36,6 +44,10 @@ typedef struct {
                             * caller applies the namespace; copied, as
                             * the rest) */
   guint multi_count;
+  /* (nullable) get, exists, get_children: sent with ZooKeeper's watch
+   * flag; @watch_data is the caller's, kept alive until the answer */
+  ZkrNodeWatchArmed watch_armed;
+  gpointer watch_data;
 } ZkrNodeRequest;
 
 /* A successful answer, the GTask's pointer result. */
