@@ -820,3 +820,43 @@ itest_assert_code (const GError *error, ZkrError code, const char *file, int lin
                 error != NULL ? error->message : "no error");
   CU_ASSERT_TRUE (ok);
 }
+
+/* ---- async answers ---------------------------------------------------- */
+
+void
+itest_async_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ItestAsync *wait = user_data;
+
+  (void) source;
+  wait->early |= !wait->returned;
+  wait->wrong_context |= !g_main_context_is_owner (wait->context);
+  wait->result = g_object_ref (result);
+}
+
+void
+itest_async_begin (ItestAsync *wait)
+{
+  memset (wait, 0, sizeof *wait);
+  wait->context = g_main_context_ref_thread_default ();
+}
+
+GAsyncResult *
+itest_async_wait (ItestAsync *wait, int timeout_ms)
+{
+  gint64 until = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  wait->returned = TRUE;
+  while (wait->result == NULL && g_get_monotonic_time () < until)
+    g_main_context_iteration (wait->context, FALSE) || (g_usleep (1000), TRUE);
+  CU_ASSERT_FALSE (wait->early);
+  CU_ASSERT_FALSE (wait->wrong_context);
+  return wait->result;
+}
+
+void
+itest_async_end (ItestAsync *wait)
+{
+  g_clear_object (&wait->result);
+  g_main_context_unref (wait->context);
+}

@@ -123,6 +123,25 @@ gboolean itest_bytes_equal (GBytes *bytes, const char *text);
 #define ITEST_ASSERT_CODE(error, code) itest_assert_code ((error), (code), __FILE__, __LINE__)
 void itest_assert_code (const GError *error, ZkrError code, const char *file, int line);
 
+/* An async call's answer, awaited in the thread-default context of the
+ * thread that made the call: begin, make the call with itest_async_done
+ * and the ItestAsync as callback, wait (fails the test if the callback ran
+ * before the call returned or in another context), end. */
+typedef struct {
+  GMainContext *context;
+  GAsyncResult *result;
+  gboolean returned;
+  gboolean early;
+  gboolean wrong_context;
+} ItestAsync;
+
+void itest_async_begin (ItestAsync *wait);
+void itest_async_done (GObject *source, GAsyncResult *result, gpointer user_data);
+/* Runs the context until the callback ran, at most @timeout_ms; returns
+ * the result (owned by @wait) or NULL. */
+GAsyncResult *itest_async_wait (ItestAsync *wait, int timeout_ms);
+void itest_async_end (ItestAsync *wait);
+
 /* ---- loss recorder -----------------------------------------------------
  * A lock's loss listener on a thread (and GMainContext) of its own,
  * recording every event, its monotonic time, and whether the listener's
