@@ -374,7 +374,8 @@ test_cli__bad_arguments_print_usage_and_exit_64 (void)
 static void
 test_cli__every_command_has_help (void)
 {
-  const char *commands[] = { "lock", "elect", "holders", "bench" };
+  const char *commands[] = { "lock", "elect", "holders", "bench", "get", "set", "ls", "rm",
+                             "create" };
   g_autofree char *top = NULL;
 
   CU_ASSERT_EQUAL (zkr_run (&top, NULL, "--help"), 0);
@@ -1112,6 +1113,309 @@ test_cli__bench_prints_one_json_line (void)
   zkr_session_unref (session);
 }
 
+/* ---- node commands: get, set, ls, rm, create ----------------------------- */
+
+/* Runs zkr to completion; *@out gets stdout byte for byte. */
+static int
+zkr_run_bytes_v (const char *const *args, GBytes **out, char **err)
+{
+  g_autoptr (Proc) proc = zkr_spawn_v (args);
+  char *contents = NULL;
+  gsize len = 0;
+  int status;
+
+  *out = NULL;
+  if (proc == NULL)
+    return -1;
+  status = proc_finish (proc, WAIT_MS, NULL, err);
+  if (g_file_get_contents (proc->out_path, &contents, &len, NULL))
+    *out = g_bytes_new_take (contents, len);
+  return status;
+}
+
+#define zkr_run_bytes(out, err, ...) \
+  zkr_run_bytes_v ((const char *const[]) { __VA_ARGS__, NULL }, out, err)
+
+/* The node's data as text ("" for none), NULL if it does not exist. */
+static char *
+node_text (ZkrSession *session, const char *path)
+{
+  g_autoptr (GBytes) data = zkr_node_get (session, path, 10000, NULL, NULL, NULL);
+
+  return data != NULL ? g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data)) : NULL;
+}
+
+static void
+assert_stat_json (const char *json)
+{
+  const char *fields[] = { "\"czxid\":", "\"mzxid\":", "\"pzxid\":", "\"ctime\":", "\"mtime\":",
+                           "\"version\":", "\"cversion\":", "\"aversion\":",
+                           "\"ephemeral_owner\":\"0x", "\"data_length\":", "\"num_children\":" };
+
+  CU_ASSERT_TRUE (text_index (json, "\"stat\":{") > 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
+    CU_ASSERT_TRUE (text_index (json, fields[i]) > 0);
+}
+
+static void
+test_cli__node_get_set_and_create_round_trip_with_json (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-node");
+  g_autofree char *out = NULL, *err = NULL, *json = NULL, *set_json = NULL, *stored = NULL;
+  g_autofree char *expected = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL (zkr_run (&out, NULL, "create", "--parents", path, "hello world"), 0);
+  expected = g_strconcat (path, "\n", NULL);
+  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", expected);
+  g_clear_pointer (&out, g_free);
+  /* As stored: no newline added. */
+  CU_ASSERT_EQUAL (zkr_run (&out, NULL, "get", path), 0);
+  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", "hello world");
+  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "get", "--json", path), 0);
+  CU_ASSERT_EQUAL (text_index (json, "{\"path\":\""), 0);
+  CU_ASSERT_TRUE (text_index (json, "\"data\":\"hello world\",") > 0);
+  CU_ASSERT_TRUE (text_index (json, "\"data_base64\":\"aGVsbG8gd29ybGQ=\"") > 0);
+  CU_ASSERT_TRUE (text_index (json, "\"version\":0,") > 0);
+  CU_ASSERT_TRUE (text_index (json, "\"data_length\":11,") > 0);
+  CU_ASSERT_TRUE (text_index (json, "\"ephemeral_owner\":\"0x0000000000000000\"") > 0);
+  assert_stat_json (json);
+  /* A value that looks like an option, after "--". */
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "set", path, "--", "-5"), 0);
+  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "-5");
+  g_clear_pointer (&stored, g_free);
+  CU_ASSERT_EQUAL (zkr_run (&set_json, NULL, "set", "--json", "--version=1", path, "v2"), 0);
+  CU_ASSERT_TRUE (text_index (set_json, "\"version\":2,") > 0);
+  assert_stat_json (set_json);
+  /* Refusals: each its own status, nothing written. */
+  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "set", "--version=0", path, "stale"), 65);
+  CU_ASSERT_TRUE (text_index (err, path) >= 0);
+  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", path, "again"), 73);
+  CU_ASSERT_STRING_EQUAL ((stored = (g_free (stored), node_text (session, path))) ?: "?", "v2");
+  g_clear_pointer (&err, g_free);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--version=5", path), 65);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--version=2", path), 0);
+  CU_ASSERT_TRUE (itest_node_absent (session, path));
+  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "get", path), 66);
+  CU_ASSERT_TRUE (text_index (err, path) >= 0);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "set", path, "x"), 66);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", path), 66);
+  CU_ASSERT_TRUE (itest_node_absent (session, path));
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+/* Data is bytes: a NUL, bytes that are not UTF-8, no newline. */
+static void
+test_cli__node_data_is_binary_safe (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-binary");
+  g_autofree char *copy = g_strconcat (path, "/copy", NULL);
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *file = g_build_filename (dir, "data", NULL);
+  const char data[] = { 'a', '\0', '\xff', '\xfe', '\n', 'b' };
+  g_autoptr (GBytes) out = NULL;
+  g_autoptr (GBytes) copied = NULL;
+  g_autoptr (GBytes) json = NULL;
+  g_autofree char *base64 = g_base64_encode ((const guchar *) data, sizeof data);
+  g_autofree char *field = g_strdup_printf ("\"data\":null,\"data_base64\":\"%s\"", base64);
+  g_autofree char *json_text = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, data, sizeof data, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
+                                         NULL));
+  CU_ASSERT_EQUAL (zkr_run_bytes (&out, NULL, "get", path), 0);
+  CU_ASSERT_TRUE (out != NULL && g_bytes_get_size (out) == sizeof data
+                  && memcmp (g_bytes_get_data (out, NULL), data, sizeof data) == 0);
+  CU_ASSERT_EQUAL (zkr_run_bytes (&json, NULL, "get", "--json", path), 0);
+  json_text = json != NULL ? g_strndup (g_bytes_get_data (json, NULL), g_bytes_get_size (json)) : NULL;
+  CU_ASSERT_TRUE (text_index (json_text, field) > 0);
+  /* And back in from a file, byte for byte. */
+  CU_ASSERT_TRUE (g_file_set_contents (file, data, sizeof data, NULL));
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "--file", file, copy), 0);
+  copied = zkr_node_get (session, copy, 10000, NULL, NULL, NULL);
+  CU_ASSERT_TRUE (copied != NULL && g_bytes_equal (copied, out));
+  scratch_dir_remove (dir);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__node_ls_and_rm_walk_the_tree (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-tree");
+  g_autofree char *deep = g_strconcat (path, "/b/c", NULL);
+  g_autofree char *a = g_strconcat (path, "/a", NULL);
+  g_autofree char *out = NULL, *tree = NULL, *json = NULL, *tree_json = NULL, *rm_json = NULL;
+  g_autofree char *expected = NULL, *listed = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "-p", deep, "c"), 0);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", a), 0);
+  CU_ASSERT_EQUAL (zkr_run (&out, NULL, "ls", path), 0);
+  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", "a\nb\n");
+  CU_ASSERT_EQUAL (zkr_run (&tree, NULL, "ls", "-R", path), 0);
+  expected = g_strdup_printf ("%s/a\n%s/b\n%s/b/c\n", path, path, path);
+  CU_ASSERT_STRING_EQUAL (tree != NULL ? tree : "?", expected);
+  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "ls", "--json", path), 0);
+  CU_ASSERT_TRUE (text_index (json, "\"children\":[\"a\",\"b\"]}") > 0);
+  CU_ASSERT_TRUE (text_index (json, "\"num_children\":2") > 0);
+  assert_stat_json (json);
+  CU_ASSERT_EQUAL (zkr_run (&tree_json, NULL, "ls", "-R", "--json", path), 0);
+  listed = g_strdup_printf ("{\"path\":\"%s\",\"stat\":{", deep);
+  CU_ASSERT_TRUE (text_index (tree_json, listed) > 0);
+  CU_ASSERT_TRUE (text_index (tree_json, "\"children\":[]}]}]}") > 0);
+  /* Not empty: refused without -r, nothing deleted. */
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", path), 67);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 2);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "ls", "-R", a, "/extra"), 64);
+  CU_ASSERT_EQUAL (zkr_run (&rm_json, NULL, "rm", "-r", "--json", path), 0);
+  g_free (expected);
+  expected = g_strdup_printf ("\"deleted\":[\"%s/a\",\"%s/b/c\",\"%s/b\",\"%s\"]}", path, path, path,
+                              path);
+  CU_ASSERT_TRUE (text_index (rm_json, expected) > 0);
+  CU_ASSERT_TRUE (itest_node_absent (session, path));
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "ls", path), 66);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "-r", path), 66);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__node_create_modes_and_namespace (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-modes");
+  g_autofree char *prefix = g_strconcat (path, "/job-", NULL);
+  g_autofree char *ephemeral = g_strconcat (path, "/gone", NULL);
+  g_autofree char *container = g_strconcat (path, "/box", NULL);
+  g_autofree char *seq = NULL, *eph_json = NULL, *ns_out = NULL, *ns_data = NULL;
+  g_autofree char *ns_full = NULL;
+  const char *ns = path + strlen ("/");
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL (zkr_run (&seq, NULL, "create", "--parents", "--sequential", prefix, "1"), 0);
+  CU_ASSERT_TRUE (g_str_has_prefix (seq != NULL ? seq : "", prefix));
+  CU_ASSERT_EQUAL (seq != NULL ? strlen (seq) : 0, strlen (prefix) + 10 + 1);
+  /* Ephemeral: zkr's session owns it, so it is gone once zkr exits. */
+  CU_ASSERT_EQUAL (zkr_run (&eph_json, NULL, "create", "--json", "--ephemeral", ephemeral), 0);
+  CU_ASSERT_TRUE (text_index (eph_json, "\"ephemeral_owner\":\"0x") > 0);
+  CU_ASSERT_EQUAL (text_index (eph_json, "\"ephemeral_owner\":\"0x0000000000000000\""), -1);
+  CU_ASSERT_TRUE (itest_node_absent (session, ephemeral));
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "--container", container), 0);
+  CU_ASSERT_FALSE (itest_node_absent (session, container));
+  /* --namespace: "/x" is /NAMESPACE/x on the server; output without it. */
+  ns_full = g_strconcat (path, "/x", NULL);
+  CU_ASSERT_EQUAL (zkr_run (&ns_out, NULL, "create", "--namespace", ns, "/x", "in-ns"), 0);
+  CU_ASSERT_STRING_EQUAL (ns_out != NULL ? ns_out : "?", "/x\n");
+  CU_ASSERT_STRING_EQUAL ((ns_data = node_text (session, ns_full)) ?: "?", "in-ns");
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--namespace", ns, "/x"), 0);
+  CU_ASSERT_TRUE (itest_node_absent (session, ns_full));
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__node_bad_input_names_the_value_and_exits_64 (void)
+{
+  const char *const cases[][7] = {
+    /* argument, the text the message must show */
+    { "relative/path", "get", "relative/path", NULL },
+    { "--version", "set", "--version=abc", "/zkr-it/x", "v", NULL },
+    { "-2", "set", "--version=-2", "/zkr-it/x", "v", NULL },
+    { "VALUE", "set", "/zkr-it/x", NULL },
+    { "-1", "get", "--timeout=-1", "/zkr-it/x", NULL },
+    { "ZKR_LOCK_NODE", "set", "--fenced", "/zkr-it/x", "v", NULL },
+    { "exclude", "set", "--fenced", "--fenced-by=/n", "/zkr-it/x", "v", NULL },
+    { "lock-1", "set", "--fenced-by=lock-1", "/zkr-it/x", "v", NULL },
+    { "--container", "create", "--container", "--ephemeral", "/zkr-it/x", NULL },
+    { "/nonexistent/file", "create", "--file=/nonexistent/file", "/zkr-it/x", NULL },
+    { "--version", "rm", "-r", "--version=3", "/zkr-it/x", NULL },
+    { "'/'", "rm", "-r", "/", NULL },
+    { "'/b'", "ls", "/a", "/b", NULL },
+    { "PATH", "ls", NULL },
+    { "--bogus", "create", "--bogus", "/zkr-it/x", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+
+      CU_ASSERT_EQUAL (zkr_run_v (&cases[i][1], &out, &err), 64);
+      CU_ASSERT_TRUE (text_index (err, "Usage") >= 0);
+      CU_ASSERT_TRUE (text_index (err, cases[i][0]) >= 0);
+      if (text_index (err, cases[i][0]) < 0)
+        fprintf (stderr, "case %zu: %s\n", i, err);
+      CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", "");
+    }
+  /* Nothing was made by a refused command line. */
+  {
+    ZkrSession *session = itest_connect (itest_hosts (), 10000);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+    CU_ASSERT_TRUE (itest_node_absent (session, "/zkr-it/x"));
+    zkr_session_unref (session);
+  }
+}
+
+/* ---- fenced writes ------------------------------------------------------ */
+
+/* Inside `zkr lock`, --fenced writes land; with the lock node gone every
+ * write is refused with 70 and nothing is written. */
+static void
+test_cli__fenced_writes_land_while_held_and_exit_70_once_the_node_is_gone (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *lock = itest_scratch_path ("cli-fence-lock");
+  g_autofree char *path = itest_scratch_path ("cli-fence-data");
+  g_autofree char *parent = g_strconcat (path, "/new", NULL);
+  g_autofree char *child = g_strconcat (parent, "/deep", NULL);
+  g_autofree char *held_node = NULL, *err = NULL, *stored = NULL, *created = NULL;
+  g_autoptr (ZkrMutex) mutex = NULL;
+  g_autoptr (GError) error = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, "v0", 2, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
+                                         NULL));
+  /* zkr lock's CMD: $ZKR_LOCK_NODE is the fence. */
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "set", "--fenced", path,
+                            "v1"), 0);
+  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v1");
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "create", "--fenced",
+                            "--parents", child, "c"), 0);
+  CU_ASSERT_STRING_EQUAL ((created = node_text (session, child)) ?: "?", "c");
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "rm", "-r", "--fenced",
+                            parent), 0);
+  CU_ASSERT_TRUE (itest_node_absent (session, parent));
+  /* A live lock held here, its node passed with --fenced-by. */
+  mutex = zkr_mutex_new (session, lock, &error);
+  CU_ASSERT_TRUE_FATAL (mutex != NULL && zkr_mutex_acquire (mutex, 10000, NULL, &error));
+  held_node = zkr_mutex_dup_node_path (mutex);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "set", "--fenced-by", held_node, path, "v2"), 0);
+  g_clear_pointer (&stored, g_free);
+  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
+  CU_ASSERT_TRUE (zkr_mutex_release (mutex, &error));
+  /* Released: the node is gone; nothing is written any more. */
+  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "set", "--fenced-by", held_node, path, "v3"), 70);
+  CU_ASSERT_TRUE (text_index (err, held_node) >= 0);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "--fenced-by", held_node, "--parents", child),
+                   70);
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--fenced-by", held_node, path), 70);
+  g_clear_pointer (&stored, g_free);
+  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
+  CU_ASSERT_TRUE (itest_node_absent (session, parent));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  assert_path_clean (session, path);
+  assert_path_clean (session, lock);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__bad_arguments_print_usage_and_exit_64),
   ZKR_TEST_CASE (test_cli__every_command_has_help),
@@ -1133,6 +1437,12 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__elect_expired_session_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__holders_lists_the_leader_first),
   ZKR_TEST_CASE (test_cli__bench_prints_one_json_line),
+  ZKR_TEST_CASE (test_cli__node_get_set_and_create_round_trip_with_json),
+  ZKR_TEST_CASE (test_cli__node_data_is_binary_safe),
+  ZKR_TEST_CASE (test_cli__node_ls_and_rm_walk_the_tree),
+  ZKR_TEST_CASE (test_cli__node_create_modes_and_namespace),
+  ZKR_TEST_CASE (test_cli__node_bad_input_names_the_value_and_exits_64),
+  ZKR_TEST_CASE (test_cli__fenced_writes_land_while_held_and_exit_70_once_the_node_is_gone),
   { NULL, NULL },
 };
 

@@ -56,15 +56,23 @@ GOptionContext *
 zkr_cli_context_new (ZkrCli *cli, const char *summary, const char *description,
                      const GOptionEntry *entries)
 {
-  GOptionEntry connection_entries[] = {
+  const GOptionEntry hosts_entry[] = {
     { "hosts", 'H', 0, G_OPTION_ARG_STRING, &cli->hosts,
       "ZooKeeper connect string host:port[,host:port…][/chroot] "
       "(default: $ZKR_HOSTS, else " DEFAULT_HOSTS ")", "HOSTS" },
+    G_OPTION_ENTRY_NULL,
+  };
+  const GOptionEntry session_entries[] = {
+    { "namespace", 0, 0, G_OPTION_ARG_STRING, &cli->name_space,
+      "Resolve every PATH under /NAMESPACE (Curator's namespace)", "NAMESPACE" },
     { "session-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &cli->session_timeout_s,
       "Requested session timeout in seconds (default: 10); the server may adjust it",
       "SECONDS" },
     { "auth", 0, 0, G_OPTION_ARG_STRING, &cli->auth,
       "Digest credentials sent on every connect (never printed)", "USER:PASSWORD" },
+    G_OPTION_ENTRY_NULL,
+  };
+  const GOptionEntry quiet_entry[] = {
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &cli->quiet,
       "No notes on stderr (lock in doubt or restored, timeout); errors and a lost lock are still reported", NULL },
     G_OPTION_ENTRY_NULL,
@@ -76,15 +84,13 @@ zkr_cli_context_new (ZkrCli *cli, const char *summary, const char *description,
   g_option_context_set_summary (context, summary);
   if (description != NULL)
     g_option_context_set_description (context, description);
-  if (cli->hosts_only)
-    {
-      connection_entries[1] = connection_entries[3];
-      connection_entries[2] = connection_entries[4];
-    }
   /* One group, so that --help shows every option. */
   if (entries != NULL)
     g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_add_main_entries (context, connection_entries, NULL);
+  g_option_context_add_main_entries (context, hosts_entry, NULL);
+  if (!cli->hosts_only)
+    g_option_context_add_main_entries (context, session_entries, NULL);
+  g_option_context_add_main_entries (context, quiet_entry, NULL);
   return context;
 }
 
@@ -167,6 +173,14 @@ zkr_cli_exit_status_for (const GError *error)
       return ZKR_EXIT_LOCK_LOST;
     case ZKR_ERROR_AUTH:
       return ZKR_EXIT_NOPERM;
+    case ZKR_ERROR_NO_NODE:
+      return ZKR_EXIT_NO_NODE;
+    case ZKR_ERROR_NODE_EXISTS:
+      return ZKR_EXIT_NODE_EXISTS;
+    case ZKR_ERROR_BAD_VERSION:
+      return ZKR_EXIT_BAD_VERSION;
+    case ZKR_ERROR_NOT_EMPTY:
+      return ZKR_EXIT_NOT_EMPTY;
     default:
       return ZKR_EXIT_UNAVAILABLE;
     }
@@ -189,6 +203,8 @@ zkr_cli_connect (ZkrCli *cli, int *exit_status)
   ZkrSession *session;
 
   zkr_session_options_set_hosts (options, cli->hosts);
+  if (cli->name_space != NULL)
+    zkr_session_options_set_namespace (options, cli->name_space);
   if (cli->session_timeout_s > 0)
     zkr_session_options_set_session_timeout_ms (options, (int) (cli->session_timeout_s * 1000));
   if (cli->auth != NULL)
@@ -213,6 +229,7 @@ void
 zkr_cli_clear (ZkrCli *cli)
 {
   g_clear_pointer (&cli->hosts, g_free);
+  g_clear_pointer (&cli->name_space, g_free);
   if (cli->auth != NULL)
     memset (cli->auth, 0, strlen (cli->auth));
   g_clear_pointer (&cli->auth, g_free);

@@ -1,7 +1,7 @@
 /* zkr CLI: what every subcommand shares: the exit codes, the connection
- * options (--hosts, --session-timeout, --auth, --quiet), the parsing of a
- * subcommand's command line with usage errors that exit 64, and connecting
- * a session from those options. */
+ * options (--hosts, --namespace, --session-timeout, --auth, --quiet), the
+ * parsing of a subcommand's command line with usage errors that exit 64,
+ * and connecting a session from those options. */
 #pragma once
 
 #include <glib.h>
@@ -9,11 +9,18 @@
 
 G_BEGIN_DECLS
 
-/* sysexits.h values, so that scripts can tell the cases apart. */
+/* sysexits.h values, so that scripts can tell the cases apart; the node
+ * commands' own cases take the numbers nearest in meaning. */
 #define ZKR_EXIT_USAGE 64        /* EX_USAGE: bad command line */
+#define ZKR_EXIT_BAD_VERSION 65  /* EX_DATAERR: the node's version is not --version */
+#define ZKR_EXIT_NO_NODE 66      /* EX_NOINPUT: no such node */
+#define ZKR_EXIT_NOT_EMPTY 67    /* the node has children (rm without -r) */
 #define ZKR_EXIT_UNAVAILABLE 69  /* EX_UNAVAILABLE: could not connect, or the server failed */
-#define ZKR_EXIT_LOCK_LOST 70    /* the lock (or leadership) was lost while CMD ran */
-#define ZKR_EXIT_TIMEOUT 75      /* EX_TEMPFAIL: not acquired within --timeout */
+#define ZKR_EXIT_LOCK_LOST 70    /* the lock (or leadership) was lost while CMD ran; a
+                                  * fenced write's lock node is gone (nothing written) */
+#define ZKR_EXIT_NODE_EXISTS 73  /* EX_CANTCREAT: the node already exists */
+#define ZKR_EXIT_IOERR 74        /* EX_IOERR: the output could not be written */
+#define ZKR_EXIT_TIMEOUT 75      /* EX_TEMPFAIL: not done within --timeout */
 #define ZKR_EXIT_NOPERM 77       /* EX_NOPERM: authentication or ACL refused */
 
 typedef struct {
@@ -21,6 +28,7 @@ typedef struct {
   const char *parameters;  /* the usage line's words after the options */
   gboolean hosts_only;     /* only --hosts and --quiet (no session is opened) */
   char *hosts;             /* --hosts, else $ZKR_HOSTS, else 127.0.0.1:2181 */
+  char *name_space;        /* --namespace (Curator's): paths resolve under it */
   double session_timeout_s;
   char *auth;              /* --auth user:password */
   gboolean quiet;
@@ -62,7 +70,9 @@ char **zkr_cli_split_command (int *argc, char **argv);
  * exit with ZKR_EXIT_USAGE. */
 gboolean zkr_cli_check_path_and_command (ZkrCli *cli, int argc, char **argv, char **command);
 
-/* The exit status for a ZKR_ERROR met after connecting. */
+/* The exit status for a ZKR_ERROR met after connecting: ZKR_ERROR_NO_NODE
+ * 66, NODE_EXISTS 73, BAD_VERSION 65, NOT_EMPTY 67, LOCK_LOST 70, TIMEOUT
+ * 75, AUTH 77, INVALID_ARGUMENT 64, anything else 69. */
 int zkr_cli_exit_status_for (const GError *error);
 
 /* Reports @error met after connecting: a ZKR_ERROR_INVALID_ARGUMENT as a
@@ -77,5 +87,11 @@ int zkr_cmd_lock (int argc, char **argv);
 int zkr_cmd_elect (int argc, char **argv);
 int zkr_cmd_holders (int argc, char **argv);
 int zkr_cmd_bench (int argc, char **argv);
+int zkr_cmd_get (int argc, char **argv);
+int zkr_cmd_set (int argc, char **argv);
+int zkr_cmd_ls (int argc, char **argv);
+int zkr_cmd_rm (int argc, char **argv);
+int zkr_cmd_create (int argc, char **argv);
+int zkr_cmd_watch (int argc, char **argv);
 
 G_END_DECLS

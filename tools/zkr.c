@@ -15,6 +15,11 @@ typedef struct {
 } ZkrCommand;
 
 static const ZkrCommand commands[] = {
+  { "get", "Print a node's data (--json: with its stat)", zkr_cmd_get },
+  { "set", "Replace a node's data", zkr_cmd_set },
+  { "ls", "List a node's children (-R: the whole tree below it)", zkr_cmd_ls },
+  { "create", "Create a node", zkr_cmd_create },
+  { "rm", "Delete a node (-r: and everything below it)", zkr_cmd_rm },
   { "lock", "Run a command while holding a distributed lock", zkr_cmd_lock },
   { "elect", "Run a command while this process is the elected leader", zkr_cmd_elect },
   { "holders", "List who holds and who waits for a lock or leadership", zkr_cmd_holders },
@@ -29,23 +34,32 @@ print_usage (FILE *out)
            "  zkr COMMAND [OPTION…] [ARGUMENT…]\n"
            "\n"
            "ZooKeeper recipes from the shell: locks and leader elections that\n"
-           "several machines share, with Curator-compatible node layouts.\n"
+           "several machines share, with Curator-compatible node layouts, and the\n"
+           "nodes themselves (writes may be fenced by a lock).\n"
            "\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
   fprintf (out,
            "\n"
            "Every command takes --hosts HOSTS (default: $ZKR_HOSTS, else\n"
-           "127.0.0.1:2181) and --quiet; `zkr COMMAND --help` shows the rest.\n"
+           "127.0.0.1:2181) and --quiet, all but bench --namespace NAMESPACE;\n"
+           "the node commands take --json and --timeout SECONDS; `zkr COMMAND\n"
+           "--help` shows the rest.\n"
            "\n"
            "Examples:\n"
            "  zkr lock /locks/backup -- ./backup.sh\n"
            "  zkr elect --id \"$(hostname)\" /election/scheduler -- ./scheduler\n"
            "  zkr holders --json /locks/backup\n"
            "  zkr bench --impl mutex --clients 4\n"
+           "  zkr get --json /config/mode\n"
+           "  zkr lock /locks/config -- zkr set --fenced /config/mode active\n"
            "\n"
-           "Exit status: 64 bad arguments; others per command (see its --help).\n");
+           "Exit status: 64 bad arguments; 65 bad version; 66 no such node; 67 node\n"
+           "not empty; 69 ZooKeeper unreachable or failed; 70 lock lost (or a\n"
+           "fenced write's lock node gone); 73 node exists; 74 output not written;\n"
+           "75 timed out; 77 authentication or ACL refused; others per command\n"
+           "(see its --help).\n");
 }
 
 int
