@@ -2,9 +2,10 @@
  * local 3-node ensemble, the member it uses is killed and restarted, and
  * the session's states are printed as its listener receives them. Act two
  * (zkr-demo-workers.c): six processes, a mutex, a leader latch, a killed
- * leader and an expired session, and a summary. The recipes are used
- * through the public API (<zkr/zkr.h>); the counter's reads and writes and
- * the expiry from outside use internal helpers. */
+ * leader and an expired session, and a summary. Everything goes through
+ * the public API (<zkr/zkr.h>): the recipes, and the counter's reads and
+ * its writes, transactions fenced by the mutex; only the expiry from
+ * outside is a test-only hook (zkr-demo-expire.c). */
 
 #include <stdio.h>
 #include <stdlib.h>
