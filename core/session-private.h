@@ -155,7 +155,25 @@ guint zkr__session_watch_add (ZkrSession *session,
                               const char *path,
                               ZkrWatchFunc func,
                               gpointer user_data);
+/* The bit of ZooKeeper event type @type (ZOO_CREATED_EVENT, ...) in an
+ * event mask. */
+#define ZKR_WATCH_TYPE_BIT(type) ((type) > 0 && (type) < 32 ? 1u << (type) : 0u)
+/* The same as zkr__session_watch_add(), but @func runs only for events
+ * whose type is in @event_mask (0: any): an event of another type on
+ * @path (a child event, for a data watch) leaves it registered, as the
+ * server leaves its own data watch then. @destroy (nullable) runs on
+ * @user_data once the watch is gone: after @func ran (worker), when it is
+ * removed (the remover's thread, no session lock held), or when the
+ * session is freed. */
+guint zkr__session_watch_add_full (ZkrSession *session, const char *path, guint event_mask,
+                                   ZkrWatchFunc func, gpointer user_data,
+                                   GDestroyNotify destroy);
+/* Any thread; an id already fired or removed is ignored. */
 void zkr__session_watch_remove (ZkrSession *session, guint id);
+/* A reference on @session, unless its last one already went (it is being
+ * closed and freed: none of its users may hear of it any more); NULL then.
+ * For deliveries of watch events to a user's context. Any thread. */
+ZkrSession *zkr__session_try_ref (ZkrSession *session);
 
 /* The count of guaranteed deletes still pending (see nodes.h). */
 void zkr__session_pending_deletes_add (ZkrSession *session, int delta);

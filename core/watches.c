@@ -1,15 +1,20 @@
 /* zkr: the session's watch registry. Node watches (plain ones, and those
  * answered with a listing) registered per path, and the node events of the
  * session's handle dispatched to them: a listing watch's listing is sent
- * from the thread the event arrives on, a plain watch runs on the worker. */
+ * from the thread the event arrives on, a plain watch runs on the worker,
+ * only for the event types it asked for. */
 
 #include "ops.h"
+#include "ref.h"
 #include "session-internal.h"
 
 typedef struct {
   guint id;
   char *path;
   ZkrWatchFunc func;                /* (nullable) a plain watch, or: */
+  guint event_mask;                 /* plain watch: ZKR_WATCH_TYPE_BIT()s it
+                                     * fires on; 0: any */
+  GDestroyNotify destroy;           /* (nullable) plain watch: on user_data */
   ZkrWatchListingFunc listing_func; /* (nullable) one answered with a listing */
   char *list_path;                  /* listing watch: what to list */
   gboolean listing_sent;            /* listing watch: fired; the listing is on
@@ -22,6 +27,8 @@ watch_free (gpointer data)
 {
   Watch *watch = data;
 
+  if (watch->destroy != NULL)
+    watch->destroy (watch->user_data);
   g_free (watch->path);
   g_free (watch->list_path);
   g_free (watch);
@@ -119,6 +126,15 @@ zkr__watches_send_listings (ZkrSession *session, GPtrArray *listings)
   g_ptr_array_unref (listings);
 }
 
+/* An event of another type stays with the server's other watch on the
+ * path (a child event leaves the data watch set), so it must not consume a
+ * watch that asked only for its own. */
+static gboolean
+watch_wants (const Watch *watch, int type)
+{
+  return watch->event_mask == 0 || (watch->event_mask & ZKR_WATCH_TYPE_BIT (type)) != 0;
+}
+
 void
 zkr__watches_dispatch (ZkrSession *session, guint generation, int type, const char *path)
 {
@@ -140,7 +156,8 @@ zkr__watches_dispatch (ZkrSession *session, guint generation, int type, const ch
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       Watch *watch = value;
-      if (watch->func != NULL && g_strcmp0 (watch->path, path) == 0)
+      if (watch->func != NULL && g_strcmp0 (watch->path, path) == 0 &&
+          watch_wants (watch, type))
         {
           g_ptr_array_add (fired, watch);
           g_hash_table_iter_steal (&iter);
@@ -175,11 +192,20 @@ zkr__session_watch_add (ZkrSession *session,
                         ZkrWatchFunc func,
                         gpointer user_data)
 {
+  return zkr__session_watch_add_full (session, path, 0, func, user_data, NULL);
+}
+
+guint
+zkr__session_watch_add_full (ZkrSession *session, const char *path, guint event_mask,
+                             ZkrWatchFunc func, gpointer user_data, GDestroyNotify destroy)
+{
   Watch *watch = g_new0 (Watch, 1);
 
   watch->path = g_strdup (path);
   watch->func = func;
+  watch->event_mask = event_mask;
   watch->user_data = user_data;
+  watch->destroy = destroy;
   return watch_insert (session, watch);
 }
 
@@ -199,11 +225,23 @@ zkr__session_watch_add_listing (ZkrSession *session,
   return watch_insert (session, watch);
 }
 
+/* The watch is freed (its destroy run) after the lock is let go. */
 void
 zkr__session_watch_remove (ZkrSession *session, guint id)
 {
+  gpointer watch = NULL;
+
   g_mutex_lock (&session->lock);
-  g_hash_table_remove (session->watches, GUINT_TO_POINTER (id));
+  g_hash_table_steal_extended (session->watches, GUINT_TO_POINTER (id), NULL, &watch);
   g_mutex_unlock (&session->lock);
+  if (watch != NULL)
+    watch_free (watch);
+}
+
+/* Here rather than in session.c: only watch deliveries need it. */
+ZkrSession *
+zkr__session_try_ref (ZkrSession *session)
+{
+  return zkr__ref_try (&session->ref) ? session : NULL;
 }
 
