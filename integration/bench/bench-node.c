@@ -1,0 +1,405 @@
+/* zkr benchmark: async node throughput. K sessions each keep W requests in
+ * flight, every slot cycling create + set + delete of a node of its own;
+ * the same loop on raw libzookeeper async calls (--impl raw) and on zkr's
+ * public node calls (--impl zkr), one JSON line per run with the cycles
+ * per second. A figure, never a pass/fail (docs/design.md §8.7). */
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zkr/zkr.h>
+
+#include "bench-common.h"
+
+#define CALL_MS 30000
+
+typedef struct {
+  char *hosts;
+  char *impl;
+  int sessions;
+  int window;
+  double seconds;
+  double warmup;
+  char *root;
+} Options;
+
+/* Shared by every slot: whether to go on, and the cycles counted. */
+typedef struct {
+  gint running;         /* slots start another cycle while set */
+  gint counting;        /* cycles finished now count */
+  gint cycles;          /* atomic */
+  gint in_flight;       /* slots with a cycle under way */
+  gint failures;
+} Shared;
+
+static Shared shared;
+
+static void
+cycle_done (gboolean ok)
+{
+  if (!ok)
+    g_atomic_int_inc (&shared.failures);
+  else if (g_atomic_int_get (&shared.counting))
+    g_atomic_int_inc (&shared.cycles);
+}
+
+/* ---- raw libzookeeper ---------------------------------------------------- */
+
+typedef struct {
+  zhandle_t *zh;
+  char *path;
+} RawSlot;
+
+static void raw_start (RawSlot *slot);
+
+static void
+raw_deleted (int rc, const void *data)
+{
+  RawSlot *slot = (RawSlot *) data;
+
+  cycle_done (rc == ZOK);
+  raw_start (slot);
+}
+
+static void
+raw_set (int rc, const struct Stat *stat, const void *data)
+{
+  RawSlot *slot = (RawSlot *) data;
+
+  (void) stat;
+  if (rc != ZOK || zoo_adelete (slot->zh, slot->path, -1, raw_deleted, slot) != ZOK)
+    raw_deleted (ZAPIERROR, slot);
+}
+
+static void
+raw_created (int rc, const char *value, const struct Stat *stat, const void *data)
+{
+  RawSlot *slot = (RawSlot *) data;
+
+  (void) value;
+  (void) stat;
+  if (rc != ZOK ||
+      zoo_aset (slot->zh, slot->path, "payload-2", 9, -1, raw_set, slot) != ZOK)
+    raw_deleted (ZAPIERROR, slot);
+}
+
+/* The first call, or the completion thread after a cycle. */
+static void
+raw_start (RawSlot *slot)
+{
+  if (!g_atomic_int_get (&shared.running))
+    {
+      g_atomic_int_add (&shared.in_flight, -1);
+      return;
+    }
+  if (zoo_acreate2 (slot->zh, slot->path, "payload-1", 9, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+                    raw_created, slot) != ZOK)
+    {
+      g_atomic_int_inc (&shared.failures);
+      g_atomic_int_add (&shared.in_flight, -1);
+    }
+}
+
+/* ---- zkr ------------------------------------------------------------------ */
+
+typedef struct {
+  ZkrSession *session;
+  char *path;
+} ZkrSlot;
+
+static void zkr_start (ZkrSlot *slot);
+
+static void
+zkr_deleted (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ZkrSlot *slot = data;
+
+  (void) source;
+  cycle_done (zkr_node_delete_finish (slot->session, result, NULL));
+  zkr_start (slot);
+}
+
+static void
+zkr_set (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ZkrSlot *slot = data;
+
+  (void) source;
+  if (!zkr_node_set_finish (slot->session, result, NULL, NULL))
+    g_atomic_int_inc (&shared.failures);
+  zkr_node_delete_async (slot->session, slot->path, -1, CALL_MS, NULL, zkr_deleted, slot);
+}
+
+static void
+zkr_created (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ZkrSlot *slot = data;
+
+  (void) source;
+  if (!zkr_node_create_finish (slot->session, result, NULL, NULL, NULL))
+    g_atomic_int_inc (&shared.failures);
+  zkr_node_set_async (slot->session, slot->path, "payload-2", 9, -1, CALL_MS, NULL, zkr_set,
+                      slot);
+}
+
+static void
+zkr_start (ZkrSlot *slot)
+{
+  if (!g_atomic_int_get (&shared.running))
+    {
+      g_atomic_int_add (&shared.in_flight, -1);
+      return;
+    }
+  zkr_node_create_async (slot->session, slot->path, "payload-1", 9, ZKR_CREATE_PERSISTENT,
+                         ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, zkr_created, slot);
+}
+
+/* One session's callbacks run in a context of its own, on a thread of its
+ * own (the raw loop's completions run on each handle's own thread). */
+typedef struct {
+  GMainContext *context;
+  GThread *thread;
+  ZkrSlot *slots;
+  int window;
+} ZkrClient;
+
+static gpointer
+zkr_client_thread (gpointer data)
+{
+  ZkrClient *client = data;
+
+  g_main_context_push_thread_default (client->context);
+  for (int j = 0; j < client->window; j++)
+    zkr_start (&client->slots[j]);
+  while (g_atomic_int_get (&shared.in_flight) > 0 || g_atomic_int_get (&shared.running))
+    g_main_context_iteration (client->context, TRUE);
+  g_main_context_pop_thread_default (client->context);
+  return NULL;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static gboolean
+wake_loops (gpointer data)
+{
+  (void) data;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+run_phases (const Options *options, GPtrArray *contexts)
+{
+  gint64 start;
+  GSList *timers = NULL;
+
+  /* Iterations block: a timer in each context makes them look at the
+   * flags again after the run stops. */
+  for (guint i = 0; i < contexts->len; i++)
+    {
+      GSource *source = g_timeout_source_new (50);
+
+      g_source_set_callback (source, wake_loops, NULL, NULL);
+      g_source_attach (source, g_ptr_array_index (contexts, i));
+      timers = g_slist_prepend (timers, source);
+    }
+  g_usleep ((gulong) (options->warmup * G_USEC_PER_SEC));
+  start = g_get_monotonic_time ();
+  g_atomic_int_set (&shared.counting, 1);
+  g_usleep ((gulong) (options->seconds * G_USEC_PER_SEC));
+  g_atomic_int_set (&shared.counting, 0);
+  g_atomic_int_set (&shared.running, 0);
+  printf ("{\"bench\":\"node\",\"impl\":\"%s\",\"sessions\":%d,\"window\":%d,"
+          "\"seconds\":%.3f,\"cycles\":%d,\"cycles_per_s\":%.1f,"
+          "\"ops_per_s\":%.1f,\"failures\":%d}\n",
+          options->impl, options->sessions, options->window,
+          (g_get_monotonic_time () - start) / 1e6, g_atomic_int_get (&shared.cycles),
+          g_atomic_int_get (&shared.cycles) / options->seconds,
+          3.0 * g_atomic_int_get (&shared.cycles) / options->seconds,
+          g_atomic_int_get (&shared.failures));
+  while (g_atomic_int_get (&shared.in_flight) > 0)
+    g_usleep (1000);
+  for (GSList *l = timers; l != NULL; l = l->next)
+    {
+      g_source_destroy (l->data);
+      g_source_unref (l->data);
+    }
+  g_slist_free (timers);
+}
+
+static int
+run_raw (const Options *options)
+{
+  GPtrArray *zks = g_ptr_array_new ();
+  GPtrArray *no_contexts = g_ptr_array_new ();
+  RawSlot *slots = g_new0 (RawSlot, options->sessions * options->window);
+  GError *error = NULL;
+
+  for (int k = 0; k < options->sessions; k++)
+    {
+      BenchZk *zk = bench_zk_connect (options->hosts, &error);
+
+      if (zk == NULL)
+        {
+          g_printerr ("bench-node: %s\n", error->message);
+          return 2;
+        }
+      g_ptr_array_add (zks, zk);
+      for (int j = 0; j < options->window; j++)
+        {
+          RawSlot *slot = &slots[k * options->window + j];
+
+          slot->zh = bench_zk_handle (zk);
+          slot->path = g_strdup_printf ("%s/s%d-%d", options->root, k, j);
+        }
+    }
+  g_atomic_int_set (&shared.running, 1);
+  g_atomic_int_set (&shared.in_flight, options->sessions * options->window);
+  for (int i = 0; i < options->sessions * options->window; i++)
+    raw_start (&slots[i]);
+  run_phases (options, no_contexts);
+  for (guint k = 0; k < zks->len; k++)
+    bench_zk_close (g_ptr_array_index (zks, k));
+  for (int i = 0; i < options->sessions * options->window; i++)
+    g_free (slots[i].path);
+  g_free (slots);
+  g_ptr_array_unref (zks);
+  g_ptr_array_unref (no_contexts);
+  return 0;
+}
+
+static int
+run_zkr (const Options *options)
+{
+  ZkrClient *clients = g_new0 (ZkrClient, options->sessions);
+  GPtrArray *contexts = g_ptr_array_new ();
+  g_autoptr (ZkrSessionOptions) session_options = zkr_session_options_new ();
+  GError *error = NULL;
+
+  zkr_session_options_set_hosts (session_options, options->hosts);
+  for (int k = 0; k < options->sessions; k++)
+    {
+      ZkrSession *session = zkr_session_connect (session_options, &error);
+
+      if (session == NULL)
+        {
+          g_printerr ("bench-node: %s\n", error->message);
+          return 2;
+        }
+      clients[k].context = g_main_context_new ();
+      clients[k].window = options->window;
+      clients[k].slots = g_new0 (ZkrSlot, options->window);
+      for (int j = 0; j < options->window; j++)
+        {
+          clients[k].slots[j].session = session;
+          clients[k].slots[j].path = g_strdup_printf ("%s/s%d-%d", options->root, k, j);
+        }
+      g_ptr_array_add (contexts, clients[k].context);
+    }
+  g_atomic_int_set (&shared.running, 1);
+  g_atomic_int_set (&shared.in_flight, options->sessions * options->window);
+  for (int k = 0; k < options->sessions; k++)
+    clients[k].thread = g_thread_new ("bench-node", zkr_client_thread, &clients[k]);
+  run_phases (options, contexts);
+  for (int k = 0; k < options->sessions; k++)
+    {
+      g_thread_join (clients[k].thread);
+      zkr_session_unref (clients[k].slots[0].session);
+      for (int j = 0; j < options->window; j++)
+        g_free (clients[k].slots[j].path);
+      g_free (clients[k].slots);
+      g_main_context_unref (clients[k].context);
+    }
+  g_free (clients);
+  g_ptr_array_unref (contexts);
+  return 0;
+}
+
+/* The root for the slots' nodes, made before and removed after the run
+ * (with whatever a slot stopped in the middle of its cycle left). */
+static gboolean
+root_prepare (const Options *options, gboolean remove)
+{
+  GError *error = NULL;
+  BenchZk *zk = bench_zk_connect (options->hosts, &error);
+  struct String_vector children = { 0 };
+  int rc;
+
+  if (zk == NULL)
+    {
+      g_printerr ("bench-node: %s\n", error->message);
+      g_error_free (error);
+      return FALSE;
+    }
+  if (!remove)
+    {
+      (void) zoo_create (bench_zk_handle (zk), "/zkr-bench", NULL, -1, &ZOO_OPEN_ACL_UNSAFE,
+                         ZOO_PERSISTENT, NULL, 0);
+      rc = zoo_create (bench_zk_handle (zk), options->root, NULL, -1, &ZOO_OPEN_ACL_UNSAFE,
+                       ZOO_PERSISTENT, NULL, 0);
+    }
+  else
+    {
+      if (zoo_get_children (bench_zk_handle (zk), options->root, 0, &children) == ZOK)
+        for (int i = 0; i < children.count; i++)
+          {
+            g_autofree char *child = g_strdup_printf ("%s/%s", options->root, children.data[i]);
+
+            (void) zoo_delete (bench_zk_handle (zk), child, -1);
+          }
+      deallocate_String_vector (&children);
+      rc = zoo_delete (bench_zk_handle (zk), options->root, -1);
+    }
+  bench_zk_close (zk);
+  if (rc != ZOK)
+    g_printerr ("bench-node: %s %s: %s\n", remove ? "delete" : "create", options->root,
+                zerror (rc));
+  return rc == ZOK;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options options = { .sessions = 1, .window = 1, .seconds = 5, .warmup = 1 };
+  GOptionEntry entries[] = {
+    { "hosts", 0, 0, G_OPTION_ARG_STRING, &options.hosts, "connect string", "H" },
+    { "impl", 0, 0, G_OPTION_ARG_STRING, &options.impl, "raw or zkr", "I" },
+    { "sessions", 0, 0, G_OPTION_ARG_INT, &options.sessions, "sessions (K)", "K" },
+    { "window", 0, 0, G_OPTION_ARG_INT, &options.window, "requests in flight per session", "W" },
+    { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &options.seconds, "timed seconds", "S" },
+    { "warmup", 0, 0, G_OPTION_ARG_DOUBLE, &options.warmup, "untimed seconds first", "S" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("- async node throughput");
+  GError *error = NULL;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("bench-node: %s\n", error->message);
+      return 2;
+    }
+  if (options.hosts == NULL)
+    options.hosts = g_strdup (g_getenv ("ZKR_BENCH_HOSTS"));
+  if (options.hosts == NULL || options.impl == NULL ||
+      (strcmp (options.impl, "raw") != 0 && strcmp (options.impl, "zkr") != 0) ||
+      options.sessions < 1 || options.window < 1 || options.seconds <= 0 || options.warmup < 0)
+    {
+      g_printerr ("bench-node: need --hosts (or ZKR_BENCH_HOSTS), --impl raw|zkr, "
+                  "--sessions >= 1, --window >= 1, --seconds > 0\n");
+      return 2;
+    }
+  options.root = g_strdup_printf ("/zkr-bench/node-%s-%d", options.impl, (int) getpid ());
+  if (!root_prepare (&options, FALSE))
+    return 2;
+  status = strcmp (options.impl, "raw") == 0 ? run_raw (&options) : run_zkr (&options);
+  if (!root_prepare (&options, TRUE))
+    status = 2;
+  if (g_atomic_int_get (&shared.failures) > 0)
+    status = MAX (status, 1);
+  g_free (options.root);
+  g_free (options.hosts);
+  g_free (options.impl);
+  return status;
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# zkr benchmark: async node throughput, zkr's public node calls against the
+# same loop on raw libzookeeper async calls (bench-node --impl raw|zkr), for
+# several windows (requests in flight per session). Runs each pair back to
+# back, alternating which goes first, prints every JSON line, then the
+# median zkr/raw ratio of cycles per second per window. Figures, never a
+# pass/fail: the exit status only says whether every run completed.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: run-bench-node.sh [--hosts H] [--sessions K] [--windows "1 16 256"]
+                         [--seconds S] [--repeat N] [--bin-dir DIR]
+  --hosts H      connect string (default: $ZKR_BENCH_HOSTS); one server is best
+  --sessions K   sessions per run (default: 4)
+  --windows L    requests in flight per session (default: 1 16 256)
+  --seconds S    timed seconds per run (default: 5), after 1 s untimed
+  --repeat N     pairs per window; the table shows medians (default: 3)
+  --bin-dir DIR  where bench-node is (default: <repo>/build/integration/bench)
+USAGE
+}
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+hosts=${ZKR_BENCH_HOSTS:-}
+sessions=4
+windows="1 16 256"
+seconds=5
+repeat=3
+bin_dir=$script_dir/../../build/integration/bench
+while [ $# -gt 0 ]; do
+  case $1 in
+    --hosts) hosts=$2; shift 2 ;;
+    --sessions) sessions=$2; shift 2 ;;
+    --windows) windows=${2//,/ }; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --bin-dir) bin_dir=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+[ -n "$hosts" ] || { echo "run-bench-node.sh: no --hosts and no ZKR_BENCH_HOSTS" >&2; exit 2; }
+bench=$bin_dir/bench-node
+[ -x "$bench" ] || { echo "run-bench-node.sh: $bench not built (meson setup -Dbench=true)" >&2; exit 2; }
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+status=0
+run() {
+  "$bench" --hosts "$hosts" --impl "$1" --sessions "$sessions" --window "$2" \
+    --seconds "$seconds" --warmup 1 | tee -a "$results" || status=1
+}
+for w in $windows; do
+  for ((r = 1; r <= repeat; r++)); do
+    if ((r % 2)); then run raw "$w"; run zkr "$w"; else run zkr "$w"; run raw "$w"; fi
+  done
+done
+
+python3 - "$results" "$sessions" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+print(f"\nasync node throughput, {sys.argv[2]} sessions: cycles/s (create+set+delete), medians")
+print(f"{'window':>7} {'raw':>10} {'zkr':>10} {'zkr/raw':>8}")
+for w in sorted({r["window"] for r in rows}):
+    med = {i: statistics.median(r["cycles_per_s"] for r in rows if r["window"] == w and r["impl"] == i)
+           for i in ("raw", "zkr")}
+    print(f"{w:>7} {med['raw']:>10.1f} {med['zkr']:>10.1f} {med['zkr'] / med['raw']:>8.3f}")
+PY
+exit $status
