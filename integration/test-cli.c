@@ -375,7 +375,7 @@ static void
 test_cli__every_command_has_help (void)
 {
   const char *commands[] = { "lock", "elect", "holders", "bench", "get", "set", "ls", "rm",
-                             "create" };
+                             "create", "watch" };
   g_autofree char *top = NULL;
 
   CU_ASSERT_EQUAL (zkr_run (&top, NULL, "--help"), 0);
@@ -1416,6 +1416,160 @@ test_cli__fenced_writes_land_while_held_and_exit_70_once_the_node_is_gone (void)
   zkr_session_unref (session);
 }
 
+/* ---- zkr watch --------------------------------------------------------- */
+
+typedef struct {
+  const char *file;
+  const char *needle;
+  guint count;
+} FileWait;
+
+static gboolean
+file_has (gpointer data)
+{
+  FileWait *wait = data;
+  g_autofree char *text = NULL;
+
+  return g_file_get_contents (wait->file, &text, NULL, NULL)
+         && text_count (text, wait->needle) >= wait->count;
+}
+
+/* Waits until @file (a running zkr's output) holds @needle @count times. */
+static gboolean
+wait_output (const char *file, const char *needle, guint count)
+{
+  FileWait wait = { file, needle, count };
+
+  return itest_wait_for (file_has, &wait, WAIT_MS);
+}
+
+static void
+test_cli__watch_prints_each_change_and_exits_0_on_sigterm (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-watch");
+  g_autofree char *child = g_strconcat (path, "/kid", NULL);
+  g_autofree char *out = NULL, *expected = NULL, *stored = NULL;
+  g_autoptr (Proc) proc = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  /* PATH need not exist. */
+  proc = zkr_spawn ("watch", path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (wait_output (proc->err_path, "watching", 1));
+  CU_ASSERT_TRUE (zkr_node_create (session, path, "a", 1, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "CREATED", 1));
+  CU_ASSERT_TRUE (zkr_node_set (session, path, "b", 1, -1, 10000, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "DATA_CHANGED", 1));
+  CU_ASSERT_TRUE (zkr_node_create (session, child, NULL, 0, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_NONE, 10000, NULL, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "CHILDREN_CHANGED", 1));
+  CU_ASSERT_TRUE (zkr_node_delete (session, child, -1, 10000, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "CHILDREN_CHANGED", 2));
+  CU_ASSERT_TRUE (zkr_node_delete (session, path, -1, 10000, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "DELETED", 1));
+  /* Watching on after the delete: the node comes back. */
+  CU_ASSERT_TRUE (zkr_node_create (session, path, "c", 1, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_NONE, 10000, NULL, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "CREATED", 2));
+  proc_signal (proc, SIGTERM);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, &out, NULL), 0);
+  expected = g_strdup_printf ("CREATED %s\nDATA_CHANGED %s\nCHILDREN_CHANGED %s\n"
+                              "CHILDREN_CHANGED %s\nDELETED %s\nCREATED %s\n",
+                              path, path, path, path, path, path);
+  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", expected);
+  /* The node is left as it was. */
+  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "c");
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+static void
+test_cli__watch_json_carries_the_node_as_read_again (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-watch-json");
+  g_autofree char *child = g_strconcat (path, "/kid", NULL);
+  g_autofree char *out = NULL, *err = NULL, *stored = NULL;
+  g_autoptr (Proc) proc = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, "v1", 2, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
+                                         NULL));
+  proc = zkr_spawn ("watch", "--json", path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (wait_output (proc->err_path, "watching", 1));
+  CU_ASSERT_TRUE (zkr_node_set (session, path, "v2", 2, -1, 10000, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "\n", 1));
+  CU_ASSERT_TRUE (zkr_node_create (session, child, NULL, 0, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_NONE, 10000, NULL, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "\n", 2));
+  /* SIGINT too ends it cleanly, leaving the nodes. */
+  proc_signal (proc, SIGINT);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, &out, &err), 0);
+  lines = g_strsplit (out != NULL ? out : "", "\n", -1);
+  CU_ASSERT_EQUAL_FATAL (g_strv_length (lines), 3);
+  CU_ASSERT_EQUAL (text_index (lines[0], "{\"event\":\"DATA_CHANGED\",\"path\":\""), 0);
+  CU_ASSERT_TRUE (text_index (lines[0], "\"exists\":true,\"stat\":{") > 0);
+  CU_ASSERT_TRUE (text_index (lines[0], "\"version\":1,") > 0);
+  CU_ASSERT_TRUE (text_index (lines[0], "\"data\":\"v2\",\"data_base64\":\"djI=\"") > 0);
+  CU_ASSERT_EQUAL (text_index (lines[1], "{\"event\":\"CHILDREN_CHANGED\""), 0);
+  CU_ASSERT_TRUE (text_index (lines[1], "\"children\":[\"kid\"]}") > 0);
+  CU_ASSERT_STRING_EQUAL (lines[2], "");
+  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+/* A session lost under the watch (partitioned past its timeout through
+ * the proxy): SESSION_LOST, with the node read again on the fresh
+ * session, so a change made meanwhile is not missed; then watching on. */
+static void
+test_cli__watch_says_session_lost_and_reads_again (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("cli-watch-lost");
+  g_autofree char *address = NULL, *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Proc) proc = NULL;
+  g_auto (GStrv) lines = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, "v1", 2, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
+                                         NULL));
+  address = zkr_test_proxy_dup_address (proxy);
+  proc = zkr_spawn ("watch", "--json", "--hosts", address, "--session-timeout=2", path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (wait_output (proc->err_path, "watching", 1));
+  zkr_test_proxy_blackhole (proxy);
+  /* Written while zkr cannot hear of it. */
+  CU_ASSERT_TRUE (zkr_node_set (session, path, "v2", 2, -1, 10000, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->err_path, "session lost", 1));
+  zkr_test_proxy_heal (proxy);
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "SESSION_LOST", 1));
+  CU_ASSERT_TRUE (zkr_node_set (session, path, "v3", 2, -1, 10000, NULL, NULL, NULL));
+  CU_ASSERT_TRUE (wait_output (proc->out_path, "DATA_CHANGED", 1));
+  proc_signal (proc, SIGTERM);
+  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, &out, &err), 0);
+  lines = g_strsplit (out != NULL ? out : "", "\n", -1);
+  CU_ASSERT_EQUAL_FATAL (g_strv_length (lines), 3);
+  CU_ASSERT_EQUAL (text_index (lines[0], "{\"event\":\"SESSION_LOST\""), 0);
+  CU_ASSERT_TRUE (text_index (lines[0], "\"data\":\"v2\"") > 0);
+  CU_ASSERT_EQUAL (text_index (lines[1], "{\"event\":\"DATA_CHANGED\""), 0);
+  CU_ASSERT_TRUE (text_index (lines[1], "\"data\":\"v3\"") > 0);
+  zkr_test_proxy_free (proxy);
+  assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__bad_arguments_print_usage_and_exit_64),
   ZKR_TEST_CASE (test_cli__every_command_has_help),
@@ -1443,6 +1597,9 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__node_create_modes_and_namespace),
   ZKR_TEST_CASE (test_cli__node_bad_input_names_the_value_and_exits_64),
   ZKR_TEST_CASE (test_cli__fenced_writes_land_while_held_and_exit_70_once_the_node_is_gone),
+  ZKR_TEST_CASE (test_cli__watch_prints_each_change_and_exits_0_on_sigterm),
+  ZKR_TEST_CASE (test_cli__watch_json_carries_the_node_as_read_again),
+  ZKR_TEST_CASE (test_cli__watch_says_session_lost_and_reads_again),
   { NULL, NULL },
 };
 

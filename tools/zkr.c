@@ -20,6 +20,7 @@ static const ZkrCommand commands[] = {
   { "ls", "List a node's children (-R: the whole tree below it)", zkr_cmd_ls },
   { "create", "Create a node", zkr_cmd_create },
   { "rm", "Delete a node (-r: and everything below it)", zkr_cmd_rm },
+  { "watch", "Print each change of a node until interrupted", zkr_cmd_watch },
   { "lock", "Run a command while holding a distributed lock", zkr_cmd_lock },
   { "elect", "Run a command while this process is the elected leader", zkr_cmd_elect },
   { "holders", "List who holds and who waits for a lock or leadership", zkr_cmd_holders },
