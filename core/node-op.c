@@ -9,6 +9,8 @@
 #include "context.h"
 #include "error-private.h"
 #include "node-private.h"
+#include "nodename.h"
+#include "nodes.h"
 #include "ops.h"
 #include "path.h"
 #include "session-private.h"
@@ -55,6 +57,22 @@ typedef struct {
                               * applied the namespace), each path and
                               * data owned */
   guint multi_count;
+  struct ACL_vector *acl;    /* (owned) (nullable) create: NULL for the
+                              * session's */
+  gint64 ttl_ms;             /* create: a TTL mode's, else 0 */
+  /* A protected create (Curator's withProtection): @path carries
+   * "_c_<uuid>-"; a create whose reply was lost is found again by it. */
+  gboolean protection;
+  char *protected_id;        /* (owned) the uuid */
+  char *protected_parent;    /* (owned) full path */
+  char *adopt_path;          /* (owned) (nullable) our node, found */
+  gboolean needs_recovery;   /* a create's outcome is unknown: look first */
+  gboolean maybe_created;    /* a node of ours may exist on the server */
+  gboolean create_in_flight; /* the create itself is out (its reply will
+                              * clean up after an answer given meanwhile) */
+  ZkrDeleteFlags delete_flags;
+  ZkrNodeTree *tree;         /* (nullable) a recursive delete's walk */
+  gboolean accepted;         /* past the start's checks: work may be done */
   gint64 deadline;           /* monotonic µs; G_MAXINT64: none */
   gboolean try_once;         /* timeout 0: one send, no wait, no retry */
   GCancellable *cancellable; /* (owned) (nullable) */
@@ -90,6 +108,10 @@ op_unref (gpointer data)
   g_warn_if_fail (op->task == NULL);
   g_clear_object (&op->cancellable);
   g_strfreev (op->ancestors);
+  zkr__node_acl_free (op->acl);
+  g_free (op->protected_id);
+  g_free (op->protected_parent);
+  g_free (op->adopt_path);
   g_free (op->user_path);
   g_free (op->path);
   g_free (op->data);
@@ -142,7 +164,33 @@ op_set_step (NodeOp *op, OpStep to)
 static gboolean
 op_is_read (const NodeOp *op)
 {
-  return op->kind == ZKR_NODE_GET || op->kind == ZKR_NODE_EXISTS || op->kind == ZKR_NODE_CHILDREN;
+  return op->kind == ZKR_NODE_GET || op->kind == ZKR_NODE_EXISTS ||
+         op->kind == ZKR_NODE_CHILDREN || op->kind == ZKR_NODE_SYNC;
+}
+
+/* What a failed call leaves to the background. A protected create: the
+ * node it made or may have made (unless the create is still out: its
+ * reply decides). A guaranteed delete whose outcome is unknown: the
+ * delete, until confirmed. A walk not guaranteed: stopped. Worker or
+ * stand-in, before the answer (the session is still ours). */
+static void
+op_leave_behind (NodeOp *op, const GError *error)
+{
+  gboolean unknown = error != NULL && op->accepted &&
+                     (error->code == ZKR_ERROR_TIMEOUT || error->code == ZKR_ERROR_CANCELLED ||
+                      error->code == ZKR_ERROR_CONNECTION_LOSS ||
+                      error->code == ZKR_ERROR_SESSION_EXPIRED ||
+                      error->code == ZKR_ERROR_SESSION_MOVED);
+  gboolean guaranteed = (op->delete_flags & ZKR_DELETE_GUARANTEED) && unknown;
+
+  if (op->protection && error != NULL && op->maybe_created && !op->create_in_flight)
+    zkr__protected_find_and_delete (op->session, op->protected_parent, op->protected_id);
+  if (op->tree != NULL)
+    zkr__node_tree_release (g_steal_pointer (&op->tree), guaranteed);
+  else if (guaranteed && (op->delete_flags & ZKR_DELETE_CHILDREN))
+    zkr__node_tree_release (zkr__node_tree_delete (op->session, op->path, -1, NULL, NULL), TRUE);
+  else if (guaranteed)
+    zkr__guaranteed_delete (op->session, op->path, NULL, NULL);
 }
 
 /* ---- the answer ---------------------------------------------------- */
@@ -211,6 +259,7 @@ op_answer (NodeOp *op, GError *error, ZkrNodeResult *result)
     }
   op_set_step (op, OP_ANSWERED);
   op_detach (op);
+  op_leave_behind (op, error);
   answer = g_new0 (Answer, 1);
   answer->task = g_steal_pointer (&op->task);
   answer->session = op->session; /* our reference, handed over */
@@ -338,6 +387,27 @@ result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
 
 static void op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 static void op_parents_next (NodeOp *op);
+static void op_recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data);
+static void op_tree_done (ZkrSession *session, int rc, gpointer user_data);
+
+static void
+op_send_create (NodeOp *op)
+{
+  if (op->protection && op->needs_recovery)
+    {
+      /* First find out whether the lost create made our node. */
+      zkr__op_get_children (op->session, op->protected_parent, FALSE, op_recover_list_reply,
+                            op_ref (op));
+      return;
+    }
+  if (op->protection)
+    {
+      op->maybe_created = TRUE;
+      op->create_in_flight = TRUE;
+    }
+  zkr__op_create_ext (op->session, op->path, op->data, op->len, op->zk_flags, op->acl,
+                      op->ttl_ms > 0 ? op->ttl_ms : -1, op_reply, op_ref (op));
+}
 
 static void
 op_send (NodeOp *op)
@@ -348,8 +418,7 @@ op_send (NodeOp *op)
   switch (op->kind)
     {
     case ZKR_NODE_CREATE:
-      zkr__op_create (op->session, op->path, op->data, op->len, op->zk_flags, op_reply,
-                      op_ref (op));
+      op_send_create (op);
       break;
     case ZKR_NODE_GET:
       zkr__op_get (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
@@ -358,7 +427,11 @@ op_send (NodeOp *op)
       zkr__op_set (op->session, op->path, op->data, op->len, op->version, op_reply, op_ref (op));
       break;
     case ZKR_NODE_DELETE:
-      zkr__op_delete (op->session, op->path, op->version, op_reply, op_ref (op));
+      if (op->delete_flags & ZKR_DELETE_CHILDREN)
+        /* The walk waits out connection trouble itself. */
+        op->tree = zkr__node_tree_delete (op->session, op->path, op->version, op_tree_done, op);
+      else
+        zkr__op_delete (op->session, op->path, op->version, op_reply, op_ref (op));
       break;
     case ZKR_NODE_EXISTS:
       zkr__op_exists (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
@@ -368,6 +441,9 @@ op_send (NodeOp *op)
       break;
     case ZKR_NODE_MULTI:
       zkr__op_multi (op->session, op->multi, op->multi_count, op_reply, op_ref (op));
+      break;
+    case ZKR_NODE_SYNC:
+      zkr__op_sync_path (op->session, op->path, op_reply, op_ref (op));
       break;
     default:
       g_assert_not_reached ();
@@ -491,14 +567,36 @@ op_never_left (const ZkrReply *reply)
   return reply->send_time == 0 && reply->rc == ZINVALIDSTATE;
 }
 
+/* A protected create's reply after the answer (deadline, cancel, LOST):
+ * nothing of ours may stay. */
+static void
+op_protected_late (ZkrSession *session, NodeOp *op, const ZkrReply *reply)
+{
+  if (reply->rc == ZOK && reply->path != NULL)
+    zkr__guaranteed_delete (session, reply->path, NULL, NULL);
+  else if (zkr__zk_rc_is_retryable (reply->rc) || !zkr__zk_rc_is_server_answer (reply->rc))
+    zkr__protected_find_and_delete (session, op->protected_parent, op->protected_id);
+}
+
 static void
 op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
   NodeOp *op = user_data;
   int rc = reply->rc;
+  gboolean protected_create = op->kind == ZKR_NODE_CREATE && op->protection;
 
+  if (protected_create)
+    {
+      op->create_in_flight = FALSE;
+      if (rc != ZOK && zkr__zk_rc_is_server_answer (rc) && !zkr__zk_rc_is_retryable (rc))
+        op->maybe_created = op->needs_recovery; /* this one made nothing */
+    }
   if (op->step != OP_SENT)
-    ; /* answered meanwhile (deadline, cancel, LOST, CLOSED): dropped */
+    {
+      /* Answered meanwhile (deadline, cancel, LOST, CLOSED): dropped. */
+      if (protected_create)
+        op_protected_late (session, op, reply);
+    }
   else if (rc == ZOK || (rc == ZNONODE && op->kind == ZKR_NODE_EXISTS) ||
            (op->kind == ZKR_NODE_MULTI && reply->results != NULL))
     {
@@ -510,9 +608,109 @@ op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
            op->parents != ZKR_CREATE_PARENTS_NONE && op->parent_rounds < OP_MAX_PARENT_ROUNDS)
     op_parents_start (op);
   else if (op_never_left (reply) && !op->try_once)
-    op_set_step (op, OP_WAITING);
-  else if (op_is_read (op) && zkr__zk_rc_is_retryable (rc))
-    op_retry_later (op, rc);
+    {
+      if (protected_create)
+        op->maybe_created = op->needs_recovery;
+      op_set_step (op, OP_WAITING);
+    }
+  else if ((op_is_read (op) || protected_create) && zkr__zk_rc_is_retryable (rc))
+    {
+      /* A protected create is sent again after a connection loss (that is
+       * its point), once it knows the lost one made nothing. */
+      op->needs_recovery = protected_create;
+      op_retry_later (op, rc);
+    }
+  else
+    op_answer_rc (op, rc);
+  op_unref (op);
+}
+
+/* ---- a protected create's recovery ------------------------------------ */
+
+static void
+op_recover_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  NodeOp *op = user_data;
+  ZkrNodeResult *result;
+
+  if (op->step != OP_SENT)
+    ;
+  else if (reply->rc == ZOK && (op->zk_flags & ZOO_EPHEMERAL) &&
+           reply->stat.ephemeralOwner != zkr_session_get_id (session))
+    {
+      /* Another session's ephemeral (docs/design.md §3.5): never ours. */
+      zkr__guaranteed_delete (session, op->adopt_path, NULL, NULL);
+      op->maybe_created = FALSE;
+      op_answer_code (op, ZKR_ERROR_SESSION_EXPIRED,
+                      "the node made before the connection loss belongs to another session");
+    }
+  else if (reply->rc == ZOK)
+    {
+      result = g_new0 (ZkrNodeResult, 1);
+      result->created_path = zkr__node_strip_namespace (session, op->adopt_path);
+      result->has_stat = TRUE;
+      zkr__node_stat_copy (&result->stat, &reply->stat);
+      op_answer (op, NULL, result);
+    }
+  else if (reply->rc == ZNONODE)
+    {
+      /* Deleted by someone since: ours no longer; make it again. */
+      op->needs_recovery = op->maybe_created = FALSE;
+      op_send (op);
+    }
+  else if (zkr__zk_rc_is_retryable (reply->rc))
+    op_retry_later (op, reply->rc);
+  else
+    op_answer_rc (op, reply->rc);
+  op_unref (op);
+}
+
+/* Curator's findProtectedNodeInForeground: our node is the child that
+ * carries our uuid. */
+static void
+op_recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  NodeOp *op = user_data;
+  const char *found = NULL;
+
+  if (op->step != OP_SENT)
+    ;
+  else if (reply->rc == ZOK || reply->rc == ZNONODE)
+    {
+      for (guint i = 0; reply->children != NULL && i < reply->children->len && found == NULL; i++)
+        if (zkr__node_has_protected_id (g_ptr_array_index (reply->children, i),
+                                        op->protected_id))
+          found = g_ptr_array_index (reply->children, i);
+      if (found != NULL)
+        {
+          g_free (op->adopt_path);
+          op->adopt_path = zkr__path_join (op->protected_parent, found);
+          zkr__op_exists (session, op->adopt_path, FALSE, op_recover_exists_reply, op_ref (op));
+        }
+      else
+        {
+          /* The lost create never happened: send it again. */
+          op->needs_recovery = op->maybe_created = FALSE;
+          op_send (op);
+        }
+    }
+  else if (zkr__zk_rc_is_retryable (reply->rc))
+    op_retry_later (op, reply->rc);
+  else
+    op_answer_rc (op, reply->rc);
+  op_unref (op);
+}
+
+/* The recursive delete's walk is over (it ran to its end, not let go). */
+static void
+op_tree_done (ZkrSession *session, int rc, gpointer user_data)
+{
+  NodeOp *op = op_ref (user_data);
+
+  (void) session;
+  op->tree = NULL;
+  if (rc == ZOK)
+    op_answer (op, NULL, g_new0 (ZkrNodeResult, 1));
   else
     op_answer_rc (op, rc);
   op_unref (op);
@@ -612,6 +810,7 @@ op_start (gpointer data)
                     "the session is not connected (timeout 0: no wait)");
   else
     {
+      op->accepted = TRUE;
       if (op->deadline != G_MAXINT64)
         {
           gint64 left_us = MAX (op->deadline - now, 0);
@@ -623,6 +822,24 @@ op_start (gpointer data)
       op_send_when_connected (op);
     }
   return G_SOURCE_REMOVE;
+}
+
+/* "/p/name" -> "/p/_c_<uuid>-name"; a sequential prefix "/p/" ->
+ * "/p/_c_<uuid>-" (Curator's toProtectedZNodePath). */
+static void
+op_protect (NodeOp *op)
+{
+  const char *slash = strrchr (op->path, '/');
+  g_autofree char *prefix = zkr__node_new_protected_prefix (&op->protected_id);
+  char *protected_path;
+
+  op->protection = TRUE;
+  op->protected_parent = slash == op->path ? g_strdup ("/")
+                                            : g_strndup (op->path, (gsize) (slash - op->path));
+  protected_path = g_strdup_printf ("%.*s%s%s", (int) (slash - op->path + 1), op->path, prefix,
+                                    slash + 1);
+  g_free (op->path);
+  op->path = protected_path;
 }
 
 static NodeOp *
@@ -654,6 +871,12 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
           op->multi[i].data = zkr__buffer_dup (request->multi[i].data, request->multi[i].len);
         }
     }
+  if (request->acl != NULL)
+    op->acl = zkr__node_acl_new (request->acl, request->n_acl);
+  op->ttl_ms = request->ttl_ms;
+  op->delete_flags = request->delete_flags;
+  if (request->protection)
+    op_protect (op);
   op->try_once = timeout_ms == 0;
   op->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
                                 : G_MAXINT64;

@@ -20,6 +20,7 @@ typedef enum {
   ZKR_NODE_EXISTS,
   ZKR_NODE_CHILDREN,
   ZKR_NODE_MULTI,
+  ZKR_NODE_SYNC,
 } ZkrNodeKind;
 
 /* A read that leaves a watch (core/watch.c): runs on the worker with the
@@ -48,6 +49,13 @@ typedef struct {
    * flag; @watch_data is the caller's, kept alive until the answer */
   ZkrNodeWatchArmed watch_armed;
   gpointer watch_data;
+  /* create */
+  const ZkrAclEntry *acl;  /* (nullable) checked; NULL: the session's */
+  guint n_acl;
+  gint64 ttl_ms;           /* a TTL mode's, else 0 */
+  gboolean protection;     /* the name gets "_c_<uuid>-" (Curator) */
+  /* delete */
+  ZkrDeleteFlags delete_flags;
 } ZkrNodeRequest;
 
 /* A successful answer, the GTask's pointer result. */
@@ -78,10 +86,17 @@ gboolean zkr__node_check_path (const char *path, ZkrNodeKind kind, gboolean sequ
                                GError **error);
 gboolean zkr__node_check_data (const void *data, gsize len, GError **error);
 gboolean zkr__node_check_version (int version, GError **error);
+/* A mode that needs no TTL (the transactions' modes: their multi has no
+ * TTL); a TTL mode is refused, named. */
 gboolean zkr__node_check_mode (ZkrCreateMode mode, GError **error);
 gboolean zkr__node_mode_is_sequential (ZkrCreateMode mode);
 /* ZooKeeper's create flags for @mode. */
 int zkr__node_mode_flags (ZkrCreateMode mode);
+
+/* An ACL as libzookeeper takes it, deep-copied from checked @entries.
+ * (transfer full): free with zkr__node_acl_free(). */
+struct ACL_vector *zkr__node_acl_new (const ZkrAclEntry *entries, guint n_entries);
+void zkr__node_acl_free (struct ACL_vector *acl);
 
 /* The server's Stat as a ZkrStat. */
 void zkr__node_stat_copy (ZkrStat *out, const struct Stat *stat);
@@ -94,5 +109,27 @@ char *zkr__node_strip_namespace (ZkrSession *session, const char *full);
  * in for the worker for that). Any thread but one running session code. */
 void zkr__node_op_start (ZkrSession *session, const ZkrNodeRequest *request,
                          int timeout_ms, GCancellable *cancellable, GTask *task);
+
+/* ---- the recursive delete (core/node-tree.c) ----------------------- */
+
+typedef struct _ZkrNodeTree ZkrNodeTree;
+/* @rc: ZOK (the tree is gone), ZNONODE (@path was missing before anything
+ * was deleted), ZCLOSING (the session closed), or the server's refusal
+ * (ZBADVERSION of @path, ZNOAUTH, ...). */
+typedef void (*ZkrNodeTreeFunc) (ZkrSession *session, int rc, gpointer user_data);
+
+/* Deletes @path (full: namespace applied) and everything under it, the
+ * deepest first, one request at a time; @version applies to @path only.
+ * A retryable answer waits for the session to be connected (or, still
+ * connected, a resend pause) and goes on where it was. Worker or
+ * stand-in; @func runs once on the worker, never inside this call,
+ * unless the walk is released first. */
+ZkrNodeTree *zkr__node_tree_delete (ZkrSession *session, const char *path, int version,
+                                    ZkrNodeTreeFunc func, gpointer user_data);
+/* The owner lets the walk go: @func will not run. With @finish the walk
+ * goes on in the background until the tree is gone, across LOST, until
+ * CLOSED (Curator's guaranteed delete; counted in the session's pending
+ * deletes); else it stops at its next reply. Worker or stand-in. */
+void zkr__node_tree_release (ZkrNodeTree *tree, gboolean finish);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include "error-private.h"
 #include "node-private.h"
 #include "path.h"
+#include "session-private.h"
 
 void
 zkr__node_result_free (ZkrNodeResult *result)
@@ -28,7 +29,7 @@ static const char *const kind_names[] = {
   [ZKR_NODE_CREATE] = "create", [ZKR_NODE_GET] = "get",
   [ZKR_NODE_SET] = "set",       [ZKR_NODE_DELETE] = "delete",
   [ZKR_NODE_EXISTS] = "exists", [ZKR_NODE_CHILDREN] = "get_children",
-  [ZKR_NODE_MULTI] = "transaction",
+  [ZKR_NODE_MULTI] = "transaction", [ZKR_NODE_SYNC] = "sync",
 };
 
 const char *
@@ -42,7 +43,14 @@ zkr__node_kind_name (ZkrNodeKind kind)
 gboolean
 zkr__node_mode_is_sequential (ZkrCreateMode mode)
 {
-  return mode == ZKR_CREATE_PERSISTENT_SEQUENTIAL || mode == ZKR_CREATE_EPHEMERAL_SEQUENTIAL;
+  return mode == ZKR_CREATE_PERSISTENT_SEQUENTIAL || mode == ZKR_CREATE_EPHEMERAL_SEQUENTIAL ||
+         mode == ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL;
+}
+
+static gboolean
+mode_has_ttl (ZkrCreateMode mode)
+{
+  return mode == ZKR_CREATE_PERSISTENT_WITH_TTL || mode == ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL;
 }
 
 int
@@ -58,6 +66,10 @@ zkr__node_mode_flags (ZkrCreateMode mode)
       return ZOO_EPHEMERAL | ZOO_SEQUENCE;
     case ZKR_CREATE_CONTAINER:
       return ZOO_CONTAINER;
+    case ZKR_CREATE_PERSISTENT_WITH_TTL:
+      return ZOO_PERSISTENT_WITH_TTL;
+    case ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL:
+      return ZOO_PERSISTENT_SEQUENTIAL_WITH_TTL;
     case ZKR_CREATE_PERSISTENT:
     default:
       return ZOO_PERSISTENT;
@@ -107,9 +119,10 @@ zkr__node_check_data (const void *data, gsize len, GError **error)
 {
   if (data == NULL && len > 0)
     return invalid (error, "invalid data: NULL with a length of %" G_GSIZE_FORMAT " bytes", len);
-  if (len > (gsize) G_MAXINT)
-    return invalid (error, "invalid data length %" G_GSIZE_FORMAT " (more than %d bytes)", len,
-                    G_MAXINT);
+  if (len > ZKR_NODE_MAX_DATA_SIZE)
+    return invalid (error,
+                    "invalid data length %" G_GSIZE_FORMAT " bytes: more than ZooKeeper takes "
+                    "(%d bytes, ZKR_NODE_MAX_DATA_SIZE)", len, ZKR_NODE_MAX_DATA_SIZE);
   return TRUE;
 }
 
@@ -124,21 +137,118 @@ zkr__node_check_version (int version, GError **error)
 gboolean
 zkr__node_check_mode (ZkrCreateMode mode, GError **error)
 {
-  if ((guint) mode > ZKR_CREATE_CONTAINER)
+  if (mode_has_ttl (mode))
+    return invalid (error,
+                    "invalid create mode %d (a TTL mode) here: it needs a TTL, which only "
+                    "zkr_node_create_full() takes (not a transaction)", (int) mode);
+  if ((guint) mode > ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL)
     return invalid (error, "invalid create mode %d", (int) mode);
   return TRUE;
 }
 
+/* ZooKeeper's own rule (EphemeralType): a TTL mode takes 1 ms to 2^40 - 1
+ * ms, and no other mode takes one. */
 static gboolean
-create_check (const char *path, const void *data, gsize len, ZkrCreateMode mode,
-              ZkrCreateParents parents, GError **error)
+check_mode_ttl (ZkrCreateMode mode, gint64 ttl_ms, GError **error)
 {
-  if (!zkr__node_check_mode (mode, error))
+  if ((guint) mode > ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL)
+    return invalid (error, "invalid create mode %d", (int) mode);
+  if (mode_has_ttl (mode) && (ttl_ms <= 0 || ttl_ms > ZKR_NODE_TTL_MAX_MS))
+    return invalid (error,
+                    "invalid TTL %" G_GINT64_FORMAT " ms for create mode %d: 1 to %" G_GINT64_FORMAT
+                    " ms", ttl_ms, (int) mode, ZKR_NODE_TTL_MAX_MS);
+  if (!mode_has_ttl (mode) && ttl_ms != 0)
+    return invalid (error,
+                    "invalid TTL %" G_GINT64_FORMAT " ms: create mode %d takes none (only the "
+                    "TTL modes do)", ttl_ms, (int) mode);
+  return TRUE;
+}
+
+/* Ids are credentials (a digest's hash): never in a message. */
+static gboolean
+check_acl (const ZkrAclEntry *acl, guint n_acl, GError **error)
+{
+  if (acl == NULL && n_acl > 0)
+    return invalid (error, "invalid ACL: NULL with %u entries", n_acl);
+  if (acl != NULL && n_acl == 0)
+    return invalid (error, "invalid ACL: no entry (n_acl 0; NULL for the session's ACL)");
+  for (guint i = 0; i < n_acl; i++)
+    {
+      if (acl[i].scheme == NULL || acl[i].id == NULL)
+        return invalid (error, "invalid ACL entry %u: a NULL %s", i,
+                        acl[i].scheme == NULL ? "scheme" : "id");
+      if ((acl[i].perms & ~(guint) ZKR_PERM_ALL) != 0)
+        return invalid (error, "invalid ACL entry %u: permissions 0x%x (only 0x%x are known)", i,
+                        acl[i].perms, (guint) ZKR_PERM_ALL);
+    }
+  return TRUE;
+}
+
+/* The size of a create or set request as ZooKeeper frames it (length,
+ * header, path, data, ACL, flags, TTL): a server closes the connection of
+ * a client sending more than its jute.maxbuffer, so it is refused here. */
+static gboolean
+check_request_size (ZkrSession *session, const char *path, gsize len, const ZkrAclEntry *acl,
+                    guint n_acl, GError **error)
+{
+  g_autofree char *full = zkr__session_resolve_path (session, path);
+  gsize size = 4 + 8 + 4 + strlen (full) + 4 + len + 4 + 4 + 8;
+
+  if (acl == NULL)
+    size += 64; /* the session's ACL: world:anyone or auth with an id */
+  for (guint i = 0; i < n_acl; i++)
+    size += 4 + 4 + strlen (acl[i].scheme) + 4 + strlen (acl[i].id);
+  if (size > ZKR_NODE_MAX_REQUEST_SIZE)
+    return invalid (error,
+                    "invalid request of %" G_GSIZE_FORMAT " bytes (data of %" G_GSIZE_FORMAT
+                    " bytes, path and ACL): more than ZooKeeper takes (%d bytes, "
+                    "ZKR_NODE_MAX_REQUEST_SIZE)", size, len, ZKR_NODE_MAX_REQUEST_SIZE);
+  return TRUE;
+}
+
+static gboolean
+create_check (ZkrSession *session, const char *path, const void *data, gsize len,
+              const ZkrCreateOptions *options, GError **error)
+{
+  if (!check_mode_ttl (options->mode, options->ttl_ms, error))
     return FALSE;
-  if ((guint) parents > ZKR_CREATE_PARENTS_CONTAINER)
-    return invalid (error, "invalid create-parents choice %d", (int) parents);
-  return zkr__node_check_path (path, ZKR_NODE_CREATE, zkr__node_mode_is_sequential (mode), error) &&
-         zkr__node_check_data (data, len, error);
+  if ((guint) options->parents > ZKR_CREATE_PARENTS_CONTAINER)
+    return invalid (error, "invalid create-parents choice %d", (int) options->parents);
+  return zkr__node_check_path (path, ZKR_NODE_CREATE, zkr__node_mode_is_sequential (options->mode),
+                               error) &&
+         zkr__node_check_data (data, len, error) &&
+         check_acl (options->acl, options->n_acl, error) &&
+         check_request_size (session, path, len, options->acl, options->n_acl, error);
+}
+
+struct ACL_vector *
+zkr__node_acl_new (const ZkrAclEntry *entries, guint n_entries)
+{
+  struct ACL_vector *acl = g_new0 (struct ACL_vector, 1);
+
+  acl->count = (gint32) n_entries;
+  acl->data = g_new0 (struct ACL, n_entries);
+  for (guint i = 0; i < n_entries; i++)
+    {
+      acl->data[i].perms = (gint32) entries[i].perms;
+      acl->data[i].id.scheme = g_strdup (entries[i].scheme);
+      acl->data[i].id.id = g_strdup (entries[i].id);
+    }
+  return acl;
+}
+
+void
+zkr__node_acl_free (struct ACL_vector *acl)
+{
+  if (acl == NULL)
+    return;
+  for (gint32 i = 0; i < acl->count; i++)
+    {
+      g_free (acl->data[i].id.scheme);
+      g_free (acl->data[i].id.id);
+    }
+  g_free (acl->data);
+  g_free (acl);
 }
 
 /* ---- tasks ----------------------------------------------------------- */
@@ -201,9 +311,39 @@ typedef struct {
   ZkrCreateParents parents;
   int version;
   int timeout_ms;
+  const ZkrCreateOptions *options;
+  ZkrDeleteFlags delete_flags;
 } NodeArgs;
 
 /* ---- create ------------------------------------------------------------ */
+
+static void
+create_begin (ZkrSession *session, const char *path, const void *data, gsize len,
+              const ZkrCreateOptions *options, int timeout_ms, GCancellable *cancellable,
+              GAsyncReadyCallback callback, gpointer user_data, gpointer source_tag)
+{
+  static const ZkrCreateOptions defaults = { 0 };
+  GError *error = NULL;
+  gboolean checked;
+  ZkrNodeRequest request = { .kind = ZKR_NODE_CREATE, .path = path, .data = data, .len = len,
+                             .version = -1 };
+
+  if (options == NULL)
+    options = &defaults;
+  checked = create_check (session, path, data, len, options, &error);
+  if (checked)
+    {
+      request.zk_flags = zkr__node_mode_flags (options->mode);
+      request.parents = options->parents;
+      request.acl = options->acl;
+      request.n_acl = options->n_acl;
+      request.ttl_ms = options->ttl_ms;
+      request.protection = options->protection;
+    }
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, source_tag, ZKR_NODE_CREATE),
+              checked, error);
+}
 
 void
 zkr_node_create_async (ZkrSession *session, const char *path, const void *data, gsize len,
@@ -211,37 +351,64 @@ zkr_node_create_async (ZkrSession *session, const char *path, const void *data, 
                        GCancellable *cancellable, GAsyncReadyCallback callback,
                        gpointer user_data)
 {
+  ZkrCreateOptions options = { .mode = mode, .parents = parents };
   GError *error = NULL;
-  gboolean checked;
-  ZkrNodeRequest request = { .kind = ZKR_NODE_CREATE, .path = path, .data = data, .len = len,
-                             .parents = parents, .version = -1 };
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_create_async() called");
-  checked = create_check (path, data, len, mode, parents, &error);
-  if (checked)
-    request.zk_flags = zkr__node_mode_flags (mode);
-  node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, zkr_node_create_async,
-                             ZKR_NODE_CREATE),
-              checked, error);
+  if (!zkr__node_check_mode (mode, &error))
+    {
+      node_start (session, NULL, timeout_ms, cancellable,
+                  node_task_new (cancellable, callback, user_data, zkr_node_create_async,
+                                 ZKR_NODE_CREATE),
+                  FALSE, error);
+      return;
+    }
+  create_begin (session, path, data, len, &options, timeout_ms, cancellable, callback, user_data,
+                zkr_node_create_async);
 }
 
-gboolean
-zkr_node_create_finish (ZkrSession *session, GAsyncResult *result, char **created_path,
-                        ZkrStat *stat, GError **error)
+void
+zkr_node_create_full_async (ZkrSession *session, const char *path, const void *data, gsize len,
+                            const ZkrCreateOptions *options, int timeout_ms,
+                            GCancellable *cancellable, GAsyncReadyCallback callback,
+                            gpointer user_data)
 {
-  ZkrNodeResult *answer;
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_create_full_async() called");
+  create_begin (session, path, data, len, options, timeout_ms, cancellable, callback, user_data,
+                zkr_node_create_full_async);
+}
 
-  FINISH_CHECKS (session, result, zkr_node_create_async, FALSE);
-  answer = node_finish (result, stat, error);
+static gboolean
+create_take (GAsyncResult *result, char **created_path, ZkrStat *stat, GError **error)
+{
+  ZkrNodeResult *answer = node_finish (result, stat, error);
+
   if (answer == NULL)
     return FALSE;
   if (created_path != NULL)
     *created_path = g_steal_pointer (&answer->created_path);
   zkr__node_result_free (answer);
   return TRUE;
+}
+
+gboolean
+zkr_node_create_finish (ZkrSession *session, GAsyncResult *result, char **created_path,
+                        ZkrStat *stat, GError **error)
+{
+  FINISH_CHECKS (session, result, zkr_node_create_async, FALSE);
+  return create_take (result, created_path, stat, error);
+}
+
+gboolean
+zkr_node_create_full_finish (ZkrSession *session, GAsyncResult *result, char **created_path,
+                             ZkrStat *stat, GError **error)
+{
+  FINISH_CHECKS (session, result, zkr_node_create_full_async, FALSE);
+  return create_take (result, created_path, stat, error);
 }
 
 static void
@@ -260,7 +427,7 @@ zkr_node_create (ZkrSession *session, const char *path, const void *data, gsize 
                  GCancellable *cancellable, char **created_path, ZkrStat *stat,
                  GError **error)
 {
-  NodeArgs args = { session, path, data, len, mode, parents, -1, timeout_ms };
+  NodeArgs args = { session, path, data, len, mode, parents, -1, timeout_ms, NULL, 0 };
   GAsyncResult *result;
   gboolean ok;
 
@@ -268,6 +435,35 @@ zkr_node_create (ZkrSession *session, const char *path, const void *data, gsize 
   g_return_val_if_fail (path != NULL, FALSE);
   result = zkr__context_run_sync (create_start, &args, cancellable);
   ok = zkr_node_create_finish (session, result, created_path, stat, error);
+  g_object_unref (result);
+  return ok;
+}
+
+static void
+create_full_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+                   gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_create_full_async (args->session, args->path, args->data, args->len, args->options,
+                              args->timeout_ms, cancellable, callback, user_data);
+}
+
+gboolean
+zkr_node_create_full (ZkrSession *session, const char *path, const void *data, gsize len,
+                      const ZkrCreateOptions *options, int timeout_ms,
+                      GCancellable *cancellable, char **created_path, ZkrStat *stat,
+                      GError **error)
+{
+  NodeArgs args = { .session = session, .path = path, .data = data, .len = len,
+                    .options = options, .timeout_ms = timeout_ms };
+  GAsyncResult *result;
+  gboolean ok;
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  result = zkr__context_run_sync (create_full_start, &args, cancellable);
+  ok = zkr_node_create_full_finish (session, result, created_path, stat, error);
   g_object_unref (result);
   return ok;
 }
@@ -347,8 +543,10 @@ zkr_node_set_async (ZkrSession *session, const char *path, const void *data, gsi
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_set_async() called");
-  checked = zkr__node_check_path (path, ZKR_NODE_SET, FALSE, &error) && zkr__node_check_data (data, len, &error) &&
-            zkr__node_check_version (version, &error);
+  checked = zkr__node_check_path (path, ZKR_NODE_SET, FALSE, &error) &&
+            zkr__node_check_data (data, len, &error) &&
+            zkr__node_check_version (version, &error) &&
+            check_request_size (session, path, len, NULL, 0, &error);
   node_start (session, &request, timeout_ms, cancellable,
               node_task_new (cancellable, callback, user_data, zkr_node_set_async, ZKR_NODE_SET),
               checked, error);
@@ -379,7 +577,7 @@ gboolean
 zkr_node_set (ZkrSession *session, const char *path, const void *data, gsize len, int version,
               int timeout_ms, GCancellable *cancellable, ZkrStat *stat, GError **error)
 {
-  NodeArgs args = { session, path, data, len, 0, 0, version, timeout_ms };
+  NodeArgs args = { session, path, data, len, 0, 0, version, timeout_ms, NULL, 0 };
   GAsyncResult *result;
   gboolean ok;
 
@@ -393,34 +591,71 @@ zkr_node_set (ZkrSession *session, const char *path, const void *data, gsize len
 
 /* ---- delete ------------------------------------------------------------ */
 
+static void
+delete_begin (ZkrSession *session, const char *path, int version, ZkrDeleteFlags flags,
+              int timeout_ms, GCancellable *cancellable, GAsyncReadyCallback callback,
+              gpointer user_data, gpointer source_tag)
+{
+  GError *error = NULL;
+  ZkrNodeRequest request = { .kind = ZKR_NODE_DELETE, .path = path, .version = version,
+                             .delete_flags = flags };
+  gboolean checked;
+
+  checked = zkr__node_check_path (path, ZKR_NODE_DELETE, FALSE, &error) &&
+            zkr__node_check_version (version, &error);
+  if (checked && (flags & ~(ZKR_DELETE_CHILDREN | ZKR_DELETE_GUARANTEED)) != 0)
+    checked = invalid (&error, "invalid delete flags 0x%x", (guint) flags);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, source_tag, ZKR_NODE_DELETE),
+              checked, error);
+}
+
 void
 zkr_node_delete_async (ZkrSession *session, const char *path, int version, int timeout_ms,
                        GCancellable *cancellable, GAsyncReadyCallback callback,
                        gpointer user_data)
 {
-  GError *error = NULL;
-  ZkrNodeRequest request = { .kind = ZKR_NODE_DELETE, .path = path, .version = version };
-  gboolean checked;
-
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
   zkr__assert_user_context ("zkr_node_delete_async() called");
-  checked = zkr__node_check_path (path, ZKR_NODE_DELETE, FALSE, &error) && zkr__node_check_version (version, &error);
-  node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, zkr_node_delete_async,
-                             ZKR_NODE_DELETE),
-              checked, error);
+  delete_begin (session, path, version, ZKR_DELETE_NONE, timeout_ms, cancellable, callback,
+                user_data, zkr_node_delete_async);
+}
+
+void
+zkr_node_delete_full_async (ZkrSession *session, const char *path, int version,
+                            ZkrDeleteFlags flags, int timeout_ms, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_delete_full_async() called");
+  delete_begin (session, path, version, flags, timeout_ms, cancellable, callback, user_data,
+                zkr_node_delete_full_async);
+}
+
+/* An answer without a value: delete, sync. */
+static gboolean
+done_take (GAsyncResult *result, GError **error)
+{
+  ZkrNodeResult *answer = node_finish (result, NULL, error);
+
+  zkr__node_result_free (answer);
+  return answer != NULL;
 }
 
 gboolean
 zkr_node_delete_finish (ZkrSession *session, GAsyncResult *result, GError **error)
 {
-  ZkrNodeResult *answer;
-
   FINISH_CHECKS (session, result, zkr_node_delete_async, FALSE);
-  answer = node_finish (result, NULL, error);
-  zkr__node_result_free (answer);
-  return answer != NULL;
+  return done_take (result, error);
+}
+
+gboolean
+zkr_node_delete_full_finish (ZkrSession *session, GAsyncResult *result, GError **error)
+{
+  FINISH_CHECKS (session, result, zkr_node_delete_full_async, FALSE);
+  return done_take (result, error);
 }
 
 static void
@@ -429,8 +664,18 @@ delete_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback call
 {
   NodeArgs *args = data;
 
-  zkr_node_delete_async (args->session, args->path, args->version, args->timeout_ms,
-                         cancellable, callback, user_data);
+  zkr_node_delete_full_async (args->session, args->path, args->version, args->delete_flags,
+                              args->timeout_ms, cancellable, callback, user_data);
+}
+
+static gboolean
+delete_run (NodeArgs *args, GCancellable *cancellable, GError **error)
+{
+  GAsyncResult *result = zkr__context_run_sync (delete_start, args, cancellable);
+  gboolean ok = zkr_node_delete_full_finish (args->session, result, error);
+
+  g_object_unref (result);
+  return ok;
 }
 
 gboolean
@@ -439,13 +684,80 @@ zkr_node_delete (ZkrSession *session, const char *path, int version, int timeout
 {
   NodeArgs args = { .session = session, .path = path, .version = version,
                     .timeout_ms = timeout_ms };
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  return delete_run (&args, cancellable, error);
+}
+
+gboolean
+zkr_node_delete_full (ZkrSession *session, const char *path, int version, ZkrDeleteFlags flags,
+                      int timeout_ms, GCancellable *cancellable, GError **error)
+{
+  NodeArgs args = { .session = session, .path = path, .version = version,
+                    .timeout_ms = timeout_ms, .delete_flags = flags };
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  return delete_run (&args, cancellable, error);
+}
+
+gboolean
+zkr_node_delete_tree (ZkrSession *session, const char *path, int timeout_ms,
+                      GCancellable *cancellable, GError **error)
+{
+  return zkr_node_delete_full (session, path, -1, ZKR_DELETE_CHILDREN, timeout_ms, cancellable,
+                               error);
+}
+
+/* ---- sync -------------------------------------------------------------- */
+
+void
+zkr_node_sync_async (ZkrSession *session, const char *path, int timeout_ms,
+                     GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GError *error = NULL;
+  ZkrNodeRequest request = { .kind = ZKR_NODE_SYNC, .path = path, .version = -1 };
+  gboolean checked;
+
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (path != NULL);
+  zkr__assert_user_context ("zkr_node_sync_async() called");
+  checked = zkr__node_check_path (path, ZKR_NODE_SYNC, FALSE, &error);
+  node_start (session, &request, timeout_ms, cancellable,
+              node_task_new (cancellable, callback, user_data, zkr_node_sync_async, ZKR_NODE_SYNC),
+              checked, error);
+}
+
+gboolean
+zkr_node_sync_finish (ZkrSession *session, GAsyncResult *result, GError **error)
+{
+  FINISH_CHECKS (session, result, zkr_node_sync_async, FALSE);
+  return done_take (result, error);
+}
+
+static void
+sync_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+            gpointer user_data)
+{
+  NodeArgs *args = data;
+
+  zkr_node_sync_async (args->session, args->path, args->timeout_ms, cancellable, callback,
+                       user_data);
+}
+
+gboolean
+zkr_node_sync (ZkrSession *session, const char *path, int timeout_ms, GCancellable *cancellable,
+               GError **error)
+{
+  NodeArgs args = { .session = session, .path = path, .timeout_ms = timeout_ms };
   GAsyncResult *result;
   gboolean ok;
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = zkr__context_run_sync (delete_start, &args, cancellable);
-  ok = zkr_node_delete_finish (session, result, error);
+  result = zkr__context_run_sync (sync_start, &args, cancellable);
+  ok = zkr_node_sync_finish (session, result, error);
   g_object_unref (result);
   return ok;
 }

@@ -39,14 +39,15 @@
  * in flight when the session becomes LOST or CLOSED fails the same way at
  * that moment.
  *
- * Bad input (an invalid path, mode, version, data NULL with a length):
- * ZKR_ERROR_INVALID_ARGUMENT naming the value, nothing sent. A NULL session
- * or path is a programming error: one critical and FALSE/NULL.
+ * Bad input (an invalid path, mode, version, TTL or ACL, data NULL with a
+ * length, data over ZKR_NODE_MAX_DATA_SIZE): ZKR_ERROR_INVALID_ARGUMENT
+ * naming the value, nothing sent. A NULL session or path is a programming
+ * error: one critical and FALSE/NULL.
  *
  * Errors from the server: ZKR_ERROR_NO_NODE, ZKR_ERROR_NODE_EXISTS,
  * ZKR_ERROR_BAD_VERSION, ZKR_ERROR_NOT_EMPTY,
- * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS, ZKR_ERROR_AUTH, others as
- * ZKR_ERROR_ZOOKEEPER; messages name the operation, the path and the
+ * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS, ZKR_ERROR_AUTH, ZKR_ERROR_INVALID_ACL,
+ * ZKR_ERROR_UNIMPLEMENTED, others as zkr/error.h maps them; messages name the operation, the path and the
  * session id, never credentials.
  *
  * Threads: every function may be called from any thread (not from a zkr
@@ -95,8 +96,15 @@ typedef struct {
  * @ZKR_CREATE_EPHEMERAL_SEQUENTIAL: ephemeral and sequential.
  * @ZKR_CREATE_CONTAINER: deleted by the server some time after its last
  *   child went (ZooKeeper 3.5.3 and later).
+ * @ZKR_CREATE_PERSISTENT_WITH_TTL: persistent, deleted by the server once
+ *   it has had no child and no change for the TTL given with it
+ *   (ZkrCreateOptions.ttl_ms). Only with zkr_node_create_full(); a server
+ *   without extended types (zookeeper.extendedTypesEnabled) answers
+ *   ZKR_ERROR_UNIMPLEMENTED. Not in a transaction (libzookeeper's multi
+ *   carries no TTL): zkr_txn_create() refuses it, ZKR_ERROR_INVALID_ARGUMENT.
+ * @ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL: the same, sequential.
  *
- * (TTL nodes are not offered yet.)
+ * The values are stable; new modes are only appended.
  */
 typedef enum {
   ZKR_CREATE_PERSISTENT,
@@ -104,7 +112,57 @@ typedef enum {
   ZKR_CREATE_PERSISTENT_SEQUENTIAL,
   ZKR_CREATE_EPHEMERAL_SEQUENTIAL,
   ZKR_CREATE_CONTAINER,
+  ZKR_CREATE_PERSISTENT_WITH_TTL,
+  ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL,
 } ZkrCreateMode;
+
+/* The longest TTL ZooKeeper accepts, in ms (2^40 - 1, about 34 years). */
+#define ZKR_NODE_TTL_MAX_MS ((G_GINT64_CONSTANT (1) << 40) - 1)
+
+/* The largest request ZooKeeper takes by default (its jute.maxbuffer,
+ * 0xfffff bytes): a server closes the connection of a client that sends a
+ * larger one. zkr refuses, with ZKR_ERROR_INVALID_ARGUMENT and nothing
+ * sent, a create or set whose request would be larger (the data, the path
+ * and the ACL, with ZooKeeper's framing), and any data over
+ * ZKR_NODE_MAX_DATA_SIZE. Servers set up with a larger jute.maxbuffer
+ * still get no more from zkr. */
+#define ZKR_NODE_MAX_REQUEST_SIZE 0xfffff
+/* The most data one node may get: the request limit less 1 KiB for the
+ * request's path, ACL and framing. */
+#define ZKR_NODE_MAX_DATA_SIZE (ZKR_NODE_MAX_REQUEST_SIZE - 1024)
+
+/**
+ * ZkrPerms:
+ * ZooKeeper's permissions, as bits (the same values as ZooKeeper's).
+ */
+typedef enum {
+  ZKR_PERM_READ = 1 << 0,
+  ZKR_PERM_WRITE = 1 << 1,
+  ZKR_PERM_CREATE = 1 << 2,
+  ZKR_PERM_DELETE = 1 << 3,
+  ZKR_PERM_ADMIN = 1 << 4,
+  ZKR_PERM_ALL = 0x1f,
+} ZkrPerms;
+
+/**
+ * ZkrAclEntry:
+ * @perms: ZkrPerms bits (some of ZKR_PERM_ALL)
+ * @scheme: "world", "auth", "digest", "ip", ...
+ * @id: the scheme's id: "anyone" for world, "" for auth (the session's own
+ *   identity), "user:base64(sha1(user:password))" for digest, an address
+ *   or a network for ip
+ *
+ * One entry of a node's ACL, as ZooKeeper has them; borrowed by the calls
+ * that take one (copied before they return). The server checks the
+ * scheme and id: an unknown scheme, a malformed id or "auth" on a session
+ * without credentials is ZKR_ERROR_INVALID_ACL. Ids (a digest's hash
+ * included) never appear in zkr's messages or logs.
+ */
+typedef struct {
+  guint perms;
+  const char *scheme;
+  const char *id;
+} ZkrAclEntry;
 
 /**
  * ZkrCreateParents:
@@ -132,7 +190,8 @@ typedef enum {
  * @data: (nullable): the node's data, copied before this returns; NULL
  *   (with @len 0) makes a node without data
  * @len: the length of @data in bytes
- * @mode: a ZkrCreateMode
+ * @mode: a ZkrCreateMode (not a TTL mode: those need
+ *   zkr_node_create_full())
  * @parents: whether missing ancestors are created first, and how
  * @timeout_ms: the deadline (see above); a write: not retried
  * @cancellable: (nullable)
@@ -253,5 +312,148 @@ ZKR_API void zkr_node_get_children_async (ZkrSession *session, const char *path,
                                           gpointer user_data);
 ZKR_API char **zkr_node_get_children_finish (ZkrSession *session, GAsyncResult *result,
                                              ZkrStat *stat, GError **error);
+
+/**
+ * ZkrCreateOptions:
+ * @mode: a ZkrCreateMode
+ * @parents: whether missing ancestors are created first, and how; they
+ *   get the session's ACL, not @acl (Curator's default too)
+ * @ttl_ms: for the TTL modes, the TTL in ms, 1 to ZKR_NODE_TTL_MAX_MS;
+ *   0 for every other mode
+ * @acl: (nullable) (array length=n_acl): the node's ACL; NULL (with
+ *   @n_acl 0) for the session's (zkr_session_options_set_acl())
+ * @n_acl: the number of entries of @acl (at least 1 when @acl is given)
+ * @protection: Curator's withProtection(): the node's name gets the prefix
+ *   "_c_<uuid>-" (a fresh version 4 uuid per call), so that a create whose
+ *   reply was lost with the connection can be recognised afterwards. The
+ *   create is then sent again after a connection loss, within the deadline
+ *   and as the session's retry policy allows: once connected again, the
+ *   parent's children are listed and a child carrying our prefix is our
+ *   node (for an ephemeral mode, only if this session owns it); if none
+ *   does, the create is sent again. A protected create that fails, times
+ *   out or is cancelled leaves nothing behind: a node it made or may have
+ *   made is deleted in the background (found by its prefix), across a
+ *   session loss, until the session is closed.
+ * @reserved: zero
+ *
+ * How zkr_node_create_full() creates a node. All zero is a persistent
+ * node, no parents, the session's ACL, no protection: start from `{ 0 }`
+ * and set what differs (designated initializers read well:
+ * `ZkrCreateOptions opts = { .mode = ZKR_CREATE_EPHEMERAL, .protection = TRUE };`).
+ */
+typedef struct {
+  ZkrCreateMode mode;
+  ZkrCreateParents parents;
+  gint64 ttl_ms;
+  const ZkrAclEntry *acl;
+  guint n_acl;
+  gboolean protection;
+  gpointer reserved[4];
+} ZkrCreateOptions;
+
+/**
+ * zkr_node_create_full:
+ * @options: how to create the node (borrowed; NULL: all zero)
+ * Otherwise as zkr_node_create(), whose arguments it takes; @created_path
+ * carries the protected prefix when @options asks for protection.
+ * Bad input (besides the common ones): a TTL mode without a TTL in range,
+ * a TTL with another mode, an ACL with no entry, a NULL scheme or id,
+ * unknown permission bits, data over ZKR_NODE_MAX_DATA_SIZE or a request
+ * over ZKR_NODE_MAX_REQUEST_SIZE: ZKR_ERROR_INVALID_ARGUMENT naming the
+ * value, nothing sent.
+ * Errors: those of zkr_node_create(); ZKR_ERROR_INVALID_ACL (the server
+ * refused @acl), ZKR_ERROR_UNIMPLEMENTED (a TTL mode on a server without
+ * extended types), ZKR_ERROR_AUTH (no CREATE permission on the parent).
+ */
+ZKR_API gboolean zkr_node_create_full (ZkrSession *session, const char *path,
+                                       const void *data, gsize len,
+                                       const ZkrCreateOptions *options,
+                                       int timeout_ms, GCancellable *cancellable,
+                                       char **created_path, ZkrStat *stat,
+                                       GError **error);
+/* The same, GIO style; @data, @options and its ACL are copied before this
+ * returns. Finish with zkr_node_create_full_finish(). */
+ZKR_API void zkr_node_create_full_async (ZkrSession *session, const char *path,
+                                         const void *data, gsize len,
+                                         const ZkrCreateOptions *options,
+                                         int timeout_ms, GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_node_create_full_finish (ZkrSession *session, GAsyncResult *result,
+                                              char **created_path, ZkrStat *stat,
+                                              GError **error);
+
+/**
+ * ZkrDeleteFlags:
+ * @ZKR_DELETE_NONE: delete one node without children (zkr_node_delete()).
+ * @ZKR_DELETE_CHILDREN: delete the node's children first, the deepest
+ *   first (Curator's deletingChildrenIfNeeded()). Children that others
+ *   add meanwhile are deleted too (ZKR_ERROR_NOT_EMPTY lists again). The
+ *   version, if any, applies to the node itself only, checked last: a
+ *   wrong version fails with ZKR_ERROR_BAD_VERSION after the children are
+ *   gone. Children are deleted whatever their version. Unlike a single
+ *   delete, the walk goes on after a connection loss once connected again,
+ *   within the deadline: deleting what is already gone is no error (a
+ *   missing node is ZKR_ERROR_NO_NODE only if it was missing before
+ *   anything was sent).
+ * @ZKR_DELETE_GUARANTEED: Curator's guaranteed(): if the call cannot be
+ *   confirmed (connection loss, deadline, cancel, session LOST), it still
+ *   fails as usual, and the delete goes on in the background, sent again
+ *   at every reconnect, across a session loss, until the server confirms
+ *   it (a missing node counts) or the session is closed. The background
+ *   delete is of any version (as Curator's). Nothing is done in the
+ *   background for a call refused at once (bad input, cancelled before
+ *   it was made, a CLOSED session, timeout 0 while not connected) or
+ *   answered by the server (BAD_VERSION, NOT_EMPTY, AUTH).
+ */
+typedef enum {
+  ZKR_DELETE_NONE = 0,
+  ZKR_DELETE_CHILDREN = 1 << 0,
+  ZKR_DELETE_GUARANTEED = 1 << 1,
+} ZkrDeleteFlags;
+
+/**
+ * zkr_node_delete_full:
+ * @version: the data version @path must have, or -1 for any
+ * @flags: ZkrDeleteFlags
+ * Deletes @path as zkr_node_delete() does, and as @flags say.
+ * Errors: those of zkr_node_delete() (ZKR_ERROR_NOT_EMPTY only without
+ * ZKR_DELETE_CHILDREN); an invalid @flags is ZKR_ERROR_INVALID_ARGUMENT.
+ */
+ZKR_API gboolean zkr_node_delete_full (ZkrSession *session, const char *path, int version,
+                                       ZkrDeleteFlags flags, int timeout_ms,
+                                       GCancellable *cancellable, GError **error);
+ZKR_API void zkr_node_delete_full_async (ZkrSession *session, const char *path, int version,
+                                         ZkrDeleteFlags flags, int timeout_ms,
+                                         GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_node_delete_full_finish (ZkrSession *session, GAsyncResult *result,
+                                              GError **error);
+
+/**
+ * zkr_node_delete_tree:
+ * Deletes @path and everything under it, any version: a shorthand for
+ * zkr_node_delete_full (@path, -1, ZKR_DELETE_CHILDREN) (`zkr rm -r`).
+ * For the async form, or a guaranteed one, use zkr_node_delete_full().
+ * Errors: ZKR_ERROR_NO_NODE (@path did not exist), and the common ones.
+ */
+ZKR_API gboolean zkr_node_delete_tree (ZkrSession *session, const char *path, int timeout_ms,
+                                       GCancellable *cancellable, GError **error);
+
+/**
+ * zkr_node_sync:
+ * ZooKeeper's sync: the server this session is connected to catches up
+ * with the quorum's leader on @path, so that a read made after this
+ * returns sees every write committed before it was called, whichever
+ * session made it (ZooKeeper alone promises only that a session sees its
+ * own writes). @path need not exist. Retried like a read (see above).
+ * Errors: the common ones above.
+ */
+ZKR_API gboolean zkr_node_sync (ZkrSession *session, const char *path, int timeout_ms,
+                                GCancellable *cancellable, GError **error);
+ZKR_API void zkr_node_sync_async (ZkrSession *session, const char *path, int timeout_ms,
+                                  GCancellable *cancellable, GAsyncReadyCallback callback,
+                                  gpointer user_data);
+ZKR_API gboolean zkr_node_sync_finish (ZkrSession *session, GAsyncResult *result,
+                                       GError **error);
 
 G_END_DECLS
