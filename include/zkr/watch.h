@@ -22,9 +22,11 @@
  *
  * Callbacks: @func runs at most once per watch, in the GMainContext that
  * was thread-default when the call was made (never on a ZooKeeper or zkr
- * thread; the context must be iterated for it to run), after the call's
- * own answer (an async call's callback, or the blocking call's return,
- * unless another thread iterates that context meanwhile). @destroy (if
+ * thread; the context must be iterated for it to run). It comes after
+ * the call's own answer as a rule (the answer is posted to the context
+ * first), but may run before a blocking call returns if another thread
+ * iterates that context meanwhile: do not rely on having the watch id
+ * in @func. @destroy (if
  * not NULL) runs on @user_data exactly once: after @func returned; or
  * when the watch is removed; or, when the read fails or the input is
  * refused, before the blocking call returns (on the caller's thread) or
