@@ -388,9 +388,11 @@ ZKR_API gboolean zkr_node_create_full_finish (ZkrSession *session, GAsyncResult 
  * @ZKR_DELETE_CHILDREN: delete the node's children first, the deepest
  *   first (Curator's deletingChildrenIfNeeded()). Children that others
  *   add meanwhile are deleted too (ZKR_ERROR_NOT_EMPTY lists again). The
- *   version, if any, applies to the node itself only, checked last: a
- *   wrong version fails with ZKR_ERROR_BAD_VERSION after the children are
- *   gone. Children are deleted whatever their version. Unlike a single
+ *   version, if any, applies to the node itself only: the node is
+ *   deleted first, and the server checks the version before it looks for
+ *   children, so a wrong version fails with ZKR_ERROR_BAD_VERSION before
+ *   anything is deleted (unless the version changes while the children
+ *   go). Children are deleted whatever their version. Unlike a single
  *   delete, the walk goes on after a connection loss once connected again,
  *   within the deadline: deleting what is already gone is no error (a
  *   missing node is ZKR_ERROR_NO_NODE only if it was missing before
