@@ -822,6 +822,164 @@ test_bad_input__locks_used_after_their_session_closed (void)
   zkr_session_unref (observer);
 }
 
+
+/* ---- node calls --------------------------------------------------------- */
+
+static void
+node_result_ready (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  (void) source;
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* The node calls of zkr/node.h beyond the first six (create_full,
+ * delete_full, delete_tree, sync): every bad value refused and named,
+ * nothing sent; NULLs critical; the data limit itself accepted. */
+static void
+test_bad_input__node_calls (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("bad-input-node");
+  g_autofree char *node = NULL, *long_name = NULL, *at_limit = NULL;
+  g_autofree char *big = g_malloc0 (ZKR_NODE_MAX_DATA_SIZE + 1);
+  g_autofree char *over = g_strdup_printf ("%d", ZKR_NODE_MAX_DATA_SIZE + 1);
+  g_autofree char *too_long_ttl = g_strdup_printf ("%" G_GINT64_FORMAT, ZKR_NODE_TTL_MAX_MS + 1);
+  GError *error = NULL;
+  const ZkrAclEntry world = { ZKR_PERM_ALL, "world", "anyone" };
+  const ZkrAclEntry no_scheme = { ZKR_PERM_ALL, NULL, "anyone" };
+  const ZkrAclEntry odd_perms = { 0x40, "world", "anyone" };
+  GAsyncResult *result = NULL;
+  ZkrTxn *txn;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (session, base, 10000), ZOK);
+  node = g_strdup_printf ("%s/n", base);
+  for (guint i = 0; bad_path (i) != NULL; i++)
+    {
+      const char *bad = bad_path (i);
+      ZkrCreateOptions options = { .mode = ZKR_CREATE_PERSISTENT };
+
+      if (strcmp (bad, "/") != 0)
+        {
+          CU_ASSERT_FALSE (zkr_node_sync (session, bad, 1000, NULL, &error));
+          ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
+          g_clear_error (&error);
+        }
+      CU_ASSERT_FALSE (zkr_node_create_full (session, bad, NULL, 0, &options, 1000, NULL, NULL,
+                                             NULL, &error));
+      ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
+      g_clear_error (&error);
+      CU_ASSERT_FALSE (zkr_node_delete_full (session, bad, -1, ZKR_DELETE_GUARANTEED, 1000, NULL,
+                                             &error));
+      ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
+      g_clear_error (&error);
+      CU_ASSERT_FALSE (zkr_node_delete_tree (session, bad, 1000, NULL, &error));
+      ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
+      g_clear_error (&error);
+    }
+
+#define CREATE_REFUSED(options, data, len, value)                                        \
+  G_STMT_START {                                                                         \
+    CU_ASSERT_FALSE (zkr_node_create_full (session, node, (data), (len), (options), 1000, \
+                                           NULL, NULL, NULL, &error));                   \
+    ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, (value));                     \
+    g_clear_error (&error);                                                              \
+  } G_STMT_END
+  {
+    ZkrCreateOptions bad_mode = { .mode = 99 };
+    ZkrCreateOptions no_ttl = { .mode = ZKR_CREATE_PERSISTENT_WITH_TTL, .ttl_ms = -5 };
+    ZkrCreateOptions zero_ttl = { .mode = ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL };
+    ZkrCreateOptions huge_ttl = { .mode = ZKR_CREATE_PERSISTENT_WITH_TTL,
+                                  .ttl_ms = ZKR_NODE_TTL_MAX_MS + 1 };
+    ZkrCreateOptions stray_ttl = { .mode = ZKR_CREATE_EPHEMERAL, .ttl_ms = 1234 };
+    ZkrCreateOptions bad_parents = { .parents = 9 };
+    ZkrCreateOptions empty_acl = { .acl = &world, .n_acl = 0 };
+    ZkrCreateOptions null_acl = { .acl = NULL, .n_acl = 2 };
+    ZkrCreateOptions acl_no_scheme = { .acl = &no_scheme, .n_acl = 1 };
+    ZkrCreateOptions acl_odd_perms = { .acl = &odd_perms, .n_acl = 1 };
+    ZkrCreateOptions plain = { 0 };
+
+    CREATE_REFUSED (&bad_mode, NULL, 0, "99");
+    CREATE_REFUSED (&no_ttl, NULL, 0, "-5");
+    CREATE_REFUSED (&zero_ttl, NULL, 0, "TTL 0");
+    CREATE_REFUSED (&huge_ttl, NULL, 0, too_long_ttl);
+    CREATE_REFUSED (&stray_ttl, NULL, 0, "1234");
+    CREATE_REFUSED (&bad_parents, NULL, 0, "9");
+    CREATE_REFUSED (&empty_acl, NULL, 0, "n_acl 0");
+    CREATE_REFUSED (&null_acl, NULL, 0, "2 entries");
+    CREATE_REFUSED (&acl_no_scheme, NULL, 0, "NULL scheme");
+    CREATE_REFUSED (&acl_odd_perms, NULL, 0, "0x40");
+    CREATE_REFUSED (&plain, NULL, 3, "NULL");
+    CREATE_REFUSED (&plain, big, ZKR_NODE_MAX_DATA_SIZE + 1, over);
+    /* At the data limit but with a long path: the request is too big. */
+    long_name = g_strdup_printf ("%s/%0*d", base, 2000, 0);
+    CU_ASSERT_FALSE (zkr_node_create_full (session, long_name, big, ZKR_NODE_MAX_DATA_SIZE,
+                                           &plain, 1000, NULL, NULL, NULL, &error));
+    ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "ZKR_NODE_MAX_REQUEST_SIZE");
+    g_clear_error (&error);
+  }
+  CU_ASSERT_FALSE (zkr_node_set (session, base, big, ZKR_NODE_MAX_DATA_SIZE + 1, -1, 1000, NULL,
+                                 NULL, &error));
+  ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, over);
+  g_clear_error (&error);
+  /* A TTL mode where no TTL can be given. */
+  CU_ASSERT_FALSE (zkr_node_create (session, node, NULL, 0, ZKR_CREATE_PERSISTENT_WITH_TTL,
+                                    ZKR_CREATE_PARENTS_NONE, 1000, NULL, NULL, NULL, &error));
+  ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "5");
+  g_clear_error (&error);
+  txn = zkr_txn_new (session);
+  zkr_txn_create (txn, node, NULL, 0, ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL);
+  CU_ASSERT_FALSE (zkr_txn_commit (txn, 1000, NULL, &error));
+  ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "6");
+  g_clear_error (&error);
+  zkr_txn_unref (txn);
+  CU_ASSERT_FALSE (zkr_node_delete_full (session, base, -2, ZKR_DELETE_CHILDREN, 1000, NULL,
+                                         &error));
+  ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "-2");
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_node_delete_full (session, base, -1, 0x10, 1000, NULL, &error));
+  ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "0x10");
+  g_clear_error (&error);
+
+  /* NULLs: one critical each, the failure value. */
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_node_create_full (NULL, node, NULL, 0, NULL,
+                                                                       1000, NULL, NULL, NULL,
+                                                                       NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_node_create_full (session, NULL, NULL, 0,
+                                                                       NULL, 1000, NULL, NULL,
+                                                                       NULL, NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_node_delete_full (NULL, node, -1, 0, 1000,
+                                                                       NULL, NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_node_delete_tree (session, NULL, 1000, NULL,
+                                                                       NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_node_sync (NULL, "/", 1000, NULL, NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_node_sync (session, NULL, 1000, NULL,
+                                                                NULL)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_node_sync_async (session, NULL, 1000, NULL, never_called,
+                                                     NULL));
+  /* A _finish given another call's result. */
+  zkr_node_sync_async (session, "/", 1000, NULL, node_result_ready, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_node_create_full_finish (session, result,
+                                                                              NULL, NULL,
+                                                                              NULL)));
+  CU_ASSERT_TRUE (zkr_node_sync_finish (session, result, NULL));
+  g_object_unref (result);
+
+  /* Nothing reached the server; the limit itself does. */
+  CU_ASSERT_EQUAL (itest_count_children (session, base), 0);
+  at_limit = g_strdup_printf ("%s/limit", base);
+  CU_ASSERT_TRUE (zkr_node_create (session, at_limit, big, ZKR_NODE_MAX_DATA_SIZE,
+                                   ZKR_CREATE_PERSISTENT, ZKR_CREATE_PARENTS_NONE, 10000, NULL,
+                                   NULL, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_node_delete_tree (session, base, 10000, NULL, NULL));
+  CU_ASSERT_TRUE (itest_node_absent (session, base));
+  CU_ASSERT_EQUAL (g_atomic_int_get (&never_called_count), 0);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_bad_input__session_options),
   ZKR_TEST_CASE (test_bad_input__retry_policies),
@@ -829,6 +987,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_bad_input__recipe_methods),
   ZKR_TEST_CASE (test_bad_input__leader_recipes),
   ZKR_TEST_CASE (test_bad_input__locks_used_after_their_session_closed),
+  ZKR_TEST_CASE (test_bad_input__node_calls),
   { NULL, NULL },
 };
 
