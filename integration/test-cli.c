@@ -1274,11 +1274,14 @@ test_cli__node_ls_and_rm_walk_the_tree (void)
   CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", path), 67);
   CU_ASSERT_EQUAL (itest_count_children (session, path), 2);
   CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "ls", "-R", a, "/extra"), 64);
-  CU_ASSERT_EQUAL (zkr_run (&rm_json, NULL, "rm", "-r", "--json", path), 0);
+  /* -r checks the version before anything goes. */
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "-r", "--version=5", path), 65);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 2);
+  CU_ASSERT_FALSE (itest_node_absent (session, deep));
+  CU_ASSERT_EQUAL (zkr_run (&rm_json, NULL, "rm", "-r", "--json", "--version=0", path), 0);
   g_free (expected);
-  expected = g_strdup_printf ("\"deleted\":[\"%s/a\",\"%s/b/c\",\"%s/b\",\"%s\"]}", path, path, path,
-                              path);
-  CU_ASSERT_TRUE (text_index (rm_json, expected) > 0);
+  expected = g_strdup_printf ("{\"path\":\"%s\",\"recursive\":true}\n", path);
+  CU_ASSERT_STRING_EQUAL (rm_json != NULL ? rm_json : "?", expected);
   CU_ASSERT_TRUE (itest_node_absent (session, path));
   CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "ls", path), 66);
   CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "-r", path), 66);
@@ -1335,7 +1338,6 @@ test_cli__node_bad_input_names_the_value_and_exits_64 (void)
     { "lock-1", "set", "--fenced-by=lock-1", "/zkr-it/x", "v", NULL },
     { "--container", "create", "--container", "--ephemeral", "/zkr-it/x", NULL },
     { "/nonexistent/file", "create", "--file=/nonexistent/file", "/zkr-it/x", NULL },
-    { "--version", "rm", "-r", "--version=3", "/zkr-it/x", NULL },
     { "'/'", "rm", "-r", "/", NULL },
     { "'/b'", "ls", "/a", "/b", NULL },
     { "PATH", "ls", NULL },
@@ -1390,6 +1392,9 @@ test_cli__fenced_writes_land_while_held_and_exit_70_once_the_node_is_gone (void)
   CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "create", "--fenced",
                             "--parents", child, "c"), 0);
   CU_ASSERT_STRING_EQUAL ((created = node_text (session, child)) ?: "?", "c");
+  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "rm", "-r", "--fenced",
+                            "--version=7", parent), 65);
+  CU_ASSERT_STRING_EQUAL ((stored = (g_free (stored), node_text (session, child))) ?: "?", "c");
   CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "rm", "-r", "--fenced",
                             parent), 0);
   CU_ASSERT_TRUE (itest_node_absent (session, parent));

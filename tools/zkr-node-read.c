@@ -61,7 +61,7 @@ zkr_cmd_get (int argc, char **argv)
   int status;
 
   context = zkr_node_cmd_context_new (&cmd, "Print a node's data.", get_description, NULL, FALSE);
-  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1, 1))
+  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
   status = zkr_node_cmd_connect (&cmd);
   if (status == 0)
@@ -191,7 +191,7 @@ zkr_cmd_ls (int argc, char **argv)
 
   context = zkr_node_cmd_context_new (&run.cmd, "List a node's children.", ls_description, entries,
                                       FALSE);
-  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1, 1))
+  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
   status = zkr_node_cmd_connect (&run.cmd);
   if (status == 0)

@@ -137,7 +137,7 @@ zkr_cmd_set (int argc, char **argv)
   int status;
 
   context = zkr_node_cmd_context_new (&cmd, "Replace a node's data.", description, entries, TRUE);
-  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1, 2))
+  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 2))
     return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
   value = value_get (&cmd, file, argc > 2 ? argv[2] : NULL, &failed);
   if (failed)
@@ -249,7 +249,7 @@ zkr_cmd_create (int argc, char **argv)
   int status = ZKR_EXIT_USAGE;
 
   context = zkr_node_cmd_context_new (&cmd, "Create a node.", description, entries, TRUE);
-  if (zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1, 2)
+  if (zkr_node_cmd_parse (&cmd, context, &argc, &argv, 2)
       && create_mode (&cmd, &options, &mode))
     value = value_get (&cmd, options.file, argc > 2 ? argv[2] : NULL, &failed);
   if (!failed)
@@ -266,20 +266,19 @@ typedef struct {
   ZkrNodeCmd cmd;
   gboolean recursive;
   int version;
-  JsonBuilder *deleted;   /* (owned) (nullable) with --json: the "deleted" array */
 } RmRun;
 
 static const char rm_description_text[] =
   "Deletes the node PATH. A node with children is refused (exit 67) unless\n"
-  "-r is given: then everything below PATH goes first, deepest first, and\n"
-  "nodes created below PATH meanwhile are deleted too (a few rounds). With\n"
-  "--version V, PATH is deleted only if its data version is V (not with\n"
-  "-r). A --fenced rm -r checks the lock node with every delete.\n"
+  "-r is given: then everything below PATH goes too, deepest first, and\n"
+  "nodes created below PATH meanwhile as well. With --version V, PATH is\n"
+  "deleted only if its data version is V; with -r the version is checked\n"
+  "before anything is deleted. A fenced rm -r checks the lock node with\n"
+  "every delete.\n"
   "\n"
   "%s"
   "\n"
-  "Prints nothing; with --json {\"path\":..., \"deleted\":[the paths deleted,\n"
-  "in order]}.\n"
+  "Prints nothing; with --json {\"path\":..., \"recursive\":true|false}.\n"
   "\n"
   "Exit status: 0 deleted; 64 bad arguments; 65 the node's version is not V;\n"
   "66 no such node; 67 the node has children; 69 ZooKeeper unreachable or\n"
@@ -290,65 +289,67 @@ static const char rm_description_text[] =
   "Example:\n"
   "  zkr rm -r /tmp/build-42";
 
-static gboolean
-rm_one (RmRun *run, const char *path, int version, GError **error)
-{
-  ZkrNodeCmd *cmd = &run->cmd;
-  gboolean ok;
-
-  if (cmd->fence_node != NULL)
-    ok = zkr_node_fenced_delete (cmd, path, version, error);
-  else
-    ok = zkr_node_delete (cmd->session, path, version, zkr_node_cmd_timeout_ms (cmd), NULL, error);
-  if (ok && run->deleted != NULL)
-    json_builder_add_string_value (run->deleted, path);
-  return ok;
-}
-
-static gboolean rm_tree (RmRun *run, const char *path, int version, GError **error);
+static gboolean rm_fenced_tree (RmRun *run, const char *path, int version, GError **error);
 
 /* A child someone else deleted meanwhile is fine. */
 static gboolean
-rm_children (RmRun *run, const char *path, char **children, GError **error)
+rm_fenced_children (RmRun *run, const char *path, GError **error)
 {
-  for (guint i = 0; children[i] != NULL; i++)
+  g_auto (GStrv) children = zkr_node_get_children (run->cmd.session, path,
+                                                   zkr_node_cmd_timeout_ms (&run->cmd), NULL,
+                                                   NULL, error);
+
+  for (guint i = 0; children != NULL && children[i] != NULL; i++)
     {
       g_autofree char *child = g_strconcat (path, g_str_equal (path, "/") ? "" : "/", children[i],
                                             NULL);
       g_autoptr (GError) child_error = NULL;
 
-      if (!rm_tree (run, child, -1, &child_error)
+      if (!rm_fenced_tree (run, child, -1, &child_error)
           && !g_error_matches (child_error, ZKR_ERROR, ZKR_ERROR_NO_NODE))
         {
           g_propagate_error (error, g_steal_pointer (&child_error));
           return FALSE;
         }
     }
-  return TRUE;
+  return children != NULL;
 }
 
-/* Depth first with the public calls; a child created meanwhile makes the
- * delete fail NOT_EMPTY: list again, a few rounds. */
+/* zkr_node_delete_full()'s walk, each delete fenced (the library's walk
+ * takes no fence): the node first, so that the server checks @version
+ * before anything goes; NOT_EMPTY deletes the children and tries again,
+ * a few rounds while others add children. */
 static gboolean
-rm_tree (RmRun *run, const char *path, int version, GError **error)
+rm_fenced_tree (RmRun *run, const char *path, int version, GError **error)
 {
   for (int round = 0;; round++)
     {
-      g_autoptr (GError) round_error = NULL;
-      g_auto (GStrv) children = zkr_node_get_children (run->cmd.session, path,
-                                                       zkr_node_cmd_timeout_ms (&run->cmd), NULL,
-                                                       NULL, error);
+      g_autoptr (GError) delete_error = NULL;
 
-      if (children == NULL || !rm_children (run, path, children, error))
-        return FALSE;
-      if (rm_one (run, path, version, &round_error))
+      if (zkr_node_fenced_delete (&run->cmd, path, version, &delete_error))
         return TRUE;
-      if (round == 4 || !g_error_matches (round_error, ZKR_ERROR, ZKR_ERROR_NOT_EMPTY))
+      if (round == 5 || !g_error_matches (delete_error, ZKR_ERROR, ZKR_ERROR_NOT_EMPTY))
         {
-          g_propagate_error (error, g_steal_pointer (&round_error));
+          g_propagate_error (error, g_steal_pointer (&delete_error));
           return FALSE;
         }
+      if (!rm_fenced_children (run, path, error))
+        return FALSE;
     }
+}
+
+static gboolean
+rm_delete (RmRun *run, const char *path, GError **error)
+{
+  ZkrNodeCmd *cmd = &run->cmd;
+
+  if (cmd->fence_node != NULL && run->recursive)
+    return rm_fenced_tree (run, path, run->version, error);
+  if (cmd->fence_node != NULL)
+    return zkr_node_fenced_delete (cmd, path, run->version, error);
+  return zkr_node_delete_full (cmd->session, path, run->version,
+                               run->recursive ? ZKR_DELETE_CHILDREN : ZKR_DELETE_NONE,
+                               zkr_node_cmd_timeout_ms (cmd), NULL, error);
 }
 
 static int
@@ -356,26 +357,17 @@ rm_run (RmRun *run, const char *path)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (JsonBuilder) builder = NULL;
-  gboolean ok;
 
-  if (run->cmd.json)
-    {
-      builder = json_builder_new ();
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "path");
-      json_builder_add_string_value (builder, path);
-      json_builder_set_member_name (builder, "deleted");
-      json_builder_begin_array (builder);
-      run->deleted = builder;
-    }
-  ok = run->recursive ? rm_tree (run, path, run->version, &error)
-                      : rm_one (run, path, run->version, &error);
-  run->deleted = NULL;
-  if (!ok)
+  if (!rm_delete (run, path, &error))
     return zkr_node_cmd_report (&run->cmd, error);
-  if (builder == NULL)
+  if (!run->cmd.json)
     return 0;
-  json_builder_end_array (builder);
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, path);
+  json_builder_set_member_name (builder, "recursive");
+  json_builder_add_boolean_value (builder, run->recursive);
   json_builder_end_object (builder);
   return zkr_node_print_json (&run->cmd, builder);
 }
@@ -396,11 +388,8 @@ zkr_cmd_rm (int argc, char **argv)
   int status;
 
   context = zkr_node_cmd_context_new (&run.cmd, "Delete a node.", description, entries, TRUE);
-  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1, 1))
+  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
-  if (run.recursive && run.version != -1)
-    return zkr_node_cmd_finish (&run.cmd, zkr_cli_usage_error (&run.cmd.cli,
-                                                              "--version excludes -r"));
   if (g_str_equal (argv[1], "/"))
     return zkr_node_cmd_finish (&run.cmd, zkr_cli_usage_error (&run.cmd.cli,
                                                               "refusing to remove '/'"));

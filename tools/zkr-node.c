@@ -16,7 +16,8 @@ zkr_node_cmd_context_new (ZkrNodeCmd *cmd, const char *summary, const char *desc
     { "json", 'j', 0, G_OPTION_ARG_NONE, &cmd->json,
       "Print one JSON object instead (see below)", NULL },
     { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &cmd->timeout_s,
-      "Give up after SECONDS and exit 75 (0: try once; default: 30)", "SECONDS" },
+      "Give up after SECONDS (for the whole command) and exit 75 (0: try each call once; "
+      "default: 30)", "SECONDS" },
   };
   const GOptionEntry fencing[] = {
     { "fenced-by", 0, 0, G_OPTION_ARG_STRING, &cmd->fenced_by,
@@ -57,7 +58,7 @@ node_cmd_check_fence (ZkrNodeCmd *cmd)
 
 gboolean
 zkr_node_cmd_parse (ZkrNodeCmd *cmd, GOptionContext *context, int *argc, char ***argv,
-                    int min_args, int max_args)
+                    int max_args)
 {
   int args;
 
@@ -79,10 +80,6 @@ zkr_node_cmd_parse (ZkrNodeCmd *cmd, GOptionContext *context, int *argc, char **
   args = *argc - 1;
   if (args < 1)
     return zkr_cli_usage_error (&cmd->cli, "missing PATH"), FALSE;
-  if (args < min_args)
-    return zkr_cli_usage_error (&cmd->cli, "missing %s after '%s'",
-                                strrchr (cmd->cli.parameters, ' ') + 1, (*argv)[*argc - 1]),
-           FALSE;
   if (args > max_args)
     return zkr_cli_usage_error (&cmd->cli, "unexpected argument '%s'", (*argv)[max_args + 1]),
            FALSE;

@@ -31,12 +31,12 @@ GOptionContext *zkr_node_cmd_context_new (ZkrNodeCmd *cmd, const char *summary,
                                           const char *description, const GOptionEntry *entries,
                                           gboolean writes);
 
-/* Parses and checks the common options and that there are between
- * @min_args and @max_args arguments after the command (argv[1]...). On a
+/* Parses and checks the common options and that there are a PATH and at
+ * most @max_args arguments in all after the command (argv[1]...). On a
  * bad command line prints the usage error and returns FALSE: exit with
  * ZKR_EXIT_USAGE. */
 gboolean zkr_node_cmd_parse (ZkrNodeCmd *cmd, GOptionContext *context, int *argc, char ***argv,
-                             int min_args, int max_args);
+                             int max_args);
 
 /* Connects; 0, or the exit status (the reason printed). */
 int zkr_node_cmd_connect (ZkrNodeCmd *cmd);

@@ -348,7 +348,7 @@ zkr_cmd_watch (int argc, char **argv)
 
   context = zkr_node_cmd_context_new (&run.cmd, "Print each change of a node until interrupted.",
                                       watch_description, NULL, FALSE);
-  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1, 1))
+  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
   run.path = argv[1];
   status = zkr_node_cmd_connect (&run.cmd);
