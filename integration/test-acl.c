@@ -357,6 +357,114 @@ test_acl__bad_credentials_settings_are_refused_without_the_password (void)
   CU_ASSERT_EQUAL (captured_count (SECRET), 0);
 }
 
+
+/* ---- ACLs given to the node calls ----------------------------------------- */
+
+/* ZooKeeper's digest id for @user: "user:base64(sha1(user:password))".
+ * (transfer full) */
+static char *
+digest_id (const char *user, const char *password)
+{
+  g_autofree char *pair = g_strdup_printf ("%s:%s", user, password);
+  guint8 sha[20];
+  gsize len = sizeof sha;
+  g_autoptr (GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA1);
+  g_autofree char *hash = NULL;
+
+  g_checksum_update (checksum, (const guchar *) pair, -1);
+  g_checksum_get_digest (checksum, sha, &len);
+  hash = g_base64_encode (sha, len);
+  return g_strdup_printf ("%s:%s", user, hash);
+}
+
+/* A node's own ACL given per create: the creator alone (auth), a named
+ * digest identity, world read; the server's refusals (ZINVALIDACL,
+ * ZNOAUTH) mapped; ids and passwords in no message. */
+static void
+test_acl__node_calls_take_a_given_acl (void)
+{
+  g_autoptr (ZkrSession) alice = connect_as ("alice", SECRET, ZKR_ACL_OPEN);
+  g_autoptr (ZkrSession) bob = connect_as ("bob", OTHER_SECRET, ZKR_ACL_OPEN);
+  g_autoptr (ZkrSession) nobody = connect_as (NULL, NULL, ZKR_ACL_OPEN);
+  g_autofree char *base = itest_scratch_path ("acl-node");
+  g_autofree char *mine = g_strdup_printf ("%s/mine", base);
+  g_autofree char *child = g_strdup_printf ("%s/mine/child", base);
+  g_autofree char *shared = g_strdup_printf ("%s/shared", base);
+  g_autofree char *bad = g_strdup_printf ("%s/bad", base);
+  g_autofree char *under_mine = g_strdup_printf ("%s/mine/p-", base);
+  g_autofree char *bob_id = digest_id ("bob", OTHER_SECRET);
+  g_autofree char *protected_path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) data = NULL;
+  const ZkrAclEntry creator_only[] = { { ZKR_PERM_ALL, "auth", "" } };
+  const ZkrAclEntry bob_writes[] = { { ZKR_PERM_ALL, "digest", bob_id },
+                                     { ZKR_PERM_READ, "world", "anyone" } };
+  const ZkrAclEntry unknown_scheme[] = { { ZKR_PERM_ALL, "nosuchscheme", "x" } };
+  ZkrCreateOptions only_alice = { .acl = creator_only, .n_acl = 1 };
+  ZkrCreateOptions for_bob = { .acl = bob_writes, .n_acl = 2 };
+  ZkrCreateOptions refused = { .acl = unknown_scheme, .n_acl = 1 };
+  ZkrCreateOptions protected_alice = { .mode = ZKR_CREATE_EPHEMERAL_SEQUENTIAL,
+                                       .acl = creator_only, .n_acl = 1, .protection = TRUE };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (alice);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (bob);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (nobody);
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (alice, base, NULL, 0, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_CONTAINER, 10000, NULL, NULL, NULL,
+                                         &error));
+  CU_ASSERT_TRUE (zkr_node_create_full (alice, mine, "a", 1, &only_alice, 10000, NULL, NULL, NULL,
+                                        &error));
+  CU_ASSERT_TRUE (zkr_node_create_full (alice, child, "c", 1, &only_alice, 10000, NULL, NULL,
+                                        NULL, &error));
+  CU_ASSERT_TRUE (zkr_node_create_full (alice, shared, "s", 1, &for_bob, 10000, NULL, NULL, NULL,
+                                        &error));
+  CU_ASSERT_TRUE (zkr_node_create_full (alice, under_mine, NULL, 0, &protected_alice, 10000, NULL,
+                                        &protected_path, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+
+  /* Alice's own node: nobody else reads, writes, lists or deletes under it. */
+  CU_ASSERT_PTR_NULL (data = zkr_node_get (bob, mine, 10000, NULL, NULL, &error));
+  assert_denied (error, mine);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_node_set (nobody, mine, "x", 1, -1, 10000, NULL, NULL, &error));
+  assert_denied (error, mine);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_node_delete_tree (bob, mine, 10000, NULL, &error));
+  assert_denied (error, mine);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_node_delete (bob, protected_path, -1, 10000, NULL, &error));
+  assert_denied (error, protected_path);
+  g_clear_error (&error);
+  /* The node Alice made for Bob: Bob writes, Alice only reads. */
+  CU_ASSERT_TRUE (zkr_node_set (bob, shared, "b", 1, -1, 10000, NULL, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (zkr_node_set (alice, shared, "a", 1, -1, 10000, NULL, NULL, &error));
+  assert_denied (error, shared);
+  g_clear_error (&error);
+  data = zkr_node_get (alice, shared, 10000, NULL, NULL, &error);
+  CU_ASSERT_TRUE (itest_bytes_equal (data, "b"));
+  /* ACLs the server refuses: unknown scheme, "auth" without credentials. */
+  CU_ASSERT_FALSE (zkr_node_create_full (alice, bad, NULL, 0, &refused, 10000, NULL, NULL, NULL,
+                                         &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ACL);
+  capture_error (error);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_node_create_full (nobody, bad, NULL, 0, &only_alice, 10000, NULL, NULL,
+                                         NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ACL);
+  capture_error (error);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_node_exists (alice, bad, 10000, NULL, NULL, &error));
+
+  /* Alice removes it all. */
+  CU_ASSERT_TRUE (zkr_node_delete_tree (alice, base, 10000, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_TRUE (itest_node_absent (alice, base));
+  CU_ASSERT_EQUAL (captured_count (SECRET), 0);
+  CU_ASSERT_EQUAL (captured_count (OTHER_SECRET), 0);
+  CU_ASSERT_EQUAL (captured_count (strchr (bob_id, ':') + 1), 0);
+}
+
 /* The suite's cleanup: removes what a failed test left under A's ACL. */
 static int
 remove_owned_base (void)
@@ -382,6 +490,7 @@ remove_owned_base (void)
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_acl__other_identities_cannot_touch_or_take_a_held_lock),
   ZKR_TEST_CASE (test_acl__bad_credentials_settings_are_refused_without_the_password),
+  ZKR_TEST_CASE (test_acl__node_calls_take_a_given_acl),
   { NULL, NULL },
 };
 
