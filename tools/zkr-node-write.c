@@ -201,6 +201,7 @@ create_run (ZkrNodeCmd *cmd, const char *path, GBytes *value, ZkrCreateMode mode
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *created = NULL;
+  g_autofree char *line = NULL;
   gsize len;
   const void *data = value_data (value, &len);
   ZkrStat stat;
@@ -216,11 +217,8 @@ create_run (ZkrNodeCmd *cmd, const char *path, GBytes *value, ZkrCreateMode mode
     return zkr_node_cmd_report (cmd, error);
   if (cmd->json)
     return print_path_and_stat (cmd, created, &stat);
-  {
-    g_autofree char *line = g_strconcat (created, "\n", NULL);
-
-    return zkr_node_print_bytes (cmd, line, strlen (line));
-  }
+  line = g_strconcat (created, "\n", NULL);
+  return zkr_node_print_bytes (cmd, line, strlen (line));
 }
 
 int
