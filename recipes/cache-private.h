@@ -1,0 +1,71 @@
+/* zkr internal: what the node cache and the tree cache share. The engine
+ * (tree-cache.c) mirrors a subtree on the session's worker; the hub
+ * (node-cache.c) delivers its events to the user's listeners and answers
+ * wait_initialized. */
+#pragma once
+
+#include <gio/gio.h>
+#include <zkr/tree-cache.h>
+
+G_BEGIN_DECLS
+
+/* Not a listener event: the session was closed, so a wait for the first
+ * full read can never end well. */
+#define ZKR_CACHE_EVENT_SESSION_CLOSED 100
+
+/* ---- the engine ---------------------------------------------------- */
+
+typedef struct _ZkrCacheEngine ZkrCacheEngine;
+
+/* Runs on the worker (with the engine's hook lock held: it must only
+ * queue work, never call user code). @event is borrowed. */
+typedef void (*ZkrCacheHookFunc) (const ZkrTreeCacheEvent *event, gpointer user_data);
+
+/* @path is valid and without the namespace; @max_depth >= -1. Nothing is
+ * read before zkr__cache_engine_start(). Any thread. (transfer full) */
+ZkrCacheEngine *zkr__cache_engine_new (ZkrSession *session, const char *path, int max_depth,
+                                       ZkrCacheHookFunc hook, gpointer hook_data);
+/* Posts the first full read to the worker. Any thread, once. */
+void zkr__cache_engine_start (ZkrCacheEngine *engine);
+/* Once this returns the hook is never called again; the engine stops on
+ * the worker (watches and listeners removed) and goes with its last
+ * reply. Drops the caller's reference. Any thread but the worker. */
+void zkr__cache_engine_stop (ZkrCacheEngine *engine);
+/* From memory, any thread: the data (transfer full) and stat of @path if
+ * it is cached, else NULL. */
+GBytes *zkr__cache_engine_get_data (ZkrCacheEngine *engine, const char *path, ZkrStat *stat);
+/* From memory, any thread: the sorted names of @path's cached children,
+ * NULL if @path is not cached. (transfer full) */
+char **zkr__cache_engine_get_children (ZkrCacheEngine *engine, const char *path);
+/* From memory, any thread: how many nodes are cached. */
+guint zkr__cache_engine_count (ZkrCacheEngine *engine);
+
+/* ---- the hub ------------------------------------------------------- */
+
+typedef struct _ZkrCacheHub ZkrCacheHub;
+
+/* Calls a listener's real callback @func with @event (borrowed). */
+typedef void (*ZkrCacheMarshal) (GCallback func, gpointer source, const ZkrTreeCacheEvent *event,
+                                 gpointer user_data);
+
+/* @source is what the listeners are handed; a delivery keeps it alive
+ * with @source_ref (which returns NULL once the source is being
+ * finalized: then nothing is delivered) and @source_unref. */
+ZkrCacheHub *zkr__cache_hub_new (gpointer source, gpointer (*source_ref) (gpointer),
+                                 void (*source_unref) (gpointer), ZkrCacheMarshal marshal);
+/* Destroy notifies of the listeners left are posted to their contexts. */
+void zkr__cache_hub_free (ZkrCacheHub *hub);
+/* In the thread-default context of the caller. Any thread. */
+guint zkr__cache_hub_add (ZkrCacheHub *hub, GCallback func, gpointer user_data,
+                          GDestroyNotify destroy);
+void zkr__cache_hub_remove (ZkrCacheHub *hub, guint id);
+/* Queues @event for every listener (any thread; the engine's hook). */
+void zkr__cache_hub_emit (ZkrCacheHub *hub, const ZkrTreeCacheEvent *event);
+/* No delivery starts after this returns; waiters wake. Any thread. */
+void zkr__cache_hub_close (ZkrCacheHub *hub);
+/* The wait of zkr_tree_cache_wait_initialized(): @what names the cache in
+ * messages. */
+gboolean zkr__cache_hub_wait_initialized (ZkrCacheHub *hub, const char *what, int timeout_ms,
+                                          GCancellable *cancellable, GError **error);
+
+G_END_DECLS
