@@ -426,12 +426,155 @@ test_interop__curator_leader_selector_and_zkr_selector_take_turns (void)
   zkr_session_unref (session);
 }
 
+/* ---- tree cache ------------------------------------------------------ */
+
+/* "TREE path=version:hexdata ..." as the peer's `dump` writes it: each node
+ * then its children in byte order. @cache NULL: read from the server. */
+static void
+tree_dump_node (ZkrSession *session, ZkrTreeCache *cache, const char *path, GString *text)
+{
+  g_autoptr (GBytes) data = NULL;
+  g_auto (GStrv) children = NULL;
+  ZkrStat stat;
+  gsize len = 0;
+  const guint8 *bytes;
+
+  data = cache != NULL ? zkr_tree_cache_get_data (cache, path, &stat)
+                       : zkr_node_get (session, path, 10000, NULL, &stat, NULL);
+  if (data == NULL)
+    return;
+  g_string_append_printf (text, " %s=%d:", path, stat.version);
+  bytes = g_bytes_get_data (data, &len);
+  for (gsize i = 0; i < len; i++)
+    g_string_append_printf (text, "%02x", bytes[i]);
+  children = cache != NULL ? zkr_tree_cache_get_children (cache, path)
+                           : zkr_node_get_children (session, path, 10000, NULL, NULL, NULL);
+  for (guint i = 0; children != NULL && children[i] != NULL; i++)
+    {
+      g_autofree char *child = g_strdup_printf ("%s/%s", path, children[i]);
+
+      tree_dump_node (session, cache, child, text);
+    }
+}
+
+static char *
+tree_dump (ZkrSession *session, ZkrTreeCache *cache, const char *root)
+{
+  GString *text = g_string_new ("TREE");
+
+  tree_dump_node (session, cache, root, text);
+  return g_string_free (text, FALSE);
+}
+
+typedef struct {
+  ZkrSession *session;
+  ZkrTreeCache *cache;   /* (nullable) zkr's cache, else the peer's */
+  Peer *peer;
+  const char *root;
+  char *last;            /* the last differing dump, for the log */
+} TreeMatch;
+
+/* For itest_wait_for: the cache's dump equals a fresh read of the server. */
+static gboolean
+tree_matches (gpointer data)
+{
+  TreeMatch *m = data;
+  g_autofree char *server = tree_dump (m->session, NULL, m->root);
+  char *cached = m->cache != NULL ? tree_dump (m->session, m->cache, m->root)
+                                  : peer_ask (m->peer, "dump");
+  gboolean same = g_strcmp0 (server, cached) == 0;
+
+  g_free (m->last);
+  m->last = same ? NULL : g_strdup_printf ("server: %s\ncache:  %s", server, cached);
+  g_free (cached);
+  return same;
+}
+
+static void
+assert_tree_matches (ZkrSession *session, ZkrTreeCache *cache, Peer *peer, const char *root)
+{
+  TreeMatch m = { session, cache, peer, root, NULL };
+  gboolean same = itest_wait_for (tree_matches, &m, 20000);
+
+  if (!same)
+    g_printerr ("%s cache differs:\n%s\n", cache != NULL ? "zkr's" : "Curator's", m.last);
+  CU_ASSERT_TRUE (same);
+  g_free (m.last);
+}
+
+static void
+put_node (ZkrSession *session, const char *root, const char *rest, const char *data)
+{
+  g_autofree char *path = g_strdup_printf ("%s/%s", root, rest);
+
+  if (!zkr_node_create (session, path, data, strlen (data), ZKR_CREATE_PERSISTENT,
+                        ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL, NULL))
+    CU_ASSERT_TRUE (zkr_node_set (session, path, data, strlen (data), -1, 10000, NULL, NULL, NULL));
+}
+
+/* Curator's TreeCache sees zkr's writes, and zkr's tree cache sees the
+ * Java side's; both end equal to a fresh read of the server. */
+static void
+test_interop__curator_tree_cache_and_zkr_tree_cache_see_each_others_writes (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("interop-treecache");
+  g_autofree char *command = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *events = NULL;
+  ZkrTreeCache *cache;
+  Peer *peer;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  put_node (session, root, "a/x", "zkr-ax");
+  put_node (session, root, "b", "zkr-b");
+  peer = peer_start ("treecache", root, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (peer);
+  CU_ASSERT_TRUE (peer_answers (peer, "start 10000", "STARTED"));
+  cache = zkr_tree_cache_new (session, root, -1, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cache);
+  CU_ASSERT_TRUE (zkr_tree_cache_start (cache, &error));
+  CU_ASSERT_TRUE (zkr_tree_cache_wait_initialized (cache, 10000, NULL, &error));
+  assert_tree_matches (session, NULL, peer, root);
+  assert_tree_matches (session, cache, NULL, root);
+
+  /* zkr writes: Curator's cache follows. */
+  put_node (session, root, "c", "zkr-c");
+  put_node (session, root, "a", "zkr-a");
+  put_node (session, root, "a/x/deep", "zkr-deep");
+  g_free (command);
+  command = g_strdup_printf ("%s/b", root);
+  CU_ASSERT_TRUE (zkr_node_delete (session, command, -1, 10000, NULL, NULL));
+  assert_tree_matches (session, NULL, peer, root);
+
+  /* Curator writes: zkr's cache follows. */
+  command = g_strdup_printf ("put %s/d java-d", root);
+  CU_ASSERT_TRUE (peer_answers (peer, command, "PUT"));
+  g_free (command);
+  command = g_strdup_printf ("put %s/a java-a", root);
+  CU_ASSERT_TRUE (peer_answers (peer, command, "PUT"));
+  g_free (command);
+  command = g_strdup_printf ("delete %s/a/x", root);
+  CU_ASSERT_TRUE (peer_answers (peer, command, "DELETED"));
+  assert_tree_matches (session, cache, NULL, root);
+  assert_tree_matches (session, NULL, peer, root);
+  events = peer_ask (peer, "events");
+  CU_ASSERT_PTR_NOT_NULL (events != NULL ? strstr (events, "INITIALIZED=1") : NULL);
+  CU_ASSERT_TRUE (peer_answers (peer, "close", "CLOSED"));
+  peer_quit (peer);
+  zkr_tree_cache_unref (cache);
+  CU_ASSERT_TRUE (itest_delete_tree (session, root));
+  CU_ASSERT_TRUE (itest_node_absent (session, root));
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_interop__curator_mutex_and_zkr_mutex_exclude_each_other),
   ZKR_TEST_CASE (test_interop__curator_rwlock_and_zkr_rwlock_agree),
   ZKR_TEST_CASE (test_interop__curator_semaphore_and_zkr_semaphore_share_the_leases),
   ZKR_TEST_CASE (test_interop__curator_leader_latch_and_zkr_latch_agree_on_one_leader),
   ZKR_TEST_CASE (test_interop__curator_leader_selector_and_zkr_selector_take_turns),
+  ZKR_TEST_CASE (test_interop__curator_tree_cache_and_zkr_tree_cache_see_each_others_writes),
   { NULL, NULL },
 };
 

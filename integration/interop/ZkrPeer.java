@@ -17,6 +17,8 @@ import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +26,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.TreeCache;
+import org.apache.curator.framework.recipes.cache.TreeCacheEvent;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
@@ -64,6 +69,12 @@ public final class ZkrPeer
   private LeaderLatch latch;
   private LeaderSelector selector;
   private ExecutorService selectorThread;
+  /* treecache: Curator's TreeCache on the path, and its events counted by
+   * type (guarded by `cacheEvents`). */
+  @SuppressWarnings ("deprecation")
+  private TreeCache treeCache;
+  private final Map<String, Integer> cacheEvents = new TreeMap<> ();
+  private CountDownLatch cacheInitialized;
 
   /* Selector term, shared between the command loop and Curator's leadership
    * thread; guarded by `term`. */
@@ -115,7 +126,8 @@ public final class ZkrPeer
       }
     if (options.hosts == null || options.recipe == null || options.path == null)
       throw new IllegalArgumentException ("--hosts, --recipe and --path are required");
-    if (!List.of ("mutex", "rwlock-read", "rwlock-write", "semaphore", "latch", "selector")
+    if (!List.of ("mutex", "rwlock-read", "rwlock-write", "semaphore", "latch", "selector",
+                  "treecache")
         .contains (options.recipe))
       throw new IllegalArgumentException ("unknown recipe " + options.recipe);
     if (options.leases < 1)
@@ -467,6 +479,102 @@ public final class ZkrPeer
     say ("CLOSED");
   }
 
+  /* ---- tree cache ------------------------------------------------------- */
+
+  /* TreeCache is deprecated in Curator 5 in favour of CuratorCache; it is
+   * the recipe zkr's tree cache follows, so it is the one checked. */
+  @SuppressWarnings ("deprecation")
+  private void commandCacheStart (long timeoutMs) throws Exception
+  {
+    if (treeCache != null)
+      throw new IllegalStateException ("tree cache already started");
+    cacheInitialized = new CountDownLatch (1);
+    treeCache = TreeCache.newBuilder (client, path).build ();
+    treeCache.getListenable ().addListener ((framework, event) -> {
+      synchronized (cacheEvents)
+        {
+          cacheEvents.merge (event.getType ().name (), 1, Integer::sum);
+        }
+      if (event.getType () == TreeCacheEvent.Type.INITIALIZED)
+        cacheInitialized.countDown ();
+    });
+    treeCache.start ();
+    say (cacheInitialized.await (timeoutMs, TimeUnit.MILLISECONDS) ? "STARTED" : "TIMEOUT");
+  }
+
+  private static String hex (byte[] data)
+  {
+    StringBuilder text = new StringBuilder ();
+    if (data != null)
+      for (byte b : data)
+        text.append (String.format ("%02x", b & 0xff));
+    return text.toString ();
+  }
+
+  /* Appends "path=version:hexdata " for @node and everything under it, in
+   * byte order of the names at each level. */
+  @SuppressWarnings ("deprecation")
+  private void dumpNode (String node, StringBuilder text)
+  {
+    ChildData data = treeCache.getCurrentData (node);
+    if (data == null)
+      return;
+    text.append (node).append ('=').append (data.getStat ().getVersion ()).append (':')
+        .append (hex (data.getData ())).append (' ');
+    Map<String, ChildData> children = treeCache.getCurrentChildren (node);
+    if (children == null)
+      return;
+    for (String name : new TreeMap<> (children).keySet ())
+      dumpNode (ZKPaths.makePath (node, name), text);
+  }
+
+  @SuppressWarnings ("deprecation")
+  private void dispatchTreeCache (String command, String[] words) throws Exception
+  {
+    switch (command)
+      {
+      case "start": commandCacheStart (timeoutArgument (words)); break;
+      case "dump":
+        {
+          if (treeCache == null)
+            throw new IllegalStateException ("tree cache not started");
+          StringBuilder text = new StringBuilder ();
+          dumpNode (path, text);
+          say (("TREE " + text).trim ());
+          break;
+        }
+      case "events":
+        synchronized (cacheEvents)
+          {
+            StringBuilder text = new StringBuilder ("EVENTS");
+            for (Map.Entry<String, Integer> entry : cacheEvents.entrySet ())
+              text.append (' ').append (entry.getKey ()).append ('=').append (entry.getValue ());
+            say (text.toString ());
+          }
+        break;
+      case "put":
+        if (words.length != 3)
+          throw new IllegalArgumentException ("put needs a path and data");
+        client.create ().orSetData ().creatingParentsIfNeeded ()
+          .forPath (words[1], words[2].getBytes (StandardCharsets.UTF_8));
+        say ("PUT");
+        break;
+      case "delete":
+        if (words.length != 2)
+          throw new IllegalArgumentException ("delete needs a path");
+        client.delete ().deletingChildrenIfNeeded ().forPath (words[1]);
+        say ("DELETED");
+        break;
+      case "close":
+        if (treeCache != null)
+          treeCache.close ();
+        treeCache = null;
+        say ("CLOSED");
+        break;
+      default: throw new IllegalArgumentException ("unknown command " + command + " for treecache");
+      }
+  }
+
   /* ---- command loop ----------------------------------------------------- */
 
   private static long timeoutArgument (String[] words)
@@ -478,7 +586,7 @@ public final class ZkrPeer
 
   private boolean isLock ()
   {
-    return !recipe.equals ("latch") && !recipe.equals ("selector");
+    return !recipe.equals ("latch") && !recipe.equals ("selector") && !recipe.equals ("treecache");
   }
 
   /* Runs one command; returns false on quit. */
@@ -506,6 +614,8 @@ public final class ZkrPeer
       dispatchLatch (command, words);
     else if (recipe.equals ("selector"))
       dispatchSelector (command, words);
+    else if (recipe.equals ("treecache"))
+      dispatchTreeCache (command, words);
     else
       throw new IllegalArgumentException ("unknown command " + command + " for " + recipe);
     return true;
@@ -566,10 +676,13 @@ public final class ZkrPeer
   }
 
   /* Best effort: closing the client removes our ephemeral nodes anyway. */
+  @SuppressWarnings ("deprecation")
   private void closeAll ()
   {
     try
       {
+        if (treeCache != null)
+          treeCache.close ();
         while (!heldLeases.isEmpty ())
           semaphore.returnLease (heldLeases.pop ());
         if (latch != null)
