@@ -4,6 +4,7 @@
  * and unref from a listener, bad input and the wait's deadline. */
 #include <string.h>
 
+#include "context.h"
 #include "itest.h"
 #include "proxy.h"
 #include "zkr-test.h"
@@ -170,7 +171,7 @@ log_run_in_loop (Log *log, GSourceFunc func, gpointer data)
 {
   InLoop call = { log, func, data, FALSE };
 
-  g_main_context_invoke (log->loop.context, in_loop_run, &call);
+  zkr__context_post (log->loop.context, in_loop_run, &call, NULL);
   g_mutex_lock (&log->lock);
   while (!call.done)
     g_cond_wait (&log->cond, &log->lock);
@@ -917,7 +918,7 @@ test_cache__wait_initialized_answers_by_its_deadline_when_black_holed (void)
   g_clear_error (&error);
   itest_loop_thread_init (&canceller);
   itest_loop_thread_start (&canceller, "canceller");
-  g_main_context_invoke (canceller.context, cancel_later, cancellable);
+  zkr__context_post (canceller.context, cancel_later, cancellable, NULL);
   CU_ASSERT_FALSE (zkr_tree_cache_wait_initialized (cache, -1, cancellable, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
   g_clear_error (&error);

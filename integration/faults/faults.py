@@ -4,10 +4,13 @@ loopback ensemble of its own while a seeded nemesis kills and pauses members,
 expires sessions, partitions clients and pauses client processes; then a
 checker reads every client's history and fails on any safety or liveness
 violation. One run covers the mutex, the rwlock (6 writers, 2 readers), a
-3-lease semaphore and a leader latch, one after the other.
+3-lease semaphore and a leader latch, one after the other; then the cache
+mode (cache_mode.py): tree caches mirroring a tree under random writes must
+equal the server's once the faults stop.
 
-Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore,latch]
-                 [--worker EXE] [--proxy EXE] [--ensemble-sh SH] [--out DIR]
+Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore,latch,cache]
+                 [--worker EXE] [--cache-worker EXE] [--proxy EXE]
+                 [--ensemble-sh SH] [--out DIR]
        faults.py --check DIR      (check the histories of a kept run again)
 
 Why the checker is right, in short (README.md, "The fault suite", has it all):
@@ -42,6 +45,8 @@ import sys
 import tempfile
 import time
 
+import cache_mode
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SESSION_TIMEOUT_MS = 4000
 WORKERS = 8
@@ -53,6 +58,8 @@ MODES = {
     "rwlock": {"workers": ["writer"] * 6 + ["reader"] * 2, "leases": 1},
     "semaphore": {"workers": ["semaphore"] * 8, "leases": 3},
     "latch": {"workers": ["latch"] * 8, "leases": 1},
+    # Not a lock: cache_mode.py runs it, with a checker of its own.
+    "cache": {"workers": [], "leases": 0},
 }
 
 # Fault phase and quiet tail per mode, in seconds. The tail is longer than
@@ -213,7 +220,8 @@ class Nemesis:
     `schedule`; which client is hit (preferably one that holds the lock at
     that moment) from `targets`, seeded too but depending on the run."""
 
-    def __init__(self, seed, ensemble, proxies, workers, run_dir, args):
+    def __init__(self, seed, ensemble, proxies, workers, run_dir, args, kinds=None):
+        self.kinds = kinds or FAULT_KINDS
         self.schedule = random.Random(seed)
         self.targets = random.Random(seed + 1)
         self.ensemble = ensemble
@@ -243,8 +251,8 @@ class Nemesis:
         return self.targets.randint(1, len(self.workers)), False
 
     def run(self, until):
-        kinds = [k for k, _ in FAULT_KINDS]
-        weights = [w for _, w in FAULT_KINDS]
+        kinds = [k for k, _ in self.kinds]
+        weights = [w for _, w in self.kinds]
         while True:
             gap = self.schedule.uniform(1.0, 3.0)
             kind = self.schedule.choices(kinds, weights)[0]
@@ -795,7 +803,7 @@ def check_again(out, modes):
     results = []
     for mode_name in modes:
         run_dir = os.path.join(out, mode_name)
-        if not os.path.isdir(run_dir):
+        if mode_name == "cache" or not os.path.isdir(run_dir):
             continue
         with open(os.path.join(run_dir, "nemesis.log")) as f:
             records = [ast.literal_eval(line) for line in f if line.strip()]
@@ -813,6 +821,8 @@ def main():
     parser.add_argument("--deadline-margin-ms", type=int,
                         help="how late after its deadline or cancel a call may answer (default 100)")
     parser.add_argument("--worker", default=os.path.join(REPO, "build/integration/faults/zkr-fault-worker"))
+    parser.add_argument("--cache-worker",
+                        default=os.path.join(REPO, "build/integration/faults/zkr-cache-worker"))
     parser.add_argument("--proxy", default=os.path.join(REPO, "build/integration/proxy/zkr-test-proxy"))
     parser.add_argument("--ensemble-sh", default=os.path.join(REPO, "integration/ensemble.sh"))
     parser.add_argument("--check", metavar="DIR", help="only check the histories kept in DIR")
@@ -845,10 +855,23 @@ def main():
         ensemble.start()
         say(f"ensemble {ensemble.hosts} ({ensemble.env['ZKR_ENSEMBLE_DIR']})")
         proxies = [Proxy(args.proxy, ensemble.hosts) for _ in range(WORKERS)]
+        cache_lines, caches_ok = [], True
         for i, mode_name in enumerate(modes):
+            if mode_name == "cache":
+                mode_ok, line, problems = cache_mode.run(
+                    args, ensemble, proxies, os.path.join(out, mode_name), seed + 1000 * i,
+                    args.full, Nemesis, SESSION_TIMEOUT_MS, say)
+                caches_ok = caches_ok and mode_ok
+                cache_lines.append((line, problems))
+                continue
             results.append(run_mode(args, ensemble, proxies, mode_name,
                                     os.path.join(out, mode_name), seed + 1000 * i, phases))
-        ok = summarize(seed, results)
+        ok = summarize(seed, results) if results else True
+        for line, problems in cache_lines:
+            say(line)
+            for problem in problems[:20]:
+                say("  VIOLATION", problem)
+        ok = ok and caches_ok
     except Failure as e:
         say("setup failed:", e)
     finally:
