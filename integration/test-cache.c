@@ -531,6 +531,8 @@ test_cache__initial_load_reports_every_node_then_initialized_once (void)
   zkr_session_unref (session);
 }
 
+/* The root deleted and created again is REMOVED then ADDED each time, never
+ * an UPDATED (Curator's CURATOR-182/183). */
 static void
 test_cache__reports_added_updated_removed_and_the_root_coming_and_going (void)
 {
@@ -612,6 +614,9 @@ test_cache__max_depth_is_honoured (void)
   zkr_session_unref (session);
 }
 
+/* Random creates, sets and deletes, nodes deleted and re-created in quick
+ * succession among them: no second ADDED of a node (Curator's CURATOR-324),
+ * and the events replayed equal the server's tree. */
 static void
 test_cache__burst_of_writes_ends_equal_to_the_server (void)
 {
@@ -711,7 +716,9 @@ test_cache__expiry_resyncs_without_lost_or_duplicated_events (void)
   zkr_session_unref (writer);
 }
 
-/* Deleted and created again while the cache's session could see nothing
+/* Decided by czxid, not by the version, which restarts at 0 (Curator's
+ * CURATOR-391, the same mistake in PathChildrenCache). Deleted and created
+ * again while the cache's session could see nothing
  * (its link black-holed, the session expired meanwhile): NODE_REMOVED then
  * NODE_ADDED, never an UPDATED of what is another node. */
 static void
@@ -933,6 +940,42 @@ test_cache__wait_initialized_answers_by_its_deadline_when_black_holed (void)
   zkr_session_unref (writer);
 }
 
+/* A session closed under a wait for the first read (its link black-holed,
+ * so the read cannot finish): the wait answers SESSION_CLOSED, and a start
+ * on the closed session is refused. */
+static void
+test_cache__closed_session_answers_at_once (void)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  ZkrSession *session;
+  ZkrTreeCache *after;
+  ZkrNodeCache *node;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  address = zkr_test_proxy_dup_address (proxy);
+  session = itest_connect (address, 10000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  node = zkr_node_cache_new (session, "/zkr-it/cache-closed-never-made", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (node);
+  CU_ASSERT_TRUE (zkr_node_exists (session, "/", CALL_MS, NULL, NULL, NULL));
+  zkr_test_proxy_blackhole (proxy);
+  CU_ASSERT_TRUE (zkr_node_cache_start (node, &error));
+  zkr_session_close (session);
+  CU_ASSERT_FALSE (zkr_node_cache_wait_initialized (node, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
+  g_clear_error (&error);
+  after = zkr_tree_cache_new (session, "/zkr-it/cache-closed-never-made", -1, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (after);
+  CU_ASSERT_FALSE (zkr_tree_cache_start (after, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
+  zkr_tree_cache_unref (after);
+  zkr_node_cache_unref (node);
+  zkr_session_unref (session);
+  zkr_test_proxy_free (proxy);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cache__initial_load_reports_every_node_then_initialized_once),
   ZKR_TEST_CASE (test_cache__reports_added_updated_removed_and_the_root_coming_and_going),
@@ -941,6 +984,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cache__node_cache_reports_created_changed_deleted),
   ZKR_TEST_CASE (test_cache__close_or_unref_inside_a_listener_stops_the_events),
   ZKR_TEST_CASE (test_cache__bad_input_is_refused),
+  ZKR_TEST_CASE (test_cache__closed_session_answers_at_once),
   ZKR_TEST_CASE (test_cache__wait_initialized_answers_by_its_deadline_when_black_holed),
   ZKR_TEST_CASE (test_cache__node_recreated_unseen_is_removed_then_added),
   ZKR_TEST_CASE (test_cache__expiry_resyncs_without_lost_or_duplicated_events),

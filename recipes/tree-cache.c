@@ -51,6 +51,7 @@ struct _ZkrCacheEngine {
   guint outstanding;     /* reads sent, not yet answered */
   gboolean initialized;
   gboolean in_doubt;     /* a read failed: read everything again */
+  gboolean was_connected; /* a CONNECTED is a reconnection only after one */
   ZkrResendPause pause;
 };
 
@@ -467,6 +468,7 @@ engine_resync (ZkrCacheEngine *engine)
 {
   zkr__resend_pause_stop (&engine->pause, FALSE);
   engine->in_doubt = FALSE;
+  engine->was_connected = TRUE;
   node_refresh (engine, g_hash_table_lookup (engine->nodes, engine->root), TRUE);
 }
 
@@ -499,7 +501,10 @@ engine_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
       break;
     case ZKR_SESSION_STATE_RECONNECTED:
     case ZKR_SESSION_STATE_CONNECTED:
-      engine_emit (engine, ZKR_TREE_CACHE_CONNECTION_RECONNECTED, NULL);
+      /* A session's first CONNECTED is no reconnection (Curator reports
+       * the new session after LOST as RECONNECTED too). */
+      if (engine->was_connected)
+        engine_emit (engine, ZKR_TREE_CACHE_CONNECTION_RECONNECTED, NULL);
       engine_resync (engine);
       break;
     case ZKR_SESSION_STATE_CLOSED:
