@@ -141,75 +141,30 @@ log_init (Log *log)
   log->seen = g_ptr_array_new_with_free_func (seen_free);
   log->model = g_hash_table_new (g_str_hash, g_str_equal);
   itest_loop_thread_init (&log->loop);
-  itest_loop_thread_start (&log->loop, "cache-listener");
 }
 
-/* Runs @func (@data) on the log's loop thread and waits for it: listeners
- * are added there, so that it is their thread-default context. */
-typedef struct {
-  Log *log;
-  GSourceFunc func;
-  gpointer data;
-  gboolean done;
-} InLoop;
-
-static gboolean
-in_loop_run (gpointer data)
+/* The listener is added with the log's context thread-default, before the
+ * log's thread starts running that context. */
+static void
+log_listen_begin (Log *log)
 {
-  InLoop *call = data;
-
-  call->func (call->data);
-  g_mutex_lock (&call->log->lock);
-  call->done = TRUE;
-  g_cond_broadcast (&call->log->cond);
-  g_mutex_unlock (&call->log->lock);
-  return G_SOURCE_REMOVE;
+  g_assert (log->loop.thread == NULL);
+  g_main_context_push_thread_default (log->loop.context);
 }
 
 static void
-log_run_in_loop (Log *log, GSourceFunc func, gpointer data)
+log_listen_end (Log *log)
 {
-  InLoop call = { log, func, data, FALSE };
-
-  zkr__context_post (log->loop.context, in_loop_run, &call, NULL);
-  g_mutex_lock (&log->lock);
-  while (!call.done)
-    g_cond_wait (&log->cond, &log->lock);
-  g_mutex_unlock (&log->lock);
-}
-
-typedef struct {
-  Log *log;
-  gpointer cache;
-  gboolean node;
-} AddListener;
-
-static gboolean
-add_listener_in_loop (gpointer data)
-{
-  AddListener *add = data;
-
-  if (add->node)
-    zkr_node_cache_add_listener (add->cache, on_node_event, add->log, on_destroy);
-  else
-    zkr_tree_cache_add_listener (add->cache, on_tree_event, add->log, on_destroy);
-  return G_SOURCE_REMOVE;
+  g_main_context_pop_thread_default (log->loop.context);
+  itest_loop_thread_start (&log->loop, "cache-listener");
 }
 
 static void
 log_listen_tree (Log *log, ZkrTreeCache *cache)
 {
-  AddListener add = { log, cache, FALSE };
-
-  log_run_in_loop (log, add_listener_in_loop, &add);
-}
-
-static void
-log_listen_node (Log *log, ZkrNodeCache *cache)
-{
-  AddListener add = { log, cache, TRUE };
-
-  log_run_in_loop (log, add_listener_in_loop, &add);
+  log_listen_begin (log);
+  zkr_tree_cache_add_listener (cache, on_tree_event, log, on_destroy);
+  log_listen_end (log);
 }
 
 static void
@@ -779,7 +734,9 @@ test_cache__node_cache_reports_created_changed_deleted (void)
   log_init (&log);
   cache = zkr_node_cache_new (session, root, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (cache);
-  log_listen_node (&log, cache);
+  log_listen_begin (&log);
+  zkr_node_cache_add_listener (cache, on_node_event, &log, on_destroy);
+  log_listen_end (&log);
   CU_ASSERT_TRUE (zkr_node_cache_start (cache, &error));
   CU_ASSERT_TRUE (zkr_node_cache_wait_initialized (cache, WAIT_MS, NULL, &error));
   CU_ASSERT_PTR_NULL (zkr_node_cache_get_data (cache, NULL));
