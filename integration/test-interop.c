@@ -548,6 +548,7 @@ test_interop__curator_tree_cache_and_zkr_tree_cache_see_each_others_writes (void
   assert_tree_matches (session, NULL, peer, root);
 
   /* Curator writes: zkr's cache follows. */
+  g_free (command);
   command = g_strdup_printf ("put %s/d java-d", root);
   CU_ASSERT_TRUE (peer_answers (peer, command, "PUT"));
   g_free (command);
