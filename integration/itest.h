@@ -7,6 +7,7 @@
 #include <zkr/zkr.h>
 
 #include "ops.h"
+#include "proxy.h"
 
 G_BEGIN_DECLS
 
@@ -108,7 +109,11 @@ typedef struct {
  * `wchp` listing shows the watch. */
 gboolean itest_watch_is_set (gpointer data);
 
-/* ---- node calls' helpers -------------------------------------------- */
+/* ---- node calls' helpers (itest-node.c) ------------------------------ */
+
+/* A call that should simply succeed; a wait for facts no event reports. */
+#define ITEST_CALL_MS 10000
+#define ITEST_WAIT_MS 30000
 
 /* Connects with namespace @ns (nullable) or fails the test. (transfer full) */
 ZkrSession *itest_connect_ns (const char *hosts, const char *ns, int session_timeout_ms);
@@ -122,6 +127,15 @@ gboolean itest_bytes_equal (GBytes *bytes, const char *text);
 /* A CUnit failure, with both messages printed, unless @error is @code. */
 #define ITEST_ASSERT_CODE(error, code) itest_assert_code ((error), (code), __FILE__, __LINE__)
 void itest_assert_code (const GError *error, ZkrError code, const char *file, int line);
+/* An INVALID_ARGUMENT whose message names @value (escaped as zkr quotes
+ * it), or a CUnit failure. */
+void itest_assert_invalid_naming (const GError *error, const char *value);
+/* Every test ends here: nothing left under @path (no namespace). */
+void itest_assert_path_clean (ZkrSession *session, const char *path);
+/* Milliseconds since @since (a g_get_monotonic_time). */
+gint64 itest_elapsed_ms (gint64 since);
+/* For itest_wait_for (data: a ZkrSession): TRUE once a read answers. */
+gboolean itest_session_answers (gpointer session);
 
 /* An async call's answer, awaited in the thread-default context of the
  * thread that made the call: begin, make the call with itest_async_done
@@ -141,6 +155,29 @@ void itest_async_done (GObject *source, GAsyncResult *result, gpointer user_data
  * the result (owned by @wait) or NULL. */
 GAsyncResult *itest_async_wait (ItestAsync *wait, int timeout_ms);
 void itest_async_end (ItestAsync *wait);
+
+/* A session with namespace @ns through a proxy of its own (to black-hole
+ * its link), its state recorder, a direct session, and a scratch root made
+ * through the proxied one. */
+typedef struct {
+  ZkrTestProxy *proxy;
+  ZkrSession *proxied;      /* a test may unref it and set it NULL */
+  ItestRecorder *recorder;  /* freed with the proxied session */
+  ZkrSession *direct;
+  const char *ns;           /* (nullable) not owned */
+  char *root;               /* under ns */
+} ItestProxied;
+
+/* Connects and makes the root, or fails the test (fatally). */
+void itest_proxied_init (ItestProxied *f, const char *ns, const char *name,
+                         int session_timeout_ms);
+/* A round trip first, so the last byte is now, then the black hole. */
+void itest_proxied_black_hole (ItestProxied *f);
+/* Heals the link, waits for the proxied session to answer and frees it
+ * (or, dropped by the test, removes the tree once its late writes landed);
+ * with @ephemerals, waits for the root's ephemeral children to go with
+ * their sessions; then removes the root, checks it is gone, frees all. */
+void itest_proxied_finish (ItestProxied *f, gboolean ephemerals);
 
 /* ---- loss recorder -----------------------------------------------------
  * A lock's loss listener on a thread (and GMainContext) of its own,

@@ -35,82 +35,16 @@
 
 static char *name_space; /* "zkr-it-node-<pid>" */
 
-/* ---- helpers ------------------------------------------------------------ */
-
-static ZkrSession *
-connect_ns (const char *hosts, const char *ns, int session_timeout_ms)
-{
-  g_autoptr (ZkrSessionOptions) options = itest_options (hosts, session_timeout_ms);
-  g_autoptr (GError) error = NULL;
-  ZkrSession *session;
-
-  zkr_session_options_set_namespace (options, ns);
-  session = zkr_session_connect (options, &error);
-  if (session == NULL)
-    g_printerr ("connect to %s failed: %s\n", hosts, error->message);
-  CU_ASSERT_PTR_NOT_NULL (session);
-  return session;
-}
-
-/* The test's root, as @ns applies it on the server. (transfer full) */
-static char *
-server_path (const char *ns, const char *path)
-{
-  return ns != NULL ? g_strdup_printf ("/%s%s", ns, path) : g_strdup (path);
-}
-
-#define ASSERT_CODE(error, code) assert_code ((error), (code), __FILE__, __LINE__)
-
-static void
-assert_code (const GError *error, ZkrError code, const char *file, int line)
-{
-  gboolean ok = error != NULL && g_error_matches (error, ZKR_ERROR, code);
-
-  if (!ok)
-    g_printerr ("%s:%d: expected %s, got %s\n", file, line, zkr_error_code_name (code),
-                error != NULL ? error->message : "no error");
-  CU_ASSERT_TRUE (ok);
-}
-
-/* Removes @root (a path under @ns) from the server and checks it is gone;
- * with @ns, the namespace node too once nothing else is under it. */
-static void
-cleanup_root (ZkrSession *direct, const char *ns, const char *root)
-{
-  g_autofree char *full = server_path (ns, root);
-
-  /* Our server may not have seen the other session's last writes yet. */
-  zkr__op_sync_path_sync (direct, full);
-  CU_ASSERT_TRUE (itest_delete_tree (direct, full));
-  CU_ASSERT_TRUE (itest_node_absent (direct, full));
-  if (ns != NULL)
-    {
-      g_autofree char *top = g_strdup_printf ("/%s", ns);
-
-      CU_ASSERT_TRUE (itest_delete_tree (direct, top));
-      CU_ASSERT_TRUE (itest_node_absent (direct, top));
-    }
-}
-
-static gboolean
-bytes_equal (GBytes *bytes, const char *text)
-{
-  gsize len = 0;
-  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
-
-  return bytes != NULL && len == strlen (text) && (len == 0 || memcmp (data, text, len) == 0);
-}
-
 /* ---- every call, every mode ------------------------------------------------ */
 
 static void
 roundtrip (const char *ns)
 {
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), ns, 10000);
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), ns, 10000);
   g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
   g_autofree char *root = itest_scratch_path ("node-roundtrip");
   g_autofree char *node = g_strdup_printf ("%s/a", root);
-  g_autofree char *on_server = server_path (ns, node);
+  g_autofree char *on_server = itest_server_path (ns, node);
   g_autofree char *created = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) data = NULL;
@@ -134,7 +68,7 @@ roundtrip (const char *ns)
   CU_ASSERT_EQUAL (zkr__op_exists_sync (direct, on_server, NULL), ZOK);
 
   data = zkr_node_get (session, node, CALL_MS, NULL, &stat, &error);
-  CU_ASSERT_TRUE (bytes_equal (data, "hello"));
+  CU_ASSERT_TRUE (itest_bytes_equal (data, "hello"));
   CU_ASSERT_EQUAL (stat.version, 0);
   CU_ASSERT_EQUAL (stat.data_length, 5);
   CU_ASSERT_EQUAL (stat.czxid, created_stat.czxid);
@@ -144,17 +78,17 @@ roundtrip (const char *ns)
   CU_ASSERT_EQUAL (stat.version, 1);
   CU_ASSERT_EQUAL (stat.data_length, 6);
   CU_ASSERT_FALSE (zkr_node_set (session, node, "stale", 5, 0, CALL_MS, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_BAD_VERSION);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_BAD_VERSION);
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_node_set (session, node, "any", 3, -1, CALL_MS, NULL, &stat, &error));
   CU_ASSERT_EQUAL (stat.version, 2);
   data = zkr_node_get (session, node, CALL_MS, NULL, &stat, &error);
-  CU_ASSERT_TRUE (bytes_equal (data, "any"));
+  CU_ASSERT_TRUE (itest_bytes_equal (data, "any"));
   CU_ASSERT_EQUAL (stat.version, 2);
   g_clear_pointer (&data, g_bytes_unref);
 
   CU_ASSERT_FALSE (zkr_node_delete (session, node, 1, CALL_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_BAD_VERSION);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_BAD_VERSION);
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_node_exists (session, node, CALL_MS, NULL, NULL, &error));
   CU_ASSERT_TRUE (zkr_node_delete (session, node, 2, CALL_MS, NULL, &error));
@@ -166,13 +100,13 @@ roundtrip (const char *ns)
   CU_ASSERT_PTR_NULL (error);
   CU_ASSERT_EQUAL (stat.version, 0x55555555);
   CU_ASSERT_PTR_NULL (zkr_node_get (session, node, CALL_MS, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_set (session, node, "x", 1, -1, CALL_MS, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_delete (session, node, -1, CALL_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
   CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, node) : NULL);
   g_clear_error (&error);
 
@@ -180,17 +114,17 @@ roundtrip (const char *ns)
   CU_ASSERT_TRUE (zkr_node_create (session, node, NULL, 0, ZKR_CREATE_PERSISTENT,
                                    ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
   data = zkr_node_get (session, node, CALL_MS, NULL, &stat, &error);
-  CU_ASSERT_TRUE (bytes_equal (data, ""));
+  CU_ASSERT_TRUE (itest_bytes_equal (data, ""));
   CU_ASSERT_EQUAL (stat.data_length, 0);
   CU_ASSERT_FALSE (zkr_node_create (session, node, "x", 1, ZKR_CREATE_PERSISTENT,
                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NODE_EXISTS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NODE_EXISTS);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_delete (session, root, -1, CALL_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NOT_EMPTY);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_EMPTY);
   g_clear_error (&error);
 
-  cleanup_root (direct, ns, root);
+  itest_cleanup_root (direct, ns, root);
 }
 
 static void
@@ -214,7 +148,7 @@ name_compare (gconstpointer a, gconstpointer b)
 static void
 sequential_and_children (const char *ns)
 {
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), ns, 10000);
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), ns, 10000);
   g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
   g_autofree char *root = itest_scratch_path ("node-children");
   g_autofree char *prefix = g_strdup_printf ("%s/job-", root);
@@ -287,10 +221,10 @@ sequential_and_children (const char *ns)
     g_autofree char *missing = g_strdup_printf ("%s/missing", root);
 
     CU_ASSERT_PTR_NULL (zkr_node_get_children (session, missing, CALL_MS, NULL, NULL, &error));
-    ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+    ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
     g_clear_error (&error);
   }
-  cleanup_root (direct, ns, root);
+  itest_cleanup_root (direct, ns, root);
 }
 
 static void
@@ -321,8 +255,8 @@ node_gone (gpointer data)
 static void
 test_node__ephemeral_goes_with_its_session (void)
 {
-  g_autoptr (ZkrSession) owner = connect_ns (itest_hosts (), name_space, 10000);
-  g_autoptr (ZkrSession) other = connect_ns (itest_hosts (), name_space, 10000);
+  g_autoptr (ZkrSession) owner = itest_connect_ns (itest_hosts (), name_space, 10000);
+  g_autoptr (ZkrSession) other = itest_connect_ns (itest_hosts (), name_space, 10000);
   g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
   g_autofree char *root = itest_scratch_path ("node-ephemeral");
   g_autofree char *node = g_strdup_printf ("%s/eph", root);
@@ -339,19 +273,19 @@ test_node__ephemeral_goes_with_its_session (void)
   CU_ASSERT_EQUAL (stat.ephemeral_owner, zkr_session_get_id (owner));
   CU_ASSERT_FALSE (zkr_node_create (owner, child, NULL, 0, ZKR_CREATE_PERSISTENT,
                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS);
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_node_exists (other, node, CALL_MS, NULL, &stat, &error));
   CU_ASSERT_EQUAL (stat.ephemeral_owner, zkr_session_get_id (owner));
   zkr_session_close (owner);
   CU_ASSERT_TRUE (itest_wait_for (node_gone, &on, WAIT_MS));
-  cleanup_root (direct, name_space, root);
+  itest_cleanup_root (direct, name_space, root);
 }
 
 static void
 test_node__create_parents_persistent_or_container (void)
 {
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), name_space, 10000);
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), name_space, 10000);
   g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
   g_autofree char *root = itest_scratch_path ("node-parents");
   g_autofree char *deep_p = g_strdup_printf ("%s/p1/p2/leaf", root);
@@ -365,7 +299,7 @@ test_node__create_parents_persistent_or_container (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_FALSE (zkr_node_create (session, deep_p, NULL, 0, ZKR_CREATE_PERSISTENT,
                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_node_create (session, deep_p, "x", 1, ZKR_CREATE_PERSISTENT,
                                    ZKR_CREATE_PARENTS_PERSISTENT, CALL_MS, NULL, NULL, NULL,
@@ -383,58 +317,10 @@ test_node__create_parents_persistent_or_container (void)
                                    ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, &stat, &error));
   CU_ASSERT_EQUAL (stat.ephemeral_owner, 0);
   CU_ASSERT_PTR_NULL (error);
-  cleanup_root (direct, name_space, root);
+  itest_cleanup_root (direct, name_space, root);
 }
 
 /* ---- async calls ------------------------------------------------------------- */
-
-typedef struct {
-  GMainContext *context;
-  GAsyncResult *result;
-  gboolean returned;        /* the async call had returned */
-  gboolean early;           /* the callback ran before it returned */
-  gboolean wrong_context;   /* not in the caller's context */
-} AsyncWait;
-
-static void
-async_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  AsyncWait *wait = user_data;
-
-  (void) source;
-  wait->early |= !wait->returned;
-  wait->wrong_context |= !g_main_context_is_owner (wait->context);
-  wait->result = g_object_ref (result);
-}
-
-static void
-async_begin (AsyncWait *wait)
-{
-  memset (wait, 0, sizeof *wait);
-  wait->context = g_main_context_ref_thread_default ();
-}
-
-/* Runs the context until the callback ran, at most @timeout_ms; returns
- * the result (owned by @wait) or NULL. */
-static GAsyncResult *
-async_wait (AsyncWait *wait, int timeout_ms)
-{
-  gint64 until = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-
-  wait->returned = TRUE;
-  while (wait->result == NULL && g_get_monotonic_time () < until)
-    g_main_context_iteration (wait->context, FALSE) || (g_usleep (1000), TRUE);
-  CU_ASSERT_FALSE (wait->early);
-  CU_ASSERT_FALSE (wait->wrong_context);
-  return wait->result;
-}
-
-static void
-async_end (AsyncWait *wait)
-{
-  g_clear_object (&wait->result);
-  g_main_context_unref (wait->context);
-}
 
 static void
 test_node__async_calls_answer_in_the_callers_context (void)
@@ -448,64 +334,66 @@ test_node__async_calls_answer_in_the_callers_context (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) data = NULL;
   g_auto (GStrv) children = NULL;
-  AsyncWait wait;
+  ItestAsync wait;
   ZkrStat stat = { 0 };
 
   g_main_context_push_thread_default (context);
-  session = connect_ns (itest_hosts (), name_space, 10000);
+  session = itest_connect_ns (itest_hosts (), name_space, 10000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
 
-  async_begin (&wait);
+  itest_async_begin (&wait);
   zkr_node_create_async (session, node, "v", 1, ZKR_CREATE_PERSISTENT,
-                         ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, async_done, &wait);
-  CU_ASSERT_TRUE (zkr_node_create_finish (session, async_wait (&wait, CALL_MS), &created, &stat,
-                                          &error));
+                         ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, itest_async_done, &wait);
+  CU_ASSERT_TRUE (zkr_node_create_finish (session, itest_async_wait (&wait, CALL_MS), &created,
+                                          &stat, &error));
   CU_ASSERT_STRING_EQUAL (created, node);
-  async_end (&wait);
+  itest_async_end (&wait);
 
-  async_begin (&wait);
-  zkr_node_get_async (session, node, CALL_MS, NULL, async_done, &wait);
-  data = zkr_node_get_finish (session, async_wait (&wait, CALL_MS), &stat, &error);
-  CU_ASSERT_TRUE (bytes_equal (data, "v"));
-  async_end (&wait);
+  itest_async_begin (&wait);
+  zkr_node_get_async (session, node, CALL_MS, NULL, itest_async_done, &wait);
+  data = zkr_node_get_finish (session, itest_async_wait (&wait, CALL_MS), &stat, &error);
+  CU_ASSERT_TRUE (itest_bytes_equal (data, "v"));
+  itest_async_end (&wait);
 
-  async_begin (&wait);
-  zkr_node_set_async (session, node, "w", 1, 0, CALL_MS, NULL, async_done, &wait);
-  CU_ASSERT_TRUE (zkr_node_set_finish (session, async_wait (&wait, CALL_MS), &stat, &error));
+  itest_async_begin (&wait);
+  zkr_node_set_async (session, node, "w", 1, 0, CALL_MS, NULL, itest_async_done, &wait);
+  CU_ASSERT_TRUE (zkr_node_set_finish (session, itest_async_wait (&wait, CALL_MS), &stat, &error));
   CU_ASSERT_EQUAL (stat.version, 1);
-  async_end (&wait);
+  itest_async_end (&wait);
 
-  async_begin (&wait);
-  zkr_node_exists_async (session, node, CALL_MS, NULL, async_done, &wait);
-  CU_ASSERT_TRUE (zkr_node_exists_finish (session, async_wait (&wait, CALL_MS), &stat, &error));
+  itest_async_begin (&wait);
+  zkr_node_exists_async (session, node, CALL_MS, NULL, itest_async_done, &wait);
+  CU_ASSERT_TRUE (zkr_node_exists_finish (session, itest_async_wait (&wait, CALL_MS), &stat,
+                                          &error));
   CU_ASSERT_EQUAL (stat.data_length, 1);
-  async_end (&wait);
+  itest_async_end (&wait);
 
-  async_begin (&wait);
+  itest_async_begin (&wait);
   {
     g_autofree char *parent = g_strdup_printf ("%s/a", root);
 
-    zkr_node_get_children_async (session, parent, CALL_MS, NULL, async_done, &wait);
-    children = zkr_node_get_children_finish (session, async_wait (&wait, CALL_MS), NULL, &error);
+    zkr_node_get_children_async (session, parent, CALL_MS, NULL, itest_async_done, &wait);
+    children = zkr_node_get_children_finish (session, itest_async_wait (&wait, CALL_MS), NULL,
+                                             &error);
   }
   CU_ASSERT_TRUE (children != NULL && g_strv_length (children) == 1 &&
                   strcmp (children[0], "b") == 0);
-  async_end (&wait);
+  itest_async_end (&wait);
 
-  async_begin (&wait);
-  zkr_node_delete_async (session, node, 3, CALL_MS, NULL, async_done, &wait);
-  CU_ASSERT_FALSE (zkr_node_delete_finish (session, async_wait (&wait, CALL_MS), &error));
-  ASSERT_CODE (error, ZKR_ERROR_BAD_VERSION);
+  itest_async_begin (&wait);
+  zkr_node_delete_async (session, node, 3, CALL_MS, NULL, itest_async_done, &wait);
+  CU_ASSERT_FALSE (zkr_node_delete_finish (session, itest_async_wait (&wait, CALL_MS), &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_BAD_VERSION);
   g_clear_error (&error);
-  async_end (&wait);
+  itest_async_end (&wait);
 
-  async_begin (&wait);
-  zkr_node_delete_async (session, node, 1, CALL_MS, NULL, async_done, &wait);
-  CU_ASSERT_TRUE (zkr_node_delete_finish (session, async_wait (&wait, CALL_MS), &error));
+  itest_async_begin (&wait);
+  zkr_node_delete_async (session, node, 1, CALL_MS, NULL, itest_async_done, &wait);
+  CU_ASSERT_TRUE (zkr_node_delete_finish (session, itest_async_wait (&wait, CALL_MS), &error));
   CU_ASSERT_PTR_NULL (error);
-  async_end (&wait);
+  itest_async_end (&wait);
 
-  cleanup_root (direct, name_space, root);
+  itest_cleanup_root (direct, name_space, root);
   g_clear_pointer (&session, zkr_session_unref);
   g_main_context_pop_thread_default (context);
 }
@@ -515,30 +403,16 @@ test_node__async_calls_answer_in_the_callers_context (void)
 static const char *const bad_paths[] = { "", "a", "/a/", "//", "/a/./b", "/a/../b", "/a//b",
                                          "/a\001b" };
 
-/* INVALID_ARGUMENT whose message names @value (escaped as zkr quotes it). */
-static void
-assert_invalid_naming (GError *error, const char *value)
-{
-  g_autofree char *escaped = g_strescape (value, NULL);
-
-  ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
-  if (error != NULL && strstr (error->message, escaped) == NULL)
-    {
-      g_printerr ("message \"%s\" does not name \"%s\"\n", error->message, escaped);
-      CU_FAIL ("the message does not name the value");
-    }
-}
-
 static void
 test_node__bad_input_is_refused_with_nothing_sent (void)
 {
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), name_space, 10000);
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), name_space, 10000);
   g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
   g_autofree char *root = itest_scratch_path ("node-bad-input");
   g_autofree char *node = g_strdup_printf ("%s/n", root);
-  g_autofree char *on_server = server_path (name_space, root);
+  g_autofree char *on_server = itest_server_path (name_space, root);
   GError *error = NULL;
-  AsyncWait wait;
+  ItestAsync wait;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_TRUE_FATAL (zkr_node_create (session, root, NULL, 0, ZKR_CREATE_PERSISTENT,
@@ -551,7 +425,7 @@ test_node__bad_input_is_refused_with_nothing_sent (void)
 #define EXPECT_INVALID(call)                                                       \
       G_STMT_START {                                                               \
         CU_ASSERT_FALSE (call);                                                    \
-        assert_invalid_naming (error, bad);                                        \
+        itest_assert_invalid_naming (error, bad);                                        \
         g_clear_error (&error);                                                    \
       } G_STMT_END
       EXPECT_INVALID (zkr_node_create (session, bad, NULL, 0, ZKR_CREATE_PERSISTENT,
@@ -566,42 +440,42 @@ test_node__bad_input_is_refused_with_nothing_sent (void)
   /* The root cannot be created nor deleted. */
   CU_ASSERT_FALSE (zkr_node_create (session, "/", NULL, 0, ZKR_CREATE_PERSISTENT,
                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  assert_invalid_naming (error, "/");
+  itest_assert_invalid_naming (error, "/");
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_delete (session, "/", -1, CALL_MS, NULL, &error));
-  assert_invalid_naming (error, "/");
+  itest_assert_invalid_naming (error, "/");
   g_clear_error (&error);
   /* Mode, parents, data, version. */
   CU_ASSERT_FALSE (zkr_node_create (session, node, NULL, 0, (ZkrCreateMode) 42,
                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  assert_invalid_naming (error, "42");
+  itest_assert_invalid_naming (error, "42");
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_create (session, node, NULL, 0, ZKR_CREATE_PERSISTENT,
                                     (ZkrCreateParents) 7, CALL_MS, NULL, NULL, NULL, &error));
-  assert_invalid_naming (error, "7");
+  itest_assert_invalid_naming (error, "7");
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_create (session, node, NULL, 3, ZKR_CREATE_PERSISTENT,
                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  assert_invalid_naming (error, "NULL");
+  itest_assert_invalid_naming (error, "NULL");
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_set (session, root, NULL, 3, -1, CALL_MS, NULL, NULL, &error));
-  assert_invalid_naming (error, "NULL");
+  itest_assert_invalid_naming (error, "NULL");
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_set (session, root, "x", 1, -2, CALL_MS, NULL, NULL, &error));
-  assert_invalid_naming (error, "-2");
+  itest_assert_invalid_naming (error, "-2");
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_delete (session, root, -7, CALL_MS, NULL, &error));
-  assert_invalid_naming (error, "-7");
+  itest_assert_invalid_naming (error, "-7");
   g_clear_error (&error);
   /* Async: the same answer, through the callback. */
-  async_begin (&wait);
+  itest_async_begin (&wait);
   zkr_node_create_async (session, "a/b", NULL, 0, ZKR_CREATE_PERSISTENT, ZKR_CREATE_PARENTS_NONE,
-                         CALL_MS, NULL, async_done, &wait);
-  CU_ASSERT_FALSE (zkr_node_create_finish (session, async_wait (&wait, CALL_MS), NULL, NULL,
+                         CALL_MS, NULL, itest_async_done, &wait);
+  CU_ASSERT_FALSE (zkr_node_create_finish (session, itest_async_wait (&wait, CALL_MS), NULL, NULL,
                                            &error));
-  assert_invalid_naming (error, "a/b");
+  itest_assert_invalid_naming (error, "a/b");
   g_clear_error (&error);
-  async_end (&wait);
+  itest_async_end (&wait);
   /* Programming errors: one critical each, the failure value. */
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_node_get (NULL, "/a", 0, NULL, NULL,
                                                                   NULL)));
@@ -609,140 +483,47 @@ test_node__bad_input_is_refused_with_nothing_sent (void)
                                                                   NULL)));
   /* Nothing reached the server. */
   CU_ASSERT_EQUAL (itest_count_children (direct, on_server), 0);
-  cleanup_root (direct, name_space, root);
+  itest_cleanup_root (direct, name_space, root);
 }
 
 /* ---- deadlines, cancel, states --------------------------------------------------- */
 
-typedef struct {
-  ZkrTestProxy *proxy;
-  ZkrSession *proxied;
-  ItestRecorder *recorder;
-  ZkrSession *direct;
-  char *root;             /* under name_space */
-} Fixture;
-
-static void
-fixture_init (Fixture *f, const char *name, int session_timeout_ms)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ZkrSessionOptions) options = NULL;
-  g_autofree char *address = NULL;
-
-  memset (f, 0, sizeof *f);
-  f->proxy = zkr_test_proxy_new (itest_hosts (), &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxy);
-  address = zkr_test_proxy_dup_address (f->proxy);
-  options = itest_options (address, session_timeout_ms);
-  zkr_session_options_set_namespace (options, name_space);
-  f->proxied = zkr_session_new (options, &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxied);
-  f->recorder = itest_recorder_new (f->proxied);
-  CU_ASSERT_TRUE_FATAL (zkr_session_wait_connected (f->proxied, WAIT_MS, &error));
-  f->direct = itest_connect (itest_hosts (), 10000);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->direct);
-  f->root = itest_scratch_path (name);
-  CU_ASSERT_TRUE_FATAL (zkr_node_create (f->proxied, f->root, NULL, 0, ZKR_CREATE_PERSISTENT,
-                                         ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
-                                         &error));
-}
-
-/* The round trip first makes the last byte now. */
-static void
-fixture_black_hole (Fixture *f)
-{
-  CU_ASSERT_TRUE (zkr_node_exists (f->proxied, "/", CALL_MS, NULL, NULL, NULL));
-  zkr_test_proxy_blackhole (f->proxy);
-}
-
-static gboolean
-session_answers (gpointer data)
-{
-  return zkr_node_exists (data, "/", 1000, NULL, NULL, NULL);
-}
-
-typedef struct {
-  ZkrSession *direct;
-  const char *path;
-} TreeOnServer;
-
-static gboolean
-tree_removed (gpointer data)
-{
-  TreeOnServer *tree = data;
-
-  zkr__op_sync_path_sync (tree->direct, tree->path);
-  return itest_delete_tree (tree->direct, tree->path);
-}
-
-static void
-fixture_finish (Fixture *f)
-{
-  g_autofree char *on_server = server_path (name_space, f->root);
-  TreeOnServer tree = { f->direct, on_server };
-
-  zkr_test_proxy_heal (f->proxy);
-  if (f->proxied != NULL)
-    {
-      CU_ASSERT_TRUE (itest_wait_for (session_answers, f->proxied, WAIT_MS));
-      itest_recorder_free (f->recorder);
-      zkr_session_unref (f->proxied);
-    }
-  else
-    /* A session unreffed on a black-holed link: its create may land once
-     * healed, its close right behind it (one stream). Removing the tree
-     * may meet that ephemeral; it goes with the close. */
-    CU_ASSERT_TRUE (itest_wait_for (tree_removed, &tree, WAIT_MS));
-  /* Ephemeral nodes of a session that expired go with it. */
-  CU_ASSERT_TRUE (itest_wait_for_children (f->direct, on_server, 0, WAIT_MS));
-  cleanup_root (f->direct, name_space, f->root);
-  zkr_session_unref (f->direct);
-  zkr_test_proxy_free (f->proxy);
-  g_free (f->root);
-}
-
-static gint64
-elapsed_ms (gint64 since)
-{
-  return (g_get_monotonic_time () - since) / 1000;
-}
-
 static void
 test_node__black_holed_calls_answer_timeout_by_the_deadline (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   g_autofree char *node = NULL;
-  AsyncWait wait;
+  ItestAsync wait;
   gint64 start;
 
-  fixture_init (&f, "node-blackhole", UNNOTICED_SESSION_MS);
+  itest_proxied_init (&f, name_space, "node-blackhole", UNNOTICED_SESSION_MS);
   node = g_strdup_printf ("%s/e", f.root);
-  fixture_black_hole (&f);
+  itest_proxied_black_hole (&f);
   start = g_get_monotonic_time ();
   CU_ASSERT_PTR_NULL (zkr_node_get (f.proxied, f.root, SHORT_TIMEOUT_MS, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) >= SHORT_TIMEOUT_MS - EARLY_MS);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) >= SHORT_TIMEOUT_MS - EARLY_MS);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
   g_clear_error (&error);
 
-  async_begin (&wait);
+  itest_async_begin (&wait);
   start = g_get_monotonic_time ();
   /* Ephemeral: if it lands once healed, it goes with the session. */
   zkr_node_create_async (f.proxied, node, "x", 1, ZKR_CREATE_EPHEMERAL, ZKR_CREATE_PARENTS_NONE,
-                         SHORT_TIMEOUT_MS, NULL, async_done, &wait);
-  CU_ASSERT_FALSE (zkr_node_create_finish (f.proxied, async_wait (&wait, WAIT_MS), NULL, NULL,
+                         SHORT_TIMEOUT_MS, NULL, itest_async_done, &wait);
+  CU_ASSERT_FALSE (zkr_node_create_finish (f.proxied, itest_async_wait (&wait, WAIT_MS), NULL, NULL,
                                            &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
   g_clear_error (&error);
-  async_end (&wait);
+  itest_async_end (&wait);
   /* Healed, the node may have landed: remove it (the proxied session
    * still owns it). */
   zkr_test_proxy_heal (f.proxy);
-  CU_ASSERT_TRUE (itest_wait_for (session_answers, f.proxied, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (itest_session_answers, f.proxied, WAIT_MS));
   (void) zkr_node_delete (f.proxied, node, -1, CALL_MS, NULL, NULL);
-  fixture_finish (&f);
+  itest_proxied_finish (&f, TRUE);
 }
 
 typedef struct {
@@ -769,17 +550,17 @@ blocking_get_thread (gpointer data)
 static void
 test_node__cancel_answers_promptly_on_a_black_holed_link (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GCancellable) already = g_cancellable_new ();
   BlockingGet get = { 0 };
-  AsyncWait wait;
+  ItestAsync wait;
   GThread *thread;
   gint64 cancelled_at;
 
-  fixture_init (&f, "node-cancel", UNNOTICED_SESSION_MS);
-  fixture_black_hole (&f);
+  itest_proxied_init (&f, name_space, "node-cancel", UNNOTICED_SESSION_MS);
+  itest_proxied_black_hole (&f);
   /* A blocking read with no deadline, cancelled from another thread. */
   get.session = f.proxied;
   get.path = f.root;
@@ -790,86 +571,87 @@ test_node__cancel_answers_promptly_on_a_black_holed_link (void)
   cancelled_at = g_get_monotonic_time ();
   g_cancellable_cancel (cancellable);
   g_thread_join (thread);
-  ASSERT_CODE (get.error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CODE (get.error, ZKR_ERROR_CANCELLED);
   CU_ASSERT_TRUE ((get.answered - cancelled_at) / 1000 <= MARGIN_MS);
   g_clear_error (&get.error);
 
   /* An async exists, cancelled from this thread. */
   g_cancellable_reset (cancellable);
-  async_begin (&wait);
-  zkr_node_exists_async (f.proxied, f.root, -1, cancellable, async_done, &wait);
+  itest_async_begin (&wait);
+  zkr_node_exists_async (f.proxied, f.root, -1, cancellable, itest_async_done, &wait);
   cancelled_at = g_get_monotonic_time ();
   g_cancellable_cancel (cancellable);
-  CU_ASSERT_FALSE (zkr_node_exists_finish (f.proxied, async_wait (&wait, WAIT_MS), NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
-  CU_ASSERT_TRUE (elapsed_ms (cancelled_at) <= MARGIN_MS);
+  CU_ASSERT_FALSE (zkr_node_exists_finish (f.proxied, itest_async_wait (&wait, WAIT_MS), NULL,
+                                           &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
   g_clear_error (&error);
-  async_end (&wait);
+  itest_async_end (&wait);
 
   /* Already cancelled: answered at once. */
   g_cancellable_cancel (already);
   cancelled_at = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_node_delete (f.proxied, f.root, -1, -1, already, &error));
-  ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
-  CU_ASSERT_TRUE (elapsed_ms (cancelled_at) <= MARGIN_MS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
   g_clear_error (&error);
-  fixture_finish (&f);
+  itest_proxied_finish (&f, TRUE);
 }
 
 static void
 test_node__calls_while_suspended_answer_by_the_deadline (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   guint from;
   gint64 start;
 
-  fixture_init (&f, "node-suspended", SUSPENDED_SESSION_MS);
+  itest_proxied_init (&f, name_space, "node-suspended", SUSPENDED_SESSION_MS);
   from = itest_recorder_count (f.recorder);
-  fixture_black_hole (&f);
+  itest_proxied_black_hole (&f);
   CU_ASSERT_TRUE_FATAL (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_SUSPENDED, from,
                                                    WAIT_MS, NULL) >= 0);
   /* SUSPENDED: a timeout 0 call does not wait; others wait until their
    * deadline. */
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_node_exists (f.proxied, f.root, 0, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= MARGIN_MS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
   g_clear_error (&error);
   if (zkr_session_get_state (f.proxied) == ZKR_SESSION_STATE_SUSPENDED)
     {
       start = g_get_monotonic_time ();
       CU_ASSERT_FALSE (zkr_node_set (f.proxied, f.root, "x", 1, -1, 300, NULL, NULL, &error));
-      ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-      CU_ASSERT_TRUE (elapsed_ms (start) <= 300 + MARGIN_MS);
+      ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+      CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 300 + MARGIN_MS);
       g_clear_error (&error);
       start = g_get_monotonic_time ();
       CU_ASSERT_FALSE (zkr_node_delete_tree (f.proxied, f.root, 300, NULL, &error));
-      ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-      CU_ASSERT_TRUE (elapsed_ms (start) <= 300 + MARGIN_MS);
+      ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+      CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 300 + MARGIN_MS);
       g_clear_error (&error);
       start = g_get_monotonic_time ();
       CU_ASSERT_FALSE (zkr_node_sync (f.proxied, f.root, 300, NULL, &error));
-      ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-      CU_ASSERT_TRUE (elapsed_ms (start) <= 300 + MARGIN_MS);
+      ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+      CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 300 + MARGIN_MS);
       g_clear_error (&error);
     }
-  fixture_finish (&f);
+  itest_proxied_finish (&f, TRUE);
 }
 
 static void
 test_node__call_in_flight_answers_session_expired_at_lost (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   BlockingGet get = { 0 };
   GThread *thread;
   gint64 lost_at = 0, start;
   guint from;
 
-  fixture_init (&f, "node-lost", LOST_SESSION_MS);
+  itest_proxied_init (&f, name_space, "node-lost", LOST_SESSION_MS);
   from = itest_recorder_count (f.recorder);
-  fixture_black_hole (&f);
+  itest_proxied_black_hole (&f);
   /* No deadline: retried through the connection loss, answered at LOST. */
   get.session = f.proxied;
   get.path = f.root;
@@ -878,7 +660,7 @@ test_node__call_in_flight_answers_session_expired_at_lost (void)
   CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, WAIT_MS,
                                              &lost_at) >= 0);
   g_thread_join (thread);
-  ASSERT_CODE (get.error, ZKR_ERROR_SESSION_EXPIRED);
+  ITEST_ASSERT_CODE (get.error, ZKR_ERROR_SESSION_EXPIRED);
   CU_ASSERT_TRUE (lost_at != 0 && (get.answered - lost_at) / 1000 <= MARGIN_MS);
   g_clear_error (&get.error);
   /* Still LOST (the fresh session cannot connect through the black
@@ -887,65 +669,65 @@ test_node__call_in_flight_answers_session_expired_at_lost (void)
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_node_create (f.proxied, f.root, NULL, 0, ZKR_CREATE_PERSISTENT,
                                     ZKR_CREATE_PARENTS_NONE, -1, NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_exists (f.proxied, f.root, SHORT_TIMEOUT_MS, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
   g_clear_error (&error);
   {
     ZkrCreateOptions protected_create = { .protection = TRUE };
 
     CU_ASSERT_FALSE (zkr_node_create_full (f.proxied, f.root, NULL, 0, &protected_create, -1,
                                            NULL, NULL, NULL, &error));
-    ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
+    ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
     g_clear_error (&error);
   }
   CU_ASSERT_FALSE (zkr_node_delete_tree (f.proxied, f.root, -1, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_sync (f.proxied, f.root, SHORT_TIMEOUT_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= MARGIN_MS);
-  fixture_finish (&f);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
+  itest_proxied_finish (&f, TRUE);
 }
 
 static void
 test_node__calls_on_a_closed_session_fail_at_once (void)
 {
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), name_space, 10000);
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), name_space, 10000);
   g_autoptr (GError) error = NULL;
-  AsyncWait wait;
+  ItestAsync wait;
   gint64 start;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   zkr_session_close (session);
   start = g_get_monotonic_time ();
   CU_ASSERT_PTR_NULL (zkr_node_get (session, "/x", -1, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_sync (session, "/x", -1, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_delete_full (session, "/x", -1,
                                          ZKR_DELETE_CHILDREN | ZKR_DELETE_GUARANTEED, -1, NULL,
                                          &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_create_full (session, "/x", NULL, 0, NULL, -1, NULL, NULL, NULL,
                                          &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_node_create (session, "/x", NULL, 0, ZKR_CREATE_EPHEMERAL,
                                     ZKR_CREATE_PARENTS_NONE, -1, NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
   g_clear_error (&error);
-  async_begin (&wait);
-  zkr_node_get_children_async (session, "/", 0, NULL, async_done, &wait);
-  CU_ASSERT_PTR_NULL (zkr_node_get_children_finish (session, async_wait (&wait, WAIT_MS), NULL,
-                                                    &error));
-  ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
-  async_end (&wait);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= MARGIN_MS);
+  itest_async_begin (&wait);
+  zkr_node_get_children_async (session, "/", 0, NULL, itest_async_done, &wait);
+  CU_ASSERT_PTR_NULL (zkr_node_get_children_finish (session, itest_async_wait (&wait, WAIT_MS),
+                                                    NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  itest_async_end (&wait);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
 }
 
 /* The session's last user reference goes while an async create (with a
@@ -955,40 +737,40 @@ test_node__calls_on_a_closed_session_fail_at_once (void)
 static void
 test_node__session_unreffed_while_requests_are_in_flight (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   g_autofree char *node = NULL;
-  AsyncWait create_wait, get_wait;
+  ItestAsync create_wait, get_wait;
 
-  fixture_init (&f, "node-unref", LOST_SESSION_MS);
+  itest_proxied_init (&f, name_space, "node-unref", LOST_SESSION_MS);
   node = g_strdup_printf ("%s/e", f.root);
-  fixture_black_hole (&f);
-  async_begin (&create_wait);
-  async_begin (&get_wait);
+  itest_proxied_black_hole (&f);
+  itest_async_begin (&create_wait);
+  itest_async_begin (&get_wait);
   zkr_node_create_async (f.proxied, node, "x", 1, ZKR_CREATE_EPHEMERAL, ZKR_CREATE_PARENTS_NONE,
-                         SHORT_TIMEOUT_MS, NULL, async_done, &create_wait);
-  zkr_node_get_async (f.proxied, f.root, -1, NULL, async_done, &get_wait);
+                         SHORT_TIMEOUT_MS, NULL, itest_async_done, &create_wait);
+  zkr_node_get_async (f.proxied, f.root, -1, NULL, itest_async_done, &get_wait);
   itest_recorder_free (f.recorder);
   zkr_session_unref (g_steal_pointer (&f.proxied));
-  CU_ASSERT_FALSE (zkr_node_create_finish (f.direct, async_wait (&create_wait, WAIT_MS), NULL,
+  CU_ASSERT_FALSE (zkr_node_create_finish (f.direct, itest_async_wait (&create_wait, WAIT_MS), NULL,
                                            NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
   g_clear_error (&error);
   /* Answered at the latest when the session is presumed LOST. */
-  CU_ASSERT_PTR_NULL (zkr_node_get_finish (f.direct, async_wait (&get_wait, WAIT_MS), NULL,
+  CU_ASSERT_PTR_NULL (zkr_node_get_finish (f.direct, itest_async_wait (&get_wait, WAIT_MS), NULL,
                                            &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED) ||
                   g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS));
-  async_end (&create_wait);
-  async_end (&get_wait);
-  fixture_finish (&f);
+  itest_async_end (&create_wait);
+  itest_async_end (&get_wait);
+  itest_proxied_finish (&f, TRUE);
 }
 
 /* Reads are retried on a retryable answer, writes are not. */
 static void
 test_node__reads_retry_writes_do_not (void)
 {
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), name_space, 10000);
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), name_space, 10000);
   g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
   g_autofree char *root = itest_scratch_path ("node-retry");
   g_autoptr (GError) error = NULL;
@@ -1004,7 +786,7 @@ test_node__reads_retry_writes_do_not (void)
   zkr__session_test_rewrite_answers (session, ZTHROTTLEDOP, -1);
   before = zkr__session_test_count_rewritten (session);
   CU_ASSERT_FALSE (zkr_node_set (session, root, "s", 1, -1, CALL_MS, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr__session_test_count_rewritten (session) - before >= 1);
   before = zkr__session_test_count_rewritten (session);
@@ -1019,257 +801,7 @@ test_node__reads_retry_writes_do_not (void)
   CU_ASSERT_PTR_NOT_NULL (data);
   CU_ASSERT_PTR_NULL (error);
   zkr__session_test_rewrite_answers (session, 0, 0);
-  cleanup_root (direct, name_space, root);
-}
-
-
-/* ---- the rest of the create, delete and sync calls -------------------------------- */
-
-/* TTL nodes (the ensemble runs with extended types), containers, and a
- * TTL mode refused where no TTL can be given. */
-static void
-test_node__ttl_and_container_modes (void)
-{
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), name_space, 10000);
-  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
-  g_autofree char *root = itest_scratch_path ("node-ttl");
-  g_autofree char *ttl_node = g_strdup_printf ("%s/ttl", root);
-  g_autofree char *seq_prefix = g_strdup_printf ("%s/s-", root);
-  g_autofree char *container = g_strdup_printf ("%s/box", root);
-  g_autofree char *created = NULL;
-  g_autoptr (GError) error = NULL;
-  ZkrCreateOptions ttl = { .mode = ZKR_CREATE_PERSISTENT_WITH_TTL, .ttl_ms = 60000,
-                           .parents = ZKR_CREATE_PARENTS_CONTAINER };
-  ZkrCreateOptions seq_ttl = { .mode = ZKR_CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL,
-                               .ttl_ms = 60000 };
-  ZkrCreateOptions box = { .mode = ZKR_CREATE_CONTAINER };
-  ZkrStat stat = { 0 };
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_TRUE (zkr_node_create_full (session, ttl_node, "t", 1, &ttl, CALL_MS, NULL, &created,
-                                        &stat, &error));
-  CU_ASSERT_PTR_NULL (error);
-  CU_ASSERT_STRING_EQUAL (created, ttl_node);
-  CU_ASSERT_EQUAL (stat.data_length, 1);
-  g_clear_pointer (&created, g_free);
-  CU_ASSERT_TRUE (zkr_node_create_full (session, seq_prefix, NULL, 0, &seq_ttl, CALL_MS, NULL,
-                                        &created, NULL, &error));
-  CU_ASSERT_TRUE (created != NULL && g_str_has_prefix (created, seq_prefix) &&
-                  strlen (created) == strlen (seq_prefix) + 10);
-  CU_ASSERT_TRUE (zkr_node_create_full (session, container, NULL, 0, &box, CALL_MS, NULL, NULL,
-                                        NULL, &error));
-  CU_ASSERT_TRUE (zkr_node_exists (session, container, CALL_MS, NULL, NULL, &error));
-  {
-    g_autofree char *on_server = server_path (name_space, root);
-
-    zkr__op_sync_path_sync (direct, on_server);
-    CU_ASSERT_EQUAL (itest_count_children (direct, on_server), 3);
-  }
-  /* A TTL mode through a call that takes no TTL. */
-  CU_ASSERT_FALSE (zkr_node_create (session, ttl_node, NULL, 0, ZKR_CREATE_PERSISTENT_WITH_TTL,
-                                    ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  CU_ASSERT_TRUE (zkr_node_delete_tree (session, root, CALL_MS, NULL, &error));
-  CU_ASSERT_PTR_NULL (error);
-  cleanup_root (direct, name_space, root);
-}
-
-/* Curator's withProtection: the name carries "_c_<uuid>-"; a create whose
- * reply is lost is found again, not made twice. */
-static void
-test_node__protected_create_recovers_a_lost_reply (void)
-{
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), name_space, 10000);
-  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
-  g_autofree char *root = itest_scratch_path ("node-protected");
-  g_autofree char *prefix = g_strdup_printf ("%s/job-", root);
-  g_autofree char *plain = g_strdup_printf ("%s/plain", root);
-  g_autofree char *first = NULL, *second = NULL;
-  g_autofree char *on_server = server_path (name_space, root);
-  g_autoptr (GError) error = NULL;
-  ZkrCreateOptions options = { .mode = ZKR_CREATE_EPHEMERAL_SEQUENTIAL, .protection = TRUE,
-                               .parents = ZKR_CREATE_PARENTS_CONTAINER };
-  ZkrCreateOptions persistent = { .mode = ZKR_CREATE_PERSISTENT, .protection = TRUE };
-  ZkrStat stat = { 0 };
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_TRUE (zkr_node_create_full (session, prefix, "p", 1, &options, CALL_MS, NULL, &first,
-                                        &stat, &error));
-  CU_ASSERT_PTR_NULL (error);
-  CU_ASSERT_TRUE (first != NULL && g_str_has_prefix (zkr__path_basename (first), "_c_") &&
-                  g_str_has_suffix (first, "-job-0000000000"));
-  CU_ASSERT_EQUAL (stat.ephemeral_owner, zkr_session_get_id (session));
-  /* The server makes the node, the reply is "lost": found by its uuid. */
-  zkr__session_test_drop_next_create_reply (session);
-  CU_ASSERT_TRUE (zkr_node_create_full (session, prefix, "p", 1, &options, CALL_MS, NULL,
-                                        &second, &stat, &error));
-  CU_ASSERT_PTR_NULL (error);
-  CU_ASSERT_TRUE (second != NULL && g_str_has_suffix (second, "-job-0000000001"));
-  CU_ASSERT_EQUAL (stat.ephemeral_owner, zkr_session_get_id (session));
-  zkr__op_sync_path_sync (direct, on_server);
-  CU_ASSERT_EQUAL (itest_count_children (direct, on_server), 2);
-  g_clear_pointer (&second, g_free);
-  /* Persistent, not sequential: the protected name is "_c_<uuid>-plain". */
-  zkr__session_test_drop_next_create_reply (session);
-  CU_ASSERT_TRUE (zkr_node_create_full (session, plain, NULL, 0, &persistent, CALL_MS, NULL,
-                                        &second, &stat, &error));
-  CU_ASSERT_TRUE (second != NULL && g_str_has_suffix (second, "-plain") &&
-                  g_str_has_prefix (zkr__path_basename (second), "_c_"));
-  CU_ASSERT_EQUAL (stat.ephemeral_owner, 0);
-  zkr__op_sync_path_sync (direct, on_server);
-  CU_ASSERT_EQUAL (itest_count_children (direct, on_server), 3);
-  CU_ASSERT_TRUE (zkr_node_delete_tree (session, root, CALL_MS, NULL, &error));
-  cleanup_root (direct, name_space, root);
-}
-
-/* Deletes with children, with a version, a missing node. */
-static void
-test_node__delete_tree_deletes_children_first (void)
-{
-  g_autoptr (ZkrSession) session = connect_ns (itest_hosts (), name_space, 10000);
-  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
-  g_autofree char *root = itest_scratch_path ("node-tree");
-  g_autofree char *top = g_strdup_printf ("%s/t", root);
-  g_autoptr (GError) error = NULL;
-  const char *const leaves[] = { "a/b/c", "a/d", "e", "f/g/h/i" };
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  for (gsize i = 0; i < G_N_ELEMENTS (leaves); i++)
-    {
-      g_autofree char *leaf = g_strdup_printf ("%s/%s", top, leaves[i]);
-
-      CU_ASSERT_TRUE (zkr_node_create (session, leaf, "x", 1, ZKR_CREATE_PERSISTENT,
-                                       ZKR_CREATE_PARENTS_PERSISTENT, CALL_MS, NULL, NULL, NULL,
-                                       &error));
-    }
-  CU_ASSERT_PTR_NULL (error);
-  /* Not empty without the flag; the wrong version of the top: refused
-   * before anything goes (the server checks the version first). */
-  CU_ASSERT_FALSE (zkr_node_delete (session, top, -1, CALL_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NOT_EMPTY);
-  g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_node_delete_full (session, top, 7, ZKR_DELETE_CHILDREN, CALL_MS, NULL,
-                                         &error));
-  ASSERT_CODE (error, ZKR_ERROR_BAD_VERSION);
-  g_clear_error (&error);
-  {
-    g_auto (GStrv) left = zkr_node_get_children (session, top, CALL_MS, NULL, NULL, &error);
-
-    CU_ASSERT_TRUE (left != NULL && g_strv_length (left) == 3);
-  }
-  CU_ASSERT_TRUE (zkr_node_delete_full (session, top, 0, ZKR_DELETE_CHILDREN, CALL_MS, NULL,
-                                        &error));
-  CU_ASSERT_PTR_NULL (error);
-  CU_ASSERT_FALSE (zkr_node_exists (session, top, CALL_MS, NULL, NULL, &error));
-  CU_ASSERT_FALSE (zkr_node_delete_tree (session, top, CALL_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
-  g_clear_error (&error);
-  /* sync: the other session's reads now see it all. */
-  CU_ASSERT_TRUE (zkr_node_sync (session, root, CALL_MS, NULL, &error));
-  CU_ASSERT_PTR_NULL (error);
-  cleanup_root (direct, name_space, root);
-}
-
-static gboolean
-pending_deletes_done (gpointer data)
-{
-  return zkr__session_get_pending_deletes (data) == 0;
-}
-
-/* Curator's guaranteed(): the call fails by its deadline while the link is
- * down, the delete goes through once healed; protected creates that time
- * out leave nothing. */
-static void
-test_node__guaranteed_delete_and_protected_create_while_the_link_is_down (void)
-{
-  Fixture f;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *single = NULL, *tree = NULL, *leaf = NULL, *on_server = NULL;
-  ZkrCreateOptions protected_create = { .mode = ZKR_CREATE_PERSISTENT_SEQUENTIAL,
-                                        .protection = TRUE };
-  ZkrCreateOptions ttl = { .mode = ZKR_CREATE_PERSISTENT_WITH_TTL, .ttl_ms = 600000 };
-  gint64 start;
-
-  fixture_init (&f, "node-guaranteed", UNNOTICED_SESSION_MS);
-  single = g_strdup_printf ("%s/one", f.root);
-  tree = g_strdup_printf ("%s/tree", f.root);
-  leaf = g_strdup_printf ("%s/tree/a/b", f.root);
-  on_server = server_path (name_space, f.root);
-  CU_ASSERT_TRUE (zkr_node_create (f.proxied, single, NULL, 0, ZKR_CREATE_PERSISTENT,
-                                   ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
-  CU_ASSERT_TRUE (zkr_node_create (f.proxied, leaf, NULL, 0, ZKR_CREATE_PERSISTENT,
-                                   ZKR_CREATE_PARENTS_PERSISTENT, CALL_MS, NULL, NULL, NULL,
-                                   &error));
-  fixture_black_hole (&f);
-  start = g_get_monotonic_time ();
-  CU_ASSERT_FALSE (zkr_node_delete_full (f.proxied, single, -1, ZKR_DELETE_GUARANTEED,
-                                         SHORT_TIMEOUT_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
-  g_clear_error (&error);
-  start = g_get_monotonic_time ();
-  CU_ASSERT_FALSE (zkr_node_delete_full (f.proxied, tree, -1,
-                                         ZKR_DELETE_GUARANTEED | ZKR_DELETE_CHILDREN,
-                                         SHORT_TIMEOUT_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
-  g_clear_error (&error);
-  CU_ASSERT_TRUE (zkr__session_get_pending_deletes (f.proxied) >= 1);
-  /* Protected creates, one timed out, one TTL node: whatever they made
-   * goes once healed. sync and a TTL create answer by the deadline. */
-  CU_ASSERT_FALSE (zkr_node_create_full (f.proxied, f.root, "x", 1, &protected_create,
-                                         SHORT_TIMEOUT_MS, NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  g_clear_error (&error);
-  ttl.protection = TRUE;
-  CU_ASSERT_FALSE (zkr_node_create_full (f.proxied, single, NULL, 0, &ttl, SHORT_TIMEOUT_MS,
-                                         NULL, NULL, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  g_clear_error (&error);
-  start = g_get_monotonic_time ();
-  CU_ASSERT_FALSE (zkr_node_sync (f.proxied, f.root, SHORT_TIMEOUT_MS, NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
-  g_clear_error (&error);
-  zkr_test_proxy_heal (f.proxy);
-  CU_ASSERT_TRUE (itest_wait_for (pending_deletes_done, f.proxied, WAIT_MS));
-  CU_ASSERT_TRUE (itest_wait_for_children (f.direct, on_server, 0, WAIT_MS));
-  fixture_finish (&f);
-}
-
-/* A protected create cancelled while its create is out (black hole):
- * answered at once; what the server made once healed is removed. */
-static void
-test_node__cancelled_protected_create_leaves_nothing (void)
-{
-  Fixture f;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-  g_autofree char *on_server = NULL;
-  ZkrCreateOptions options = { .mode = ZKR_CREATE_PERSISTENT, .protection = TRUE };
-  AsyncWait wait;
-  gint64 cancelled_at;
-
-  fixture_init (&f, "node-protected-cancel", UNNOTICED_SESSION_MS);
-  on_server = server_path (name_space, f.root);
-  g_autofree char *node = g_strdup_printf ("%s/p", f.root);
-  fixture_black_hole (&f);
-  async_begin (&wait);
-  zkr_node_create_full_async (f.proxied, node, NULL, 0, &options, -1, cancellable, async_done,
-                              &wait);
-  cancelled_at = g_get_monotonic_time ();
-  g_cancellable_cancel (cancellable);
-  CU_ASSERT_FALSE (zkr_node_create_full_finish (f.proxied, async_wait (&wait, WAIT_MS), NULL,
-                                                NULL, &error));
-  ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
-  CU_ASSERT_TRUE (elapsed_ms (cancelled_at) <= MARGIN_MS);
-  async_end (&wait);
-  zkr_test_proxy_heal (f.proxy);
-  CU_ASSERT_TRUE (itest_wait_for (session_answers, f.proxied, WAIT_MS));
-  /* The create landed when healed, then went. */
-  CU_ASSERT_TRUE (itest_wait_for_children (f.direct, on_server, 0, WAIT_MS));
-  fixture_finish (&f);
+  itest_cleanup_root (direct, name_space, root);
 }
 
 static int
@@ -1302,11 +834,6 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_node__calls_on_a_closed_session_fail_at_once),
   ZKR_TEST_CASE (test_node__session_unreffed_while_requests_are_in_flight),
   ZKR_TEST_CASE (test_node__reads_retry_writes_do_not),
-  ZKR_TEST_CASE (test_node__ttl_and_container_modes),
-  ZKR_TEST_CASE (test_node__protected_create_recovers_a_lost_reply),
-  ZKR_TEST_CASE (test_node__delete_tree_deletes_children_first),
-  ZKR_TEST_CASE (test_node__guaranteed_delete_and_protected_create_while_the_link_is_down),
-  ZKR_TEST_CASE (test_node__cancelled_protected_create_leaves_nothing),
   { NULL, NULL },
 };
 
