@@ -118,58 +118,6 @@ assert_fired_once (Seen *seen, ZkrWatchEvent event)
   CU_ASSERT_FALSE (seen->wrong_place);
 }
 
-static ZkrSession *
-connect_ns (const char *hosts, const char *ns, int session_timeout_ms)
-{
-  g_autoptr (ZkrSessionOptions) options = itest_options (hosts, session_timeout_ms);
-  g_autoptr (GError) error = NULL;
-  ZkrSession *session;
-
-  if (ns != NULL)
-    zkr_session_options_set_namespace (options, ns);
-  session = zkr_session_connect (options, &error);
-  if (session == NULL)
-    g_printerr ("connect to %s failed: %s\n", hosts, error->message);
-  CU_ASSERT_PTR_NOT_NULL (session);
-  return session;
-}
-
-static char *
-server_path (const char *ns, const char *path)
-{
-  return ns != NULL ? g_strdup_printf ("/%s%s", ns, path) : g_strdup (path);
-}
-
-static void
-cleanup_root (ZkrSession *direct, const char *ns, const char *root)
-{
-  g_autofree char *full = server_path (ns, root);
-
-  zkr__op_sync_path_sync (direct, full);
-  CU_ASSERT_TRUE (itest_delete_tree (direct, full));
-  CU_ASSERT_TRUE (itest_node_absent (direct, full));
-  if (ns != NULL)
-    {
-      g_autofree char *top = g_strdup_printf ("/%s", ns);
-
-      CU_ASSERT_TRUE (itest_delete_tree (direct, top));
-      CU_ASSERT_TRUE (itest_node_absent (direct, top));
-    }
-}
-
-#define ASSERT_CODE(error, code) assert_code ((error), (code), __FILE__, __LINE__)
-
-static void
-assert_code (const GError *error, ZkrError code, const char *file, int line)
-{
-  gboolean ok = error != NULL && g_error_matches (error, ZKR_ERROR, code);
-
-  if (!ok)
-    g_printerr ("%s:%d: expected %s, got %s\n", file, line, zkr_error_code_name (code),
-                error != NULL ? error->message : "no error");
-  CU_ASSERT_TRUE (ok);
-}
-
 /* Everything the session's events posted before now has run in the
  * context: a data watch on @node, a write to it, its event awaited (the
  * session's events are dispatched in order, and posted in order). */
@@ -211,7 +159,7 @@ kinds_fire_on_their_own_events (const char *ns)
   ZkrStat stat = { 0 };
 
   g_main_context_push_thread_default (context);
-  session = connect_ns (itest_hosts (), ns, 10000);
+  session = itest_connect_ns (itest_hosts (), ns, 10000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_TRUE_FATAL (zkr_node_create (session, node, "a", 1, ZKR_CREATE_PERSISTENT,
                                          ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
@@ -289,20 +237,20 @@ kinds_fire_on_their_own_events (const char *ns)
   seen_init (&del_data);
   CU_ASSERT_PTR_NULL (zkr_watch_data (session, node, on_watch, &del_data, on_destroy, CALL_MS,
                                       NULL, NULL, &id, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (id, 0);
   CU_ASSERT_EQUAL (del_data.destroys, 1);
   id = 1;
   CU_ASSERT_PTR_NULL (zkr_watch_children (session, node, on_watch, &del_data, NULL, CALL_MS,
                                           NULL, NULL, &id, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (id, 0);
   drain (context);
   CU_ASSERT_EQUAL (del_data.calls, 0);
 
-  cleanup_root (direct, ns, root);
+  itest_cleanup_root (direct, ns, root);
   g_clear_pointer (&session, zkr_session_unref);
   drain (context);
   g_main_context_pop_thread_default (context);
@@ -377,7 +325,7 @@ test_watch__async_answers_then_fires_in_the_callers_context (void)
   guint id = 0;
 
   g_main_context_push_thread_default (context);
-  session = connect_ns (itest_hosts (), name_space, 10000);
+  session = itest_connect_ns (itest_hosts (), name_space, 10000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_TRUE_FATAL (zkr_node_create (session, node, "a", 1, ZKR_CREATE_PERSISTENT,
                                          ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
@@ -420,7 +368,7 @@ test_watch__async_answers_then_fires_in_the_callers_context (void)
                         NULL, async_done, &wait);
   CU_ASSERT_PTR_NULL (zkr_watch_data_finish (session, async_wait (&wait, context, CALL_MS), NULL,
                                              &id, &error));
-  ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NO_NODE);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (id, 0);
   CU_ASSERT_EQUAL (wait.destroys_at_answer, 1);
@@ -436,7 +384,7 @@ test_watch__async_answers_then_fires_in_the_callers_context (void)
   assert_fired_once (&seen_children, ZKR_WATCH_EVENT_CHILDREN_CHANGED);
   CU_ASSERT_EQUAL (seen_bad.calls, 0);
 
-  cleanup_root (direct, name_space, root);
+  itest_cleanup_root (direct, name_space, root);
   g_clear_pointer (&session, zkr_session_unref);
   drain (context);
   g_main_context_pop_thread_default (context);
@@ -462,7 +410,7 @@ test_watch__removed_watch_never_fires_and_is_destroyed_once (void)
   guint id = 0, id_first = 0, id_second = 0;
 
   g_main_context_push_thread_default (context);
-  session = connect_ns (itest_hosts (), name_space, 10000);
+  session = itest_connect_ns (itest_hosts (), name_space, 10000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_TRUE_FATAL (zkr_node_create (session, node, "a", 1, ZKR_CREATE_PERSISTENT,
                                          ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
@@ -502,7 +450,7 @@ test_watch__removed_watch_never_fires_and_is_destroyed_once (void)
   CU_ASSERT_EQUAL (removed.destroys, 1);
   CU_ASSERT_FALSE (removed.wrong_place || first.wrong_place || second.wrong_place);
 
-  cleanup_root (direct, name_space, root);
+  itest_cleanup_root (direct, name_space, root);
   g_clear_pointer (&session, zkr_session_unref);
   drain (context);
   g_main_context_pop_thread_default (context);
@@ -688,94 +636,26 @@ test_watch__close_unref_and_unref_inside_the_call (void)
 
 /* ---- deadlines --------------------------------------------------------------------- */
 
-typedef struct {
-  ZkrTestProxy *proxy;
-  ZkrSession *proxied;
-  ItestRecorder *recorder;
-  ZkrSession *direct;
-  char *root;
-} Fixture;
-
-static void
-fixture_init (Fixture *f, const char *name, int session_timeout_ms)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ZkrSessionOptions) options = NULL;
-  g_autofree char *address = NULL;
-
-  memset (f, 0, sizeof *f);
-  f->proxy = zkr_test_proxy_new (itest_hosts (), &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxy);
-  address = zkr_test_proxy_dup_address (f->proxy);
-  options = itest_options (address, session_timeout_ms);
-  zkr_session_options_set_namespace (options, name_space);
-  f->proxied = zkr_session_new (options, &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxied);
-  f->recorder = itest_recorder_new (f->proxied);
-  CU_ASSERT_TRUE_FATAL (zkr_session_wait_connected (f->proxied, WAIT_MS, &error));
-  f->direct = itest_connect (itest_hosts (), 10000);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->direct);
-  f->root = itest_scratch_path (name);
-  CU_ASSERT_TRUE_FATAL (zkr_node_create (f->proxied, f->root, NULL, 0, ZKR_CREATE_PERSISTENT,
-                                         ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
-                                         &error));
-}
-
-static void
-fixture_black_hole (Fixture *f)
-{
-  CU_ASSERT_TRUE (zkr_node_exists (f->proxied, "/", CALL_MS, NULL, NULL, NULL));
-  zkr_test_proxy_blackhole (f->proxy);
-}
-
-static gboolean
-session_answers (gpointer data)
-{
-  return zkr_node_exists (data, "/", 1000, NULL, NULL, NULL);
-}
-
-static void
-fixture_finish (Fixture *f)
-{
-  zkr_test_proxy_heal (f->proxy);
-  if (f->proxied != NULL)
-    {
-      CU_ASSERT_TRUE (itest_wait_for (session_answers, f->proxied, WAIT_MS));
-      itest_recorder_free (f->recorder);
-      zkr_session_unref (f->proxied);
-    }
-  cleanup_root (f->direct, name_space, f->root);
-  zkr_session_unref (f->direct);
-  zkr_test_proxy_free (f->proxy);
-  g_free (f->root);
-}
-
-static gint64
-elapsed_ms (gint64 since)
-{
-  return (g_get_monotonic_time () - since) / 1000;
-}
-
 static void
 test_watch__black_holed_read_answers_by_its_deadline_and_leaves_no_watch (void)
 {
   g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (GError) error = NULL;
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
-  Fixture f;
+  ItestProxied f;
   Seen seen;
   guint id = 1;
   gint64 start;
 
   g_main_context_push_thread_default (context);
-  fixture_init (&f, "watch-blackhole", UNNOTICED_SESSION_MS);
+  itest_proxied_init (&f, name_space, "watch-blackhole", UNNOTICED_SESSION_MS);
   seen_init (&seen);
-  fixture_black_hole (&f);
+  itest_proxied_black_hole (&f);
   start = g_get_monotonic_time ();
   CU_ASSERT_PTR_NULL (zkr_watch_data (f.proxied, f.root, on_watch, &seen, on_destroy,
                                       SHORT_TIMEOUT_MS, NULL, NULL, &id, &error));
-  ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
   CU_ASSERT_EQUAL (seen.destroys, 1);
   CU_ASSERT_EQUAL (id, 0);
   g_clear_error (&error);
@@ -784,13 +664,13 @@ test_watch__black_holed_read_answers_by_its_deadline_and_leaves_no_watch (void)
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_watch_exists (f.proxied, f.root, on_watch, &seen, on_destroy, -1,
                                      cancellable, NULL, &id, &error));
-  ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= MARGIN_MS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
   CU_ASSERT_EQUAL (seen.destroys, 2);
   g_clear_error (&error);
   /* Healed: a reply that lands late arms nothing. */
   zkr_test_proxy_heal (f.proxy);
-  CU_ASSERT_TRUE (itest_wait_for (session_answers, f.proxied, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (itest_session_answers, f.proxied, WAIT_MS));
   CU_ASSERT_TRUE (zkr_node_set (f.proxied, f.root, "x", 1, -1, CALL_MS, NULL, NULL, &error));
   {
     g_autofree char *fence = g_strdup_printf ("%s/fence", f.root);
@@ -801,7 +681,7 @@ test_watch__black_holed_read_answers_by_its_deadline_and_leaves_no_watch (void)
   }
   CU_ASSERT_EQUAL (seen.calls, 0);
   CU_ASSERT_FALSE (seen.wrong_place);
-  fixture_finish (&f);
+  itest_proxied_finish (&f, FALSE);
   drain (context);
   g_main_context_pop_thread_default (context);
   seen_clear (&seen);
@@ -817,37 +697,37 @@ test_watch__suspended_read_answers_by_its_deadline_and_watches_survive (void)
   g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) data = NULL;
-  Fixture f;
+  ItestProxied f;
   Seen seen, held;
   guint id = 0, from;
   gint64 start;
   g_autofree char *on_server = NULL;
 
   g_main_context_push_thread_default (context);
-  fixture_init (&f, "watch-suspended", SUSPENDED_SESSION_MS);
-  on_server = g_strdup_printf ("/%s%s", name_space, f.root);
+  itest_proxied_init (&f, name_space, "watch-suspended", SUSPENDED_SESSION_MS);
+  on_server = itest_server_path (name_space, f.root);
   seen_init (&seen);
   seen_init (&held);
   data = zkr_watch_data (f.proxied, f.root, on_watch, &held, on_destroy, CALL_MS, NULL, NULL, &id,
                          &error);
   CU_ASSERT_PTR_NOT_NULL (data);
   from = itest_recorder_count (f.recorder);
-  fixture_black_hole (&f);
+  itest_proxied_black_hole (&f);
   CU_ASSERT_TRUE_FATAL (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_SUSPENDED, from,
                                                    WAIT_MS, NULL) >= 0);
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_watch_exists (f.proxied, f.root, on_watch, &seen, on_destroy, 0, NULL,
                                      NULL, &id, &error));
-  ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= MARGIN_MS);
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
   g_clear_error (&error);
   if (zkr_session_get_state (f.proxied) == ZKR_SESSION_STATE_SUSPENDED)
     {
       start = g_get_monotonic_time ();
       CU_ASSERT_PTR_NULL (zkr_watch_children (f.proxied, f.root, on_watch, &seen, on_destroy,
                                               300, NULL, NULL, &id, &error));
-      ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-      CU_ASSERT_TRUE (elapsed_ms (start) <= 300 + MARGIN_MS);
+      ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+      CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 300 + MARGIN_MS);
       g_clear_error (&error);
     }
   CU_ASSERT_TRUE (seen.destroys >= 1);
@@ -862,7 +742,7 @@ test_watch__suspended_read_answers_by_its_deadline_and_watches_survive (void)
   else
     assert_fired_once (&held, ZKR_WATCH_EVENT_SESSION_LOST);
   CU_ASSERT_EQUAL (seen.calls, 0);
-  fixture_finish (&f);
+  itest_proxied_finish (&f, FALSE);
   drain (context);
   g_main_context_pop_thread_default (context);
   seen_clear (&seen);
@@ -874,33 +754,20 @@ test_watch__suspended_read_answers_by_its_deadline_and_watches_survive (void)
 static const char *const bad_paths[] = { "", "a", "/a/", "//", "/a/./b", "/a//b", "/a\001b" };
 
 static void
-assert_invalid_naming (GError *error, const char *value)
-{
-  g_autofree char *escaped = g_strescape (value, NULL);
-
-  ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
-  if (error != NULL && strstr (error->message, escaped) == NULL)
-    {
-      g_printerr ("message \"%s\" does not name \"%s\"\n", error->message, escaped);
-      CU_FAIL ("the message does not name the value");
-    }
-}
-
-static void
 test_watch__bad_input_is_refused_with_nothing_sent (void)
 {
   g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (ZkrSession) session = NULL;
   g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
   g_autofree char *root = itest_scratch_path ("watch-bad-input");
-  g_autofree char *on_server = server_path (name_space, root);
+  g_autofree char *on_server = itest_server_path (name_space, root);
   GError *error = NULL;
   Seen seen;
   AsyncWait wait = { 0 };
   guint id;
 
   g_main_context_push_thread_default (context);
-  session = connect_ns (itest_hosts (), name_space, 10000);
+  session = itest_connect_ns (itest_hosts (), name_space, 10000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_TRUE_FATAL (zkr_node_create (session, root, NULL, 0, ZKR_CREATE_PERSISTENT,
                                          ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
@@ -913,23 +780,23 @@ test_watch__bad_input_is_refused_with_nothing_sent (void)
       id = 7;
       CU_ASSERT_PTR_NULL (zkr_watch_data (session, bad, on_watch, &seen, on_destroy, CALL_MS,
                                           NULL, NULL, &id, &error));
-      assert_invalid_naming (error, bad);
+      itest_assert_invalid_naming (error, bad);
       g_clear_error (&error);
       CU_ASSERT_EQUAL (id, 0);
       CU_ASSERT_FALSE (zkr_watch_exists (session, bad, on_watch, &seen, on_destroy, CALL_MS,
                                          NULL, NULL, NULL, &error));
-      assert_invalid_naming (error, bad);
+      itest_assert_invalid_naming (error, bad);
       g_clear_error (&error);
       CU_ASSERT_PTR_NULL (zkr_watch_children (session, bad, on_watch, &seen, on_destroy,
                                               CALL_MS, NULL, NULL, NULL, &error));
-      assert_invalid_naming (error, bad);
+      itest_assert_invalid_naming (error, bad);
       g_clear_error (&error);
     }
   CU_ASSERT_EQUAL (seen.destroys, 3 * G_N_ELEMENTS (bad_paths));
   /* No callback. */
   CU_ASSERT_FALSE (zkr_watch_exists (session, root, NULL, &seen, on_destroy, CALL_MS, NULL, NULL,
                                      NULL, &error));
-  assert_invalid_naming (error, "NULL");
+  itest_assert_invalid_naming (error, "NULL");
   g_clear_error (&error);
   /* Async: the same answer through the callback, destroy before it. */
   seen_clear (&seen);
@@ -940,7 +807,7 @@ test_watch__bad_input_is_refused_with_nothing_sent (void)
   CU_ASSERT_EQUAL (seen.destroys, 0);
   CU_ASSERT_PTR_NULL (zkr_watch_children_finish (session, async_wait (&wait, context, CALL_MS),
                                                  NULL, NULL, &error));
-  assert_invalid_naming (error, "a/b");
+  itest_assert_invalid_naming (error, "a/b");
   g_clear_error (&error);
   CU_ASSERT_EQUAL (wait.destroys_at_answer, 1);
   g_clear_object (&wait.result);
@@ -957,7 +824,7 @@ test_watch__bad_input_is_refused_with_nothing_sent (void)
   drain (context);
   CU_ASSERT_EQUAL (seen.calls, 0);
   CU_ASSERT_EQUAL (itest_count_children (direct, on_server), 0);
-  cleanup_root (direct, name_space, root);
+  itest_cleanup_root (direct, name_space, root);
   g_clear_pointer (&session, zkr_session_unref);
   drain (context);
   g_main_context_pop_thread_default (context);
