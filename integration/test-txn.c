@@ -29,12 +29,6 @@
 
 static char *name_space; /* "zkr-it-txn-<pid>" */
 
-static gint64
-elapsed_ms (gint64 since)
-{
-  return (g_get_monotonic_time () - since) / 1000;
-}
-
 /* The data of @path (under @session's namespace) is @text. */
 static gboolean
 data_is (ZkrSession *session, const char *path, const char *text)
@@ -398,68 +392,15 @@ test_txn__fence_fails_once_the_holder_is_expired_before_it_hears (void)
 
 /* ---- deadlines, cancel, states ---------------------------------------- */
 
-typedef struct {
-  ZkrTestProxy *proxy;
-  ZkrSession *proxied;
-  ZkrSession *direct;
-  char *root;
-  char *node;
-} Fixture;
-
-static void
-fixture_init (Fixture *f, const char *name, int session_timeout_ms)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ZkrSessionOptions) options = NULL;
-  g_autofree char *address = NULL;
-
-  memset (f, 0, sizeof *f);
-  f->proxy = zkr_test_proxy_new (itest_hosts (), &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxy);
-  address = zkr_test_proxy_dup_address (f->proxy);
-  options = itest_options (address, session_timeout_ms);
-  zkr_session_options_set_namespace (options, name_space);
-  f->proxied = zkr_session_connect (options, &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxied);
-  f->direct = itest_connect (itest_hosts (), 10000);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f->direct);
-  f->root = itest_scratch_path (name);
-  f->node = g_strdup_printf ("%s/n", f->root);
-  make_node (f->proxied, f->root, NULL);
-  /* The round trip makes the last byte now. */
-  CU_ASSERT_TRUE (zkr_node_exists (f->proxied, "/", CALL_MS, NULL, NULL, NULL));
-}
-
 /* An ephemeral create: if it lands once healed, it goes with the session. */
 static ZkrTxn *
-ephemeral_txn (Fixture *f)
+ephemeral_txn (ItestProxied *f)
 {
+  g_autofree char *node = g_strdup_printf ("%s/n", f->root);
   ZkrTxn *txn = zkr_txn_new (f->proxied);
 
-  zkr_txn_create (txn, f->node, "x", 1, ZKR_CREATE_EPHEMERAL);
+  zkr_txn_create (txn, node, "x", 1, ZKR_CREATE_EPHEMERAL);
   return txn;
-}
-
-static gboolean
-session_answers (gpointer data)
-{
-  return zkr_node_exists (data, "/", 1000, NULL, NULL, NULL);
-}
-
-static void
-fixture_finish (Fixture *f)
-{
-  g_autofree char *on_server = itest_server_path (name_space, f->root);
-
-  zkr_test_proxy_heal (f->proxy);
-  CU_ASSERT_TRUE (itest_wait_for (session_answers, f->proxied, WAIT_MS));
-  zkr_session_unref (f->proxied);
-  CU_ASSERT_TRUE (itest_wait_for_children (f->direct, on_server, 0, WAIT_MS));
-  itest_cleanup_root (f->direct, name_space, f->root);
-  zkr_session_unref (f->direct);
-  zkr_test_proxy_free (f->proxy);
-  g_free (f->root);
-  g_free (f->node);
 }
 
 static gboolean
@@ -472,7 +413,7 @@ cancel_later (gpointer data)
 static void
 test_txn__commit_answers_by_its_deadline_on_a_black_holed_link (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (ZkrTxn) timed = NULL;
@@ -480,13 +421,13 @@ test_txn__commit_answers_by_its_deadline_on_a_black_holed_link (void)
   ItestAsync wait;
   gint64 start;
 
-  fixture_init (&f, "txn-blackhole", UNNOTICED_SESSION_MS);
-  zkr_test_proxy_blackhole (f.proxy);
+  itest_proxied_init (&f, name_space, "txn-blackhole", UNNOTICED_SESSION_MS);
+  itest_proxied_black_hole (&f);
   timed = ephemeral_txn (&f);
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_txn_commit (timed, SHORT_TIMEOUT_MS, NULL, &error));
   ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
   g_clear_error (&error);
 
   /* Async, no deadline, cancelled from the caller's context. */
@@ -497,13 +438,13 @@ test_txn__commit_answers_by_its_deadline_on_a_black_holed_link (void)
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_txn_commit_finish (cancelled, itest_async_wait (&wait, WAIT_MS), &error));
   ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= 200 + MARGIN_MS);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 200 + MARGIN_MS);
   g_clear_error (&error);
   itest_async_end (&wait);
   /* Their references on the session go before it is closed. */
   g_clear_pointer (&timed, zkr_txn_unref);
   g_clear_pointer (&cancelled, zkr_txn_unref);
-  fixture_finish (&f);
+  itest_proxied_finish (&f, TRUE);
 }
 
 static gboolean
@@ -515,21 +456,21 @@ session_is_suspended (gpointer data)
 static void
 test_txn__commit_while_suspended_answers_by_its_deadline (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   g_autoptr (ZkrTxn) txn = NULL;
   gint64 start;
 
-  fixture_init (&f, "txn-suspended", SUSPENDED_SESSION_MS);
-  zkr_test_proxy_blackhole (f.proxy);
+  itest_proxied_init (&f, name_space, "txn-suspended", SUSPENDED_SESSION_MS);
+  itest_proxied_black_hole (&f);
   CU_ASSERT_TRUE_FATAL (itest_wait_for (session_is_suspended, f.proxied, WAIT_MS));
   txn = ephemeral_txn (&f);
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_txn_commit (txn, SHORT_TIMEOUT_MS, NULL, &error));
   ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
-  CU_ASSERT_TRUE (elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
   g_clear_pointer (&txn, zkr_txn_unref);
-  fixture_finish (&f);
+  itest_proxied_finish (&f, TRUE);
 }
 
 static gboolean
@@ -541,13 +482,13 @@ session_is_lost (gpointer data)
 static void
 test_txn__commit_in_flight_answers_session_expired_at_lost (void)
 {
-  Fixture f;
+  ItestProxied f;
   g_autoptr (GError) error = NULL;
   g_autoptr (ZkrTxn) txn = NULL;
   g_autoptr (ZkrTxn) after = NULL;
 
-  fixture_init (&f, "txn-lost", LOST_SESSION_MS);
-  zkr_test_proxy_blackhole (f.proxy);
+  itest_proxied_init (&f, name_space, "txn-lost", LOST_SESSION_MS);
+  itest_proxied_black_hole (&f);
   txn = ephemeral_txn (&f);
   /* No deadline: a write that left is not sent again, so libzookeeper
    * giving the connection up (2/3 of the session timeout) answers it
@@ -563,7 +504,7 @@ test_txn__commit_in_flight_answers_session_expired_at_lost (void)
   ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
   g_clear_pointer (&txn, zkr_txn_unref);
   g_clear_pointer (&after, zkr_txn_unref);
-  fixture_finish (&f);
+  itest_proxied_finish (&f, TRUE);
 }
 
 static void
