@@ -1,8 +1,9 @@
 /* zkr integration: the zkr command-line tool against the real ensemble,
  * run as a user runs it (a subprocess): exclusion between processes, exit
  * codes, fencing tokens in CMD's environment, CMD stopped when the lock is
- * lost (node deleted, session expired, client partitioned), signals, and
- * the holders listing. This program doubles as the CMD the tests lock
+ * lost (node deleted, session expired, client partitioned), signals, the
+ * holders listing, elections and bench (the node and watch commands:
+ * test-cli-node.c). This program doubles as the CMD the tests lock
  * (--cmd-hold), which records monotonic timestamps. */
 
 #include <signal.h>
@@ -17,11 +18,12 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include "cli-proc.h"
 #include "itest.h"
 #include "proxy.h"
 #include "zkr-test.h"
 
-#define WAIT_MS 60000
+#define WAIT_MS CLI_WAIT_MS
 
 static char *self_path;
 
@@ -96,150 +98,6 @@ cmd_stint (const char *dir)
 
 /* ---- running zkr ------------------------------------------------------- */
 
-static const char *
-zkr_path (void)
-{
-  const char *path = g_getenv ("ZKR_CLI");
-
-  CU_ASSERT_PTR_NOT_NULL (path);
-  return path != NULL ? path : "zkr";
-}
-
-/* A child process whose stdout and stderr go to temporary files. Plain
- * g_spawn and waitpid from the test's thread: nothing runs behind the
- * test's back (GSubprocess's pipe threads trip ThreadSanitizer inside
- * GIO). */
-typedef struct {
-  GPid pid;
-  char *out_path;
-  char *err_path;
-  int wait_status;
-  gboolean exited;
-} Proc;
-
-static void
-proc_free (Proc *proc)
-{
-  if (proc == NULL)
-    return;
-  if (!proc->exited)
-    {
-      kill (proc->pid, SIGKILL);
-      waitpid (proc->pid, NULL, 0);
-    }
-  g_unlink (proc->out_path);
-  g_unlink (proc->err_path);
-  g_free (proc->out_path);
-  g_free (proc->err_path);
-  g_free (proc);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Proc, proc_free)
-
-/* In the child before exec: if the test program dies (a FATAL assertion
- * skips every proc_free), the zkr it started dies too instead of holding
- * its lock node for ever. */
-static void
-proc_child_setup (gpointer data)
-{
-  (void) data;
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-/* Starts @argv with zkr's environment plus @env ("NAME=VALUE", nullable). */
-static Proc *
-proc_spawn (const char *const *argv, const char *const *env)
-{
-  g_autoptr (GError) error = NULL;
-  g_auto (GStrv) envp = g_get_environ ();
-  Proc *proc = g_new0 (Proc, 1);
-  int out_fd = g_file_open_tmp ("zkr-cli-out-XXXXXX", &proc->out_path, NULL);
-  int err_fd = g_file_open_tmp ("zkr-cli-err-XXXXXX", &proc->err_path, NULL);
-  gboolean ok;
-
-  envp = g_environ_setenv (envp, "ZKR_HOSTS", itest_hosts (), TRUE);
-  for (guint i = 0; env != NULL && env[i] != NULL; i++)
-    {
-      g_autofree char *name = g_strndup (env[i], strcspn (env[i], "="));
-
-      envp = g_environ_setenv (envp, name, env[i] + strlen (name) + 1, TRUE);
-    }
-  ok = out_fd >= 0 && err_fd >= 0
-       && g_spawn_async_with_fds (NULL, (char **) argv, envp,
-                                  G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
-                                  proc_child_setup, NULL,
-                                  &proc->pid, -1, out_fd, err_fd, &error);
-  close (out_fd);
-  close (err_fd);
-  CU_ASSERT_TRUE (ok);
-  if (!ok)
-    {
-      proc->exited = TRUE;
-      proc_free (proc);
-      return NULL;
-    }
-  return proc;
-}
-
-static void
-proc_signal (Proc *proc, int signo)
-{
-  if (proc != NULL && !proc->exited)
-    kill (proc->pid, signo);
-}
-
-static gboolean
-proc_poll_exited (gpointer data)
-{
-  Proc *proc = data;
-
-  if (!proc->exited && waitpid (proc->pid, &proc->wait_status, WNOHANG) == proc->pid)
-    proc->exited = TRUE;
-  return proc->exited;
-}
-
-/* Waits for @proc to exit and returns its exit status (128 + N if it
- * died of signal N), -1 on timeout. @out and @err get what it printed. */
-static int
-proc_finish (Proc *proc, int timeout_ms, char **out, char **err)
-{
-  if (!itest_wait_for (proc_poll_exited, proc, timeout_ms))
-    return -1;
-  if (out != NULL)
-    g_file_get_contents (proc->out_path, out, NULL, NULL);
-  if (err != NULL)
-    g_file_get_contents (proc->err_path, err, NULL, NULL);
-  if (WIFSIGNALED (proc->wait_status))
-    return 128 + WTERMSIG (proc->wait_status);
-  return WEXITSTATUS (proc->wait_status);
-}
-
-/* Starts zkr with @args (NULL-terminated). */
-static Proc *
-zkr_spawn_v (const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-
-  g_ptr_array_add (argv, (gpointer) zkr_path ());
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  return proc_spawn ((const char *const *) argv->pdata, NULL);
-}
-
-#define zkr_spawn(...) zkr_spawn_v ((const char *const[]) { __VA_ARGS__, NULL })
-
-/* Runs zkr to completion. */
-static int
-zkr_run_v (const char *const *args, char **out, char **err)
-{
-  g_autoptr (Proc) proc = zkr_spawn_v (args);
-
-  return proc != NULL ? proc_finish (proc, WAIT_MS, out, err) : -1;
-}
-
-#define zkr_run(out, err, ...) zkr_run_v ((const char *const[]) { __VA_ARGS__, NULL }, out, err)
-
 static gboolean
 file_exists (gpointer data)
 {
@@ -271,60 +129,6 @@ stamp_wait (const char *dir, const char *name, char ***lines)
   if (!itest_wait_for (file_exists, file, WAIT_MS))
     return 0;
   return stamp_read (dir, name, lines);
-}
-
-typedef struct {
-  ZkrSession *session;
-  const char *path;
-  guint count;
-} ChildCount;
-
-static gboolean
-has_children (gpointer data)
-{
-  ChildCount *count = data;
-
-  return itest_count_children (count->session, count->path) == count->count;
-}
-
-static gboolean
-wait_children (ZkrSession *session, const char *path, guint count)
-{
-  ChildCount args = { session, path, count };
-
-  return itest_wait_for (has_children, &args, WAIT_MS);
-}
-
-static char *
-scratch_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("zkr-cli-XXXXXX", &error);
-
-  CU_ASSERT_PTR_NOT_NULL (dir);
-  return dir;
-}
-
-static void
-scratch_dir_remove (const char *dir)
-{
-  g_autoptr (GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *file = g_build_filename (dir, name, NULL);
-      g_remove (file);
-    }
-  g_rmdir (dir);
-}
-
-/* Every test ends here: nothing left under the lock's path. */
-static void
-assert_path_clean (ZkrSession *session, const char *path)
-{
-  CU_ASSERT_TRUE (itest_delete_tree (session, path));
-  CU_ASSERT_TRUE (itest_node_absent (session, path));
 }
 
 /* ---- tests ------------------------------------------------------------ */
@@ -411,8 +215,8 @@ test_cli__lock_passes_the_commands_exit_status (void)
                             "exit 6"), 6);
   CU_ASSERT_EQUAL (itest_count_children (session, leases), 0);
   CU_ASSERT_EQUAL (itest_count_children (session, locks), 0);
-  assert_path_clean (session, path);
-  assert_path_clean (session, sem_path);
+  itest_assert_path_clean (session, path);
+  itest_assert_path_clean (session, sem_path);
   zkr_session_unref (session);
 }
 
@@ -437,7 +241,7 @@ test_cli__timeout_exits_75_with_one_line (void)
   /* The waiters left the queue: only the holder's node remains. */
   CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
@@ -502,7 +306,7 @@ test_cli__processes_exclude_each_other_and_tokens_increase (void)
       last = token;
     }
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
 }
@@ -585,7 +389,7 @@ test_cli__deleted_lock_node_stops_the_command_and_exits_70 (void)
   CU_ASSERT_EQUAL (zkr__op_delete_sync (session, env[2], -1), ZOK);
   assert_lost_and_cmd_stopped (proc, dir, "lock lost");
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
 }
@@ -613,7 +417,7 @@ test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost (void)
   CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
   CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "lock lost") : NULL);
   CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "sending SIGKILL") : NULL);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
 }
@@ -643,10 +447,10 @@ test_cli__expired_session_stops_the_command_and_exits_70 (void)
   pid = proc->pid;
   CU_ASSERT_EQUAL (kill (pid, SIGSTOP), 0);
   /* The ephemeral node goes when the server expires the session. */
-  CU_ASSERT_TRUE (wait_children (session, path, 0));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 0, WAIT_MS));
   CU_ASSERT_EQUAL (kill (pid, SIGCONT), 0);
   assert_lost_and_cmd_stopped (proc, dir, "lock lost");
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
 }
@@ -676,7 +480,7 @@ test_cli__partitioned_holder_stops_before_the_next_command_starts (void)
   CU_ASSERT_TRUE_FATAL (stamp_wait (dir1, "start", NULL) > 0);
   next = start_holder (path, dir2, itest_hosts (), NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (next);
-  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
 
   zkr_test_proxy_blackhole (proxy);
   holder_stopped = assert_lost_and_cmd_stopped (holder, dir1, "lock lost");
@@ -691,7 +495,7 @@ test_cli__partitioned_holder_stops_before_the_next_command_starts (void)
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
   zkr_test_proxy_heal (proxy);
   zkr_test_proxy_free (proxy);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir1);
   scratch_dir_remove (dir2);
   zkr_session_unref (session);
@@ -711,32 +515,13 @@ test_cli__interrupt_while_waiting_leaves_the_queue (void)
   CU_ASSERT_TRUE_FATAL (holder != NULL && zkr_mutex_acquire (holder, 10000, NULL, &error));
   waiter = zkr_spawn ("lock", path, "--", "true");
   CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
-  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
   proc_signal (waiter, SIGINT);
   CU_ASSERT_EQUAL (proc_finish (waiter, WAIT_MS, NULL, NULL), 128 + SIGINT);
-  CU_ASSERT_TRUE (wait_children (session, path, 1));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 1, WAIT_MS));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
-}
-
-/* The index of @needle in @haystack, or -1. */
-static gssize
-text_index (const char *haystack, const char *needle)
-{
-  const char *at = haystack != NULL && needle != NULL ? strstr (haystack, needle) : NULL;
-
-  return at != NULL ? at - haystack : -1;
-}
-
-static guint
-text_count (const char *haystack, const char *needle)
-{
-  guint count = 0;
-
-  for (const char *at = haystack; at != NULL && (at = strstr (at, needle)) != NULL; at++)
-    count++;
-  return count;
 }
 
 static void
@@ -756,7 +541,7 @@ test_cli__holders_lists_the_queue_in_order (void)
     {
       procs[i] = start_holder (path, dirs[i], itest_hosts (), NULL);
       CU_ASSERT_PTR_NOT_NULL_FATAL (procs[i]);
-      CU_ASSERT_TRUE (wait_children (session, path, i + 1));
+      CU_ASSERT_TRUE (itest_wait_for_children (session, path, i + 1, WAIT_MS));
     }
   CU_ASSERT_TRUE_FATAL (stamp_wait (dirs[0], "start", &env) > 0);
   CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
@@ -782,7 +567,7 @@ test_cli__holders_lists_the_queue_in_order (void)
   stop_holders (procs, dirs, 3);
   CU_ASSERT_EQUAL (zkr_run (&empty, NULL, "holders", "--json", path), 0);
   CU_ASSERT_TRUE (text_index (empty, "\"participants\":[]") > 0);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
@@ -811,7 +596,7 @@ test_cli__holders_tells_read_locks_and_semaphores (void)
   for (int i = 0; i < 2; i++)
     CU_ASSERT_TRUE (stamp_wait (dirs[i], "start", NULL) > 0);
   /* The third semaphore client waits with its lease node created. */
-  CU_ASSERT_TRUE (wait_children (session, leases, 3));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, leases, 3, WAIT_MS));
   CU_ASSERT_EQUAL (zkr_run (&rw_json, NULL, "holders", "--json", rw_path), 0);
   CU_ASSERT_TRUE (text_index (rw_json, "\"kind\":\"rwlock\"") > 0);
   CU_ASSERT_EQUAL (text_count (rw_json, "\"role\":\"holder\",\"type\":\"read\""), 2);
@@ -824,8 +609,8 @@ test_cli__holders_tells_read_locks_and_semaphores (void)
   CU_ASSERT_EQUAL (text_count (sem_json_n, "\"role\":\"waiter\",\"type\":\"lease\""), 1);
 
   stop_holders (procs, dirs, 5);
-  assert_path_clean (session, rw_path);
-  assert_path_clean (session, sem_path);
+  itest_assert_path_clean (session, rw_path);
+  itest_assert_path_clean (session, sem_path);
   zkr_session_unref (session);
 }
 
@@ -847,7 +632,7 @@ test_cli__holders_json_escapes_client_ids (void)
   CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
   CU_ASSERT_TRUE (text_index (json, "\"client_id\":\"a\\\"b\\\\c\\nd\\u0001\xc3\xa9\",") > 0);
   CU_ASSERT_TRUE (text_index (json, "\"role\":\"holder\"") > 0);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
@@ -930,7 +715,7 @@ test_cli__elect_runs_one_leader_at_a_time_with_increasing_tokens (void)
   for (int i = 0; i < n; i++)
     g_free (stints[i].id);
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
 }
@@ -962,7 +747,7 @@ test_cli__elect_passes_the_status_and_times_out_with_75 (void)
   /* The timed-out participant left: only the leader's node remains. */
   CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
   CU_ASSERT_TRUE (zkr_leader_latch_close (leader, ZKR_LEADER_CLOSE_SILENT, &error));
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
@@ -983,13 +768,13 @@ test_cli__elect_interrupt_while_waiting_leaves_the_election (void)
   CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
   waiter = zkr_spawn ("elect", path, "--", "true");
   CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
-  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
   proc_signal (waiter, SIGINT);
   CU_ASSERT_EQUAL (proc_finish (waiter, WAIT_MS, NULL, NULL), 128 + SIGINT);
-  CU_ASSERT_TRUE (wait_children (session, path, 1));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 1, WAIT_MS));
   CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (leader));
   CU_ASSERT_TRUE (zkr_leader_latch_close (leader, ZKR_LEADER_CLOSE_SILENT, &error));
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
@@ -1021,7 +806,7 @@ test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70 (void)
   assert_lost_and_cmd_stopped (proc, dir, "leadership lost");
   /* The node the latch queued again was removed when zkr left. */
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
 }
@@ -1041,11 +826,11 @@ test_cli__elect_expired_session_stops_the_command_and_exits_70 (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
   CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", NULL) > 0);
   CU_ASSERT_EQUAL (kill (proc->pid, SIGSTOP), 0);
-  CU_ASSERT_TRUE (wait_children (session, path, 0));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 0, WAIT_MS));
   CU_ASSERT_EQUAL (kill (proc->pid, SIGCONT), 0);
   assert_lost_and_cmd_stopped (proc, dir, "leadership lost");
   CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   scratch_dir_remove (dir);
   zkr_session_unref (session);
 }
@@ -1069,7 +854,7 @@ test_cli__holders_lists_the_leader_first (void)
   CU_ASSERT_TRUE_FATAL (stamp_wait (dirs[0], "start", &env) > 0);
   procs[1] = start_leader (path, dirs[1], ids[1], NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (procs[1]);
-  CU_ASSERT_TRUE (wait_children (session, path, 2));
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
   CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
   CU_ASSERT_TRUE (text_index (json, "\"kind\":\"latch\"") > 0);
   CU_ASSERT_EQUAL (text_count (json, "\"role\":\"holder\""), 1);
@@ -1083,7 +868,7 @@ test_cli__holders_lists_the_leader_first (void)
 
   /* The leader ends; the second takes over; both leave. */
   stop_holders (procs, dirs, 2);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
@@ -1109,469 +894,7 @@ test_cli__bench_prints_one_json_line (void)
       CU_ASSERT_STRING_EQUAL (err != NULL ? err : "?", "");
       CU_ASSERT_TRUE (itest_node_absent (session, path));
     }
-  assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
-/* ---- node commands: get, set, ls, rm, create ----------------------------- */
-
-/* Runs zkr to completion; *@out gets stdout byte for byte. */
-static int
-zkr_run_bytes_v (const char *const *args, GBytes **out, char **err)
-{
-  g_autoptr (Proc) proc = zkr_spawn_v (args);
-  char *contents = NULL;
-  gsize len = 0;
-  int status;
-
-  *out = NULL;
-  if (proc == NULL)
-    return -1;
-  status = proc_finish (proc, WAIT_MS, NULL, err);
-  if (g_file_get_contents (proc->out_path, &contents, &len, NULL))
-    *out = g_bytes_new_take (contents, len);
-  return status;
-}
-
-#define zkr_run_bytes(out, err, ...) \
-  zkr_run_bytes_v ((const char *const[]) { __VA_ARGS__, NULL }, out, err)
-
-/* The node's data as text ("" for none), NULL if it does not exist. */
-static char *
-node_text (ZkrSession *session, const char *path)
-{
-  g_autoptr (GBytes) data = zkr_node_get (session, path, 10000, NULL, NULL, NULL);
-
-  return data != NULL ? g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data)) : NULL;
-}
-
-static void
-assert_stat_json (const char *json)
-{
-  const char *fields[] = { "\"czxid\":", "\"mzxid\":", "\"pzxid\":", "\"ctime\":", "\"mtime\":",
-                           "\"version\":", "\"cversion\":", "\"aversion\":",
-                           "\"ephemeral_owner\":\"0x", "\"data_length\":", "\"num_children\":" };
-
-  CU_ASSERT_TRUE (text_index (json, "\"stat\":{") > 0);
-  for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
-    CU_ASSERT_TRUE (text_index (json, fields[i]) > 0);
-}
-
-static void
-test_cli__node_get_set_and_create_round_trip_with_json (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-node");
-  g_autofree char *out = NULL, *err = NULL, *json = NULL, *set_json = NULL, *stored = NULL;
-  g_autofree char *expected = NULL;
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_EQUAL (zkr_run (&out, NULL, "create", "--parents", path, "hello world"), 0);
-  expected = g_strconcat (path, "\n", NULL);
-  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", expected);
-  g_clear_pointer (&out, g_free);
-  /* As stored: no newline added. */
-  CU_ASSERT_EQUAL (zkr_run (&out, NULL, "get", path), 0);
-  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", "hello world");
-  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "get", "--json", path), 0);
-  CU_ASSERT_EQUAL (text_index (json, "{\"path\":\""), 0);
-  CU_ASSERT_TRUE (text_index (json, "\"data\":\"hello world\",") > 0);
-  CU_ASSERT_TRUE (text_index (json, "\"data_base64\":\"aGVsbG8gd29ybGQ=\"") > 0);
-  CU_ASSERT_TRUE (text_index (json, "\"version\":0,") > 0);
-  CU_ASSERT_TRUE (text_index (json, "\"data_length\":11,") > 0);
-  CU_ASSERT_TRUE (text_index (json, "\"ephemeral_owner\":\"0x0000000000000000\"") > 0);
-  assert_stat_json (json);
-  /* A value that looks like an option, after "--". */
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "set", path, "--", "-5"), 0);
-  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "-5");
-  g_clear_pointer (&stored, g_free);
-  CU_ASSERT_EQUAL (zkr_run (&set_json, NULL, "set", "--json", "--version=1", path, "v2"), 0);
-  CU_ASSERT_TRUE (text_index (set_json, "\"version\":2,") > 0);
-  assert_stat_json (set_json);
-  /* Refusals: each its own status, nothing written. */
-  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "set", "--version=0", path, "stale"), 65);
-  CU_ASSERT_TRUE (text_index (err, path) >= 0);
-  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", path, "again"), 73);
-  CU_ASSERT_STRING_EQUAL ((stored = (g_free (stored), node_text (session, path))) ?: "?", "v2");
-  g_clear_pointer (&err, g_free);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--version=5", path), 65);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--version=2", path), 0);
-  CU_ASSERT_TRUE (itest_node_absent (session, path));
-  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "get", path), 66);
-  CU_ASSERT_TRUE (text_index (err, path) >= 0);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "set", path, "x"), 66);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", path), 66);
-  CU_ASSERT_TRUE (itest_node_absent (session, path));
-  assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
-/* Data is bytes: a NUL, bytes that are not UTF-8, no newline. */
-static void
-test_cli__node_data_is_binary_safe (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-binary");
-  g_autofree char *copy = g_strconcat (path, "/copy", NULL);
-  g_autofree char *dir = scratch_dir ();
-  g_autofree char *file = g_build_filename (dir, "data", NULL);
-  const char data[] = { 'a', '\0', '\xff', '\xfe', '\n', 'b' };
-  g_autoptr (GBytes) out = NULL;
-  g_autoptr (GBytes) copied = NULL;
-  g_autoptr (GBytes) json = NULL;
-  g_autofree char *base64 = g_base64_encode ((const guchar *) data, sizeof data);
-  g_autofree char *field = g_strdup_printf ("\"data\":null,\"data_base64\":\"%s\"", base64);
-  g_autofree char *json_text = NULL;
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, data, sizeof data, ZKR_CREATE_PERSISTENT,
-                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
-                                         NULL));
-  CU_ASSERT_EQUAL (zkr_run_bytes (&out, NULL, "get", path), 0);
-  CU_ASSERT_TRUE (out != NULL && g_bytes_get_size (out) == sizeof data
-                  && memcmp (g_bytes_get_data (out, NULL), data, sizeof data) == 0);
-  CU_ASSERT_EQUAL (zkr_run_bytes (&json, NULL, "get", "--json", path), 0);
-  json_text = json != NULL ? g_strndup (g_bytes_get_data (json, NULL), g_bytes_get_size (json)) : NULL;
-  CU_ASSERT_TRUE (text_index (json_text, field) > 0);
-  /* And back in from a file, byte for byte. */
-  CU_ASSERT_TRUE (g_file_set_contents (file, data, sizeof data, NULL));
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "--file", file, copy), 0);
-  copied = zkr_node_get (session, copy, 10000, NULL, NULL, NULL);
-  CU_ASSERT_TRUE (copied != NULL && g_bytes_equal (copied, out));
-  scratch_dir_remove (dir);
-  assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
-static void
-test_cli__node_ls_and_rm_walk_the_tree (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-tree");
-  g_autofree char *deep = g_strconcat (path, "/b/c", NULL);
-  g_autofree char *a = g_strconcat (path, "/a", NULL);
-  g_autofree char *out = NULL, *tree = NULL, *json = NULL, *tree_json = NULL, *rm_json = NULL;
-  g_autofree char *expected = NULL, *listed = NULL;
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "-p", deep, "c"), 0);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", a), 0);
-  CU_ASSERT_EQUAL (zkr_run (&out, NULL, "ls", path), 0);
-  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", "a\nb\n");
-  CU_ASSERT_EQUAL (zkr_run (&tree, NULL, "ls", "-R", path), 0);
-  expected = g_strdup_printf ("%s/a\n%s/b\n%s/b/c\n", path, path, path);
-  CU_ASSERT_STRING_EQUAL (tree != NULL ? tree : "?", expected);
-  CU_ASSERT_EQUAL (zkr_run (&json, NULL, "ls", "--json", path), 0);
-  CU_ASSERT_TRUE (text_index (json, "\"children\":[\"a\",\"b\"]}") > 0);
-  CU_ASSERT_TRUE (text_index (json, "\"num_children\":2") > 0);
-  assert_stat_json (json);
-  CU_ASSERT_EQUAL (zkr_run (&tree_json, NULL, "ls", "-R", "--json", path), 0);
-  listed = g_strdup_printf ("{\"path\":\"%s\",\"stat\":{", deep);
-  CU_ASSERT_TRUE (text_index (tree_json, listed) > 0);
-  CU_ASSERT_TRUE (text_index (tree_json, "\"children\":[]}]}]}") > 0);
-  /* Not empty: refused without -r, nothing deleted. */
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", path), 67);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 2);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "ls", "-R", a, "/extra"), 64);
-  /* -r checks the version before anything goes. */
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "-r", "--version=5", path), 65);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 2);
-  CU_ASSERT_FALSE (itest_node_absent (session, deep));
-  CU_ASSERT_EQUAL (zkr_run (&rm_json, NULL, "rm", "-r", "--json", "--version=0", path), 0);
-  g_free (expected);
-  expected = g_strdup_printf ("{\"path\":\"%s\",\"recursive\":true}\n", path);
-  CU_ASSERT_STRING_EQUAL (rm_json != NULL ? rm_json : "?", expected);
-  CU_ASSERT_TRUE (itest_node_absent (session, path));
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "ls", path), 66);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "-r", path), 66);
-  assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
-static void
-test_cli__node_create_modes_and_namespace (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-modes");
-  g_autofree char *prefix = g_strconcat (path, "/job-", NULL);
-  g_autofree char *ephemeral = g_strconcat (path, "/gone", NULL);
-  g_autofree char *container = g_strconcat (path, "/box", NULL);
-  g_autofree char *seq = NULL, *eph_json = NULL, *ns_out = NULL, *ns_data = NULL;
-  g_autofree char *ns_full = NULL;
-  const char *ns = path + strlen ("/");
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_EQUAL (zkr_run (&seq, NULL, "create", "--parents", "--sequential", prefix, "1"), 0);
-  CU_ASSERT_TRUE (g_str_has_prefix (seq != NULL ? seq : "", prefix));
-  CU_ASSERT_EQUAL (seq != NULL ? strlen (seq) : 0, strlen (prefix) + 10 + 1);
-  /* Ephemeral: zkr's session owns it, so it is gone once zkr exits. */
-  CU_ASSERT_EQUAL (zkr_run (&eph_json, NULL, "create", "--json", "--ephemeral", ephemeral), 0);
-  CU_ASSERT_TRUE (text_index (eph_json, "\"ephemeral_owner\":\"0x") > 0);
-  CU_ASSERT_EQUAL (text_index (eph_json, "\"ephemeral_owner\":\"0x0000000000000000\""), -1);
-  CU_ASSERT_TRUE (itest_node_absent (session, ephemeral));
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "--container", container), 0);
-  CU_ASSERT_FALSE (itest_node_absent (session, container));
-  /* --namespace: "/x" is /NAMESPACE/x on the server; output without it. */
-  ns_full = g_strconcat (path, "/x", NULL);
-  CU_ASSERT_EQUAL (zkr_run (&ns_out, NULL, "create", "--namespace", ns, "/x", "in-ns"), 0);
-  CU_ASSERT_STRING_EQUAL (ns_out != NULL ? ns_out : "?", "/x\n");
-  CU_ASSERT_STRING_EQUAL ((ns_data = node_text (session, ns_full)) ?: "?", "in-ns");
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--namespace", ns, "/x"), 0);
-  CU_ASSERT_TRUE (itest_node_absent (session, ns_full));
-  assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
-static void
-test_cli__node_bad_input_names_the_value_and_exits_64 (void)
-{
-  const char *const cases[][7] = {
-    /* argument, the text the message must show */
-    { "relative/path", "get", "relative/path", NULL },
-    { "--version", "set", "--version=abc", "/zkr-it/x", "v", NULL },
-    { "-2", "set", "--version=-2", "/zkr-it/x", "v", NULL },
-    { "VALUE", "set", "/zkr-it/x", NULL },
-    { "-1", "get", "--timeout=-1", "/zkr-it/x", NULL },
-    { "ZKR_LOCK_NODE", "set", "--fenced", "/zkr-it/x", "v", NULL },
-    { "exclude", "set", "--fenced", "--fenced-by=/n", "/zkr-it/x", "v", NULL },
-    { "lock-1", "set", "--fenced-by=lock-1", "/zkr-it/x", "v", NULL },
-    { "--container", "create", "--container", "--ephemeral", "/zkr-it/x", NULL },
-    { "/nonexistent/file", "create", "--file=/nonexistent/file", "/zkr-it/x", NULL },
-    { "'/'", "rm", "-r", "/", NULL },
-    { "'/b'", "ls", "/a", "/b", NULL },
-    { "PATH", "ls", NULL },
-    { "--bogus", "create", "--bogus", "/zkr-it/x", NULL },
-  };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autofree char *out = NULL, *err = NULL;
-
-      CU_ASSERT_EQUAL (zkr_run_v (&cases[i][1], &out, &err), 64);
-      CU_ASSERT_TRUE (text_index (err, "Usage") >= 0);
-      CU_ASSERT_TRUE (text_index (err, cases[i][0]) >= 0);
-      if (text_index (err, cases[i][0]) < 0)
-        fprintf (stderr, "case %zu: %s\n", i, err);
-      CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", "");
-    }
-  /* Nothing was made by a refused command line. */
-  {
-    ZkrSession *session = itest_connect (itest_hosts (), 10000);
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-    CU_ASSERT_TRUE (itest_node_absent (session, "/zkr-it/x"));
-    zkr_session_unref (session);
-  }
-}
-
-/* ---- fenced writes ------------------------------------------------------ */
-
-/* Inside `zkr lock`, --fenced writes land; with the lock node gone every
- * write is refused with 70 and nothing is written. */
-static void
-test_cli__fenced_writes_land_while_held_and_exit_70_once_the_node_is_gone (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *lock = itest_scratch_path ("cli-fence-lock");
-  g_autofree char *path = itest_scratch_path ("cli-fence-data");
-  g_autofree char *parent = g_strconcat (path, "/new", NULL);
-  g_autofree char *child = g_strconcat (parent, "/deep", NULL);
-  g_autofree char *held_node = NULL, *err = NULL, *stored = NULL, *created = NULL;
-  g_autoptr (ZkrMutex) mutex = NULL;
-  g_autoptr (GError) error = NULL;
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, "v0", 2, ZKR_CREATE_PERSISTENT,
-                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
-                                         NULL));
-  /* zkr lock's CMD: $ZKR_LOCK_NODE is the fence. */
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "set", "--fenced", path,
-                            "v1"), 0);
-  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v1");
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "create", "--fenced",
-                            "--parents", child, "c"), 0);
-  CU_ASSERT_STRING_EQUAL ((created = node_text (session, child)) ?: "?", "c");
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "rm", "-r", "--fenced",
-                            "--version=7", parent), 65);
-  CU_ASSERT_STRING_EQUAL ((stored = (g_free (stored), node_text (session, child))) ?: "?", "c");
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "lock", lock, "--", zkr_path (), "rm", "-r", "--fenced",
-                            parent), 0);
-  CU_ASSERT_TRUE (itest_node_absent (session, parent));
-  /* A live lock held here, its node passed with --fenced-by. */
-  mutex = zkr_mutex_new (session, lock, &error);
-  CU_ASSERT_TRUE_FATAL (mutex != NULL && zkr_mutex_acquire (mutex, 10000, NULL, &error));
-  held_node = zkr_mutex_dup_node_path (mutex);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "set", "--fenced-by", held_node, path, "v2"), 0);
-  g_clear_pointer (&stored, g_free);
-  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
-  CU_ASSERT_TRUE (zkr_mutex_release (mutex, &error));
-  /* Released: the node is gone; nothing is written any more. */
-  CU_ASSERT_EQUAL (zkr_run (NULL, &err, "set", "--fenced-by", held_node, path, "v3"), 70);
-  CU_ASSERT_TRUE (text_index (err, held_node) >= 0);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "create", "--fenced-by", held_node, "--parents", child),
-                   70);
-  CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "rm", "--fenced-by", held_node, path), 70);
-  g_clear_pointer (&stored, g_free);
-  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
-  CU_ASSERT_TRUE (itest_node_absent (session, parent));
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  assert_path_clean (session, path);
-  assert_path_clean (session, lock);
-  zkr_session_unref (session);
-}
-
-/* ---- zkr watch --------------------------------------------------------- */
-
-typedef struct {
-  const char *file;
-  const char *needle;
-  guint count;
-} FileWait;
-
-static gboolean
-file_has (gpointer data)
-{
-  FileWait *wait = data;
-  g_autofree char *text = NULL;
-
-  return g_file_get_contents (wait->file, &text, NULL, NULL)
-         && text_count (text, wait->needle) >= wait->count;
-}
-
-/* Waits until @file (a running zkr's output) holds @needle @count times. */
-static gboolean
-wait_output (const char *file, const char *needle, guint count)
-{
-  FileWait wait = { file, needle, count };
-
-  return itest_wait_for (file_has, &wait, WAIT_MS);
-}
-
-static void
-test_cli__watch_prints_each_change_and_exits_0_on_sigterm (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-watch");
-  g_autofree char *child = g_strconcat (path, "/kid", NULL);
-  g_autofree char *out = NULL, *expected = NULL, *stored = NULL;
-  g_autoptr (Proc) proc = NULL;
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  /* PATH need not exist. */
-  proc = zkr_spawn ("watch", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
-  CU_ASSERT_TRUE_FATAL (wait_output (proc->err_path, "watching", 1));
-  CU_ASSERT_TRUE (zkr_node_create (session, path, "a", 1, ZKR_CREATE_PERSISTENT,
-                                   ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "CREATED", 1));
-  CU_ASSERT_TRUE (zkr_node_set (session, path, "b", 1, -1, 10000, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "DATA_CHANGED", 1));
-  CU_ASSERT_TRUE (zkr_node_create (session, child, NULL, 0, ZKR_CREATE_PERSISTENT,
-                                   ZKR_CREATE_PARENTS_NONE, 10000, NULL, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "CHILDREN_CHANGED", 1));
-  CU_ASSERT_TRUE (zkr_node_delete (session, child, -1, 10000, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "CHILDREN_CHANGED", 2));
-  CU_ASSERT_TRUE (zkr_node_delete (session, path, -1, 10000, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "DELETED", 1));
-  /* Watching on after the delete: the node comes back. */
-  CU_ASSERT_TRUE (zkr_node_create (session, path, "c", 1, ZKR_CREATE_PERSISTENT,
-                                   ZKR_CREATE_PARENTS_NONE, 10000, NULL, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "CREATED", 2));
-  proc_signal (proc, SIGTERM);
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, &out, NULL), 0);
-  expected = g_strdup_printf ("CREATED %s\nDATA_CHANGED %s\nCHILDREN_CHANGED %s\n"
-                              "CHILDREN_CHANGED %s\nDELETED %s\nCREATED %s\n",
-                              path, path, path, path, path, path);
-  CU_ASSERT_STRING_EQUAL (out != NULL ? out : "?", expected);
-  /* The node is left as it was. */
-  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "c");
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
-static void
-test_cli__watch_json_carries_the_node_as_read_again (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-watch-json");
-  g_autofree char *child = g_strconcat (path, "/kid", NULL);
-  g_autofree char *out = NULL, *err = NULL, *stored = NULL;
-  g_autoptr (Proc) proc = NULL;
-  g_auto (GStrv) lines = NULL;
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, "v1", 2, ZKR_CREATE_PERSISTENT,
-                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
-                                         NULL));
-  proc = zkr_spawn ("watch", "--json", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
-  CU_ASSERT_TRUE_FATAL (wait_output (proc->err_path, "watching", 1));
-  CU_ASSERT_TRUE (zkr_node_set (session, path, "v2", 2, -1, 10000, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "\n", 1));
-  CU_ASSERT_TRUE (zkr_node_create (session, child, NULL, 0, ZKR_CREATE_PERSISTENT,
-                                   ZKR_CREATE_PARENTS_NONE, 10000, NULL, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "\n", 2));
-  /* SIGINT too ends it cleanly, leaving the nodes. */
-  proc_signal (proc, SIGINT);
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, &out, &err), 0);
-  lines = g_strsplit (out != NULL ? out : "", "\n", -1);
-  CU_ASSERT_EQUAL_FATAL (g_strv_length (lines), 3);
-  CU_ASSERT_EQUAL (text_index (lines[0], "{\"event\":\"DATA_CHANGED\",\"path\":\""), 0);
-  CU_ASSERT_TRUE (text_index (lines[0], "\"exists\":true,\"stat\":{") > 0);
-  CU_ASSERT_TRUE (text_index (lines[0], "\"version\":1,") > 0);
-  CU_ASSERT_TRUE (text_index (lines[0], "\"data\":\"v2\",\"data_base64\":\"djI=\"") > 0);
-  CU_ASSERT_EQUAL (text_index (lines[1], "{\"event\":\"CHILDREN_CHANGED\""), 0);
-  CU_ASSERT_TRUE (text_index (lines[1], "\"children\":[\"kid\"]}") > 0);
-  CU_ASSERT_STRING_EQUAL (lines[2], "");
-  CU_ASSERT_STRING_EQUAL ((stored = node_text (session, path)) ?: "?", "v2");
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
-  assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
-/* A session lost under the watch (partitioned past its timeout through
- * the proxy): SESSION_LOST, with the node read again on the fresh
- * session, so a change made meanwhile is not missed; then watching on. */
-static void
-test_cli__watch_says_session_lost_and_reads_again (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-watch-lost");
-  g_autofree char *address = NULL, *out = NULL, *err = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Proc) proc = NULL;
-  g_auto (GStrv) lines = NULL;
-  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
-  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, "v1", 2, ZKR_CREATE_PERSISTENT,
-                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
-                                         NULL));
-  address = zkr_test_proxy_dup_address (proxy);
-  proc = zkr_spawn ("watch", "--json", "--hosts", address, "--session-timeout=2", path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
-  CU_ASSERT_TRUE_FATAL (wait_output (proc->err_path, "watching", 1));
-  zkr_test_proxy_blackhole (proxy);
-  /* Written while zkr cannot hear of it. */
-  CU_ASSERT_TRUE (zkr_node_set (session, path, "v2", 2, -1, 10000, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->err_path, "session lost", 1));
-  zkr_test_proxy_heal (proxy);
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "SESSION_LOST", 1));
-  CU_ASSERT_TRUE (zkr_node_set (session, path, "v3", 2, -1, 10000, NULL, NULL, NULL));
-  CU_ASSERT_TRUE (wait_output (proc->out_path, "DATA_CHANGED", 1));
-  proc_signal (proc, SIGTERM);
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, &out, &err), 0);
-  lines = g_strsplit (out != NULL ? out : "", "\n", -1);
-  CU_ASSERT_EQUAL_FATAL (g_strv_length (lines), 3);
-  CU_ASSERT_EQUAL (text_index (lines[0], "{\"event\":\"SESSION_LOST\""), 0);
-  CU_ASSERT_TRUE (text_index (lines[0], "\"data\":\"v2\"") > 0);
-  CU_ASSERT_EQUAL (text_index (lines[1], "{\"event\":\"DATA_CHANGED\""), 0);
-  CU_ASSERT_TRUE (text_index (lines[1], "\"data\":\"v3\"") > 0);
-  zkr_test_proxy_free (proxy);
-  assert_path_clean (session, path);
+  itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
@@ -1596,15 +919,6 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__elect_expired_session_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__holders_lists_the_leader_first),
   ZKR_TEST_CASE (test_cli__bench_prints_one_json_line),
-  ZKR_TEST_CASE (test_cli__node_get_set_and_create_round_trip_with_json),
-  ZKR_TEST_CASE (test_cli__node_data_is_binary_safe),
-  ZKR_TEST_CASE (test_cli__node_ls_and_rm_walk_the_tree),
-  ZKR_TEST_CASE (test_cli__node_create_modes_and_namespace),
-  ZKR_TEST_CASE (test_cli__node_bad_input_names_the_value_and_exits_64),
-  ZKR_TEST_CASE (test_cli__fenced_writes_land_while_held_and_exit_70_once_the_node_is_gone),
-  ZKR_TEST_CASE (test_cli__watch_prints_each_change_and_exits_0_on_sigterm),
-  ZKR_TEST_CASE (test_cli__watch_json_carries_the_node_as_read_again),
-  ZKR_TEST_CASE (test_cli__watch_says_session_lost_and_reads_again),
   { NULL, NULL },
 };
 
