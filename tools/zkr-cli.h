@@ -93,5 +93,8 @@ int zkr_cmd_ls (int argc, char **argv);
 int zkr_cmd_rm (int argc, char **argv);
 int zkr_cmd_create (int argc, char **argv);
 int zkr_cmd_watch (int argc, char **argv);
+int zkr_cmd_barrier (int argc, char **argv);
+int zkr_cmd_counter (int argc, char **argv);
+int zkr_cmd_revoke (int argc, char **argv);
 
 G_END_DECLS

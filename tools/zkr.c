@@ -23,6 +23,9 @@ static const ZkrCommand commands[] = {
   { "watch", "Print each change of a node until interrupted", zkr_cmd_watch },
   { "lock", "Run a command while holding a distributed lock", zkr_cmd_lock },
   { "elect", "Run a command while this process is the elected leader", zkr_cmd_elect },
+  { "barrier", "Wait at a barrier, or run a command inside a double barrier", zkr_cmd_barrier },
+  { "counter", "Read, add to or set a shared atomic counter", zkr_cmd_counter },
+  { "revoke", "Ask the holder of a revocable lock to release it", zkr_cmd_revoke },
   { "holders", "List who holds and who waits for a lock or leadership", zkr_cmd_holders },
   { "bench", "Measure a contended lock", zkr_cmd_bench },
 };

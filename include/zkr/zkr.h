@@ -19,3 +19,8 @@
 #include <zkr/rwlock.h>
 #include <zkr/leader-latch.h>
 #include <zkr/leader-selector.h>
+#include <zkr/barrier.h>
+#include <zkr/double-barrier.h>
+#include <zkr/shared-count.h>
+#include <zkr/atomic-long.h>
+#include <zkr/revocation.h>

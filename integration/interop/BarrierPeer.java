@@ -1,0 +1,9 @@
+// zkr interop: placeholder, being written (issue 23).
+public final class BarrierPeer {
+    private BarrierPeer() {}
+
+    public static void main(String[] args) {
+        System.out.println("ERROR not written yet");
+        System.exit(2);
+    }
+}

@@ -1,0 +1,4 @@
+/* zkr: placeholder, being written. */
+#include <glib.h>
+
+typedef int ZkrPlaceholdersharedcount;
