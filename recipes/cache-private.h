@@ -1,7 +1,7 @@
 /* zkr internal: what the node cache and the tree cache share. The engine
- * (tree-cache.c) mirrors a subtree on the session's worker; the hub
- * (node-cache.c) delivers its events to the user's listeners and answers
- * wait_initialized. */
+ * (cache-engine.c) mirrors a subtree on the session's worker; the hub
+ * (cache-hub.c) delivers its events to the user's listeners and answers
+ * wait_initialized; tree-cache.c and node-cache.c are the public objects. */
 #pragma once
 
 #include <gio/gio.h>
