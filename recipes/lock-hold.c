@@ -199,6 +199,8 @@ hold_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   if (reply->rc == ZNONODE)
     zkr__lock_hold_mark_lost (lock, "our node does not exist");
+  else if (reply->rc == ZOK && reply->has_stat)
+    zkr__revocation_check (lock, &reply->stat);
   else if (reply->rc != ZOK && lock->node_watch != 0)
     {
       /* Not set: set it again once connected (RECONNECTED does that), or
@@ -274,6 +276,7 @@ hold_node_watch_tick (gpointer data)
 void
 zkr__lock_hold_start (ZkrQueueLock *lock)
 {
+  lock->revoke_version = 0;
   lock->hold_listener = zkr__session_add_internal_listener (lock->session, hold_on_state, lock);
   lock->node_watch_timer = zkr__session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
                                                    NODE_WATCH_SLACK_MS, hold_node_watch_tick, lock);

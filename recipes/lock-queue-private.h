@@ -33,6 +33,7 @@ struct _ZkrQueueLock {
   GMutex hook_lock;               /* guards the hook and its calls */
   ZkrLockLossFunc loss_hook;      /* (nullable) called on the worker */
   gpointer loss_hook_data;
+  ZkrRevocation *revocation;      /* (nullable) hook_lock; revocation.c */
 
   GMutex mutex;
   GCond cond;
@@ -53,6 +54,7 @@ struct _ZkrQueueLock {
   ZkrResendPause hold_resend;     /* a verify or node watch answered "retry" */
   guint deadline_timer;           /* the safe deadline while suspended (0: none) */
   guint release_listener;
+  int revoke_version;             /* the hold's data version judged last (revocation.c) */
 };
 
 /* A blocking acquire waits on this (on its stack) instead of a GTask in
@@ -111,5 +113,9 @@ void zkr__lock_hold_stop (ZkrQueueLock *lock);
 /* Declares a held entry lost (@why for the log): not held, token 0, the
  * hook told, our node guaranteed-deleted. Does nothing if not held. */
 void zkr__lock_hold_mark_lost (ZkrQueueLock *lock, const char *why);
+
+/* revocation.c: the loss watch's stat of our node; reads the data when
+ * its version moved and relays a revocation request. Worker only. */
+void zkr__revocation_check (ZkrQueueLock *lock, const struct Stat *stat);
 
 G_END_DECLS

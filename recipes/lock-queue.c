@@ -374,6 +374,7 @@ zkr__queue_lock_free (ZkrQueueLock *lock)
     return;
   g_mutex_lock (&lock->hook_lock);
   lock->loss_hook = NULL;
+  lock->revocation = NULL;
   g_mutex_unlock (&lock->hook_lock);
   zkr__session_post (lock->session, free_in_worker, lock, (GDestroyNotify) zkr__queue_lock_unref);
 }

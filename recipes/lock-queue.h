@@ -9,6 +9,7 @@
 
 #include <gio/gio.h>
 #include <zkr/lock.h>
+#include <zkr/revocation.h>
 
 #include "nodes.h"
 
@@ -115,6 +116,23 @@ gboolean zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error);
  * must not call zkr__queue_lock_free() or set_loss_hook on this entry. No call runs or starts once
  * zkr__queue_lock_free() returned. */
 void zkr__queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data);
+
+/* Revocation (recipes/revocation.c, docs/design.md §3.7). A recipe object
+ * that can be made revocable owns one ZkrRevocation (its listener, told in
+ * its own context with @source as the lock argument; @source_ref as a
+ * notifier's) and hands it to each of its entries; a held entry then reads
+ * its node's data when the data version moves and relays each
+ * "__REVOKE__". Free it after every entry naming it was freed. */
+typedef struct _ZkrRevocation ZkrRevocation;
+ZkrRevocation *zkr__revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
+                                    void (*source_unref) (gpointer));
+void zkr__revocation_free (ZkrRevocation *revocation);
+/* Replaces the listener (NULL @func: not revocable); the old one's
+ * @destroy runs in its context. Any thread. */
+void zkr__revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
+                                   gpointer user_data, GDestroyNotify destroy);
+/* Before the first acquire, as the loss hook. */
+void zkr__queue_lock_set_revocation (ZkrQueueLock *lock, ZkrRevocation *revocation);
 
 /* The data of the nodes @lock creates (UTF-8 text, copied): the leader
  * recipes write the participant id there, as Curator does. NULL (the

@@ -15,6 +15,7 @@ struct _ZkrMutex {
   gatomicrefcount ref;
   ZkrQueueLock *queue;   /* (owned) */
   ZkrNotifier *loss;     /* (owned) the loss listeners */
+  ZkrRevocation *revocation;  /* (owned) its revocation listener */
 };
 
 /* Loss events are delivered only while someone holds the mutex. */
@@ -60,6 +61,9 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
   mutex->loss = zkr__notifier_new (mutex, mutex_try_ref, (void (*) (gpointer)) zkr_mutex_unref,
                                    zkr__queue_loss_marshal);
   zkr__queue_lock_set_loss_hook (mutex->queue, mutex_relay_loss, mutex);
+  mutex->revocation = zkr__revocation_new (mutex, mutex_try_ref,
+                                           (void (*) (gpointer)) zkr_mutex_unref);
+  zkr__queue_lock_set_revocation (mutex->queue, mutex->revocation);
   return mutex;
 }
 
@@ -81,6 +85,7 @@ zkr_mutex_unref (ZkrMutex *mutex)
    * returned, so the notifier and the memory may go now. */
   zkr__queue_lock_free (mutex->queue);
   zkr__notifier_free (mutex->loss);
+  zkr__revocation_free (mutex->revocation);
   g_free (mutex);
 }
 
@@ -181,4 +186,12 @@ zkr_mutex_list_participants (ZkrMutex *mutex, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
   return zkr__queue_lock_list_participants (mutex->queue, error);
+}
+
+void
+zkr_mutex_make_revocable (ZkrMutex *mutex, ZkrRevocationFunc func, gpointer user_data,
+                          GDestroyNotify destroy)
+{
+  g_return_if_fail (mutex != NULL);
+  zkr__revocation_set_listener (mutex->revocation, func, user_data, destroy);
 }

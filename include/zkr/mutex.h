@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 #include <zkr/lock.h>
+#include <zkr/revocation.h>
 #include <zkr/session.h>
 
 G_BEGIN_DECLS
@@ -82,6 +83,22 @@ ZKR_API gboolean zkr_mutex_verify (ZkrMutex *mutex, GError **error);
 ZKR_API guint zkr_mutex_add_loss_listener (ZkrMutex *mutex, ZkrLockLossFunc func,
                                            gpointer user_data, GDestroyNotify destroy);
 ZKR_API void zkr_mutex_remove_loss_listener (ZkrMutex *mutex, guint listener_id);
+
+/**
+ * zkr_mutex_make_revocable:
+ * @func: (nullable): the listener; NULL makes the mutex not revocable again
+ * @destroy: (nullable): runs on @user_data when the listener is replaced or
+ *   the mutex goes, in the listener's context
+ * Makes the mutex revocable, as Curator's InterProcessMutex.makeRevocable():
+ * while it is held, each request to give it up (zkr_revoke(), Curator's
+ * Revoker.attemptRevoke(): "__REVOKE__" written into our node) calls @func
+ * once, in the GMainContext that is thread-default now. The listener
+ * decides; typically it releases. It stays until replaced (Curator drops
+ * it at each release), for every later hold. Any thread. See
+ * <zkr/revocation.h>.
+ */
+ZKR_API void zkr_mutex_make_revocable (ZkrMutex *mutex, ZkrRevocationFunc func,
+                                       gpointer user_data, GDestroyNotify destroy);
 
 /* The queue, holder first: (transfer full) array of ZkrParticipant. */
 ZKR_API GPtrArray *zkr_mutex_list_participants (ZkrMutex *mutex, GError **error);

@@ -1,4 +1,81 @@
-/* zkr: placeholder, being written (issue 23). */
+/* zkr: revocable locks, Curator's Revocable / Revoker (docs/design.md §3.7):
+ * anyone may ask the holder of a lock node to give it up by writing
+ * "__REVOKE__" into the node's data; a holder that made its lock revocable
+ * hears each request and decides. zkr and Curator revoke each other's locks. */
 #pragma once
 
+#include <gio/gio.h>
 #include <zkr/session.h>
+
+G_BEGIN_DECLS
+
+/* The data a revocation request writes into a lock node (Curator's
+ * LockInternals.REVOKE_MESSAGE), without a terminating NUL. */
+#define ZKR_REVOKE_MESSAGE "__REVOKE__"
+
+/**
+ * ZkrRevocationFunc:
+ * @lock: the lock asked (a ZkrMutex *, ZkrReentrantMutex *, ZkrRwlock *),
+ *   borrowed
+ * Runs in the GMainContext that was thread-default when the lock was made
+ * revocable, once per request written into the node of a hold (a request
+ * is a write of ZKR_REVOKE_MESSAGE: each new data version of the node that
+ * reads ZKR_REVOKE_MESSAGE). Only while the lock is held: a request found
+ * when the node is first watched, shortly after the grant, counts too.
+ * Revocation is cooperative: the listener decides, typically by releasing
+ * (from the thread that holds, for the per-thread recipes). The lock may
+ * be unreffed from inside it.
+ */
+typedef void (*ZkrRevocationFunc) (gpointer lock, gpointer user_data);
+
+/**
+ * zkr_revoke:
+ * @node_path: the lock node to ask, a full path as zkr_node_set() takes it
+ *   (the session's namespace applied to it), e.g. a participant of
+ *   *_list_participants() joined to its lock's path, or a holder's
+ *   $ZKR_LOCK_NODE
+ * @timeout_ms: the deadline (< 0: none; 0: sent once if connected)
+ * Asks the holder of @node_path to give it up: writes ZKR_REVOKE_MESSAGE
+ * into the node's data at any version, as Curator's Revoker.attemptRevoke().
+ * Returns once the server applied the write; whether the holder releases
+ * is its own decision. The write changes only the node's data version:
+ * fences on that node (existence checks, docs/design.md §5.7) still hold.
+ * Any thread; the blocking call returns on it.
+ * Errors: ZKR_ERROR_NO_NODE (no such node: Curator's revoker ignores that
+ * case, zkr says so), ZKR_ERROR_INVALID_ARGUMENT (a bad path, nothing
+ * sent), ZKR_ERROR_CONNECTION_LOSS (the request may or may not have been
+ * applied), ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_AUTH,
+ * ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED.
+ */
+ZKR_API gboolean zkr_revoke (ZkrSession *session, const char *node_path, int timeout_ms,
+                             GCancellable *cancellable, GError **error);
+/* The same, GIO style: @callback runs once, in the caller's thread-default
+ * GMainContext, by the deadline. */
+ZKR_API void zkr_revoke_async (ZkrSession *session, const char *node_path, int timeout_ms,
+                               GCancellable *cancellable, GAsyncReadyCallback callback,
+                               gpointer user_data);
+ZKR_API gboolean zkr_revoke_finish (ZkrSession *session, GAsyncResult *result, GError **error);
+
+/**
+ * zkr_revoke_holder:
+ * @lock_path: a lock's path (a mutex's, a reentrant mutex's, a read-write
+ *   lock's; Curator's layouts), as zkr_node_get_children() takes it
+ * @timeout_ms: one deadline for both requests
+ * Lists the queue under @lock_path and revokes its first node (the lowest
+ * sequence number: in every lock recipe the first node holds; of a
+ * read-write lock's readers, the oldest). Between the listing and the
+ * write the holder may change; the request then reaches a node that no
+ * longer holds (ZKR_ERROR_NO_NODE if it is gone).
+ * Returns: (transfer full) the full path of the node asked, or NULL with
+ * ZKR_ERROR_NO_NODE when @lock_path does not exist or has no lock node,
+ * or any error of zkr_revoke().
+ */
+ZKR_API char *zkr_revoke_holder (ZkrSession *session, const char *lock_path, int timeout_ms,
+                                 GCancellable *cancellable, GError **error);
+ZKR_API void zkr_revoke_holder_async (ZkrSession *session, const char *lock_path,
+                                      int timeout_ms, GCancellable *cancellable,
+                                      GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API char *zkr_revoke_holder_finish (ZkrSession *session, GAsyncResult *result,
+                                        GError **error);
+
+G_END_DECLS
