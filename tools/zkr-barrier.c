@@ -1,13 +1,230 @@
-/* zkr: placeholder for `zkr barrier`, being written (issue 23). */
-#include <stdio.h>
+/* zkr barrier: the barriers from the shell. `--members N PATH -- CMD` runs
+ * CMD inside a double barrier (enter, CMD, leave; CMD's status passes
+ * through); `set|remove|wait PATH` drive a simple barrier. Both are
+ * Curator's layouts, so shell and Java members can share a barrier. */
 
 #include "zkr-cli.h"
+#include "zkr-guard.h"
+
+typedef struct {
+  ZkrCli cli;
+  const char *path;
+  const char *verb;             /* set, remove, wait; NULL: the double barrier */
+  int members;
+  double timeout_s;
+  ZkrSession *session;          /* (owned) */
+  ZkrGuard *guard;              /* (owned) the double barrier's CMD */
+  GMainLoop *loop;              /* (owned) */
+  gpointer object;              /* the barrier of the call in progress */
+  gboolean (*finish) (gpointer object, GAsyncResult *result, GError **error);
+  gboolean ok;
+  GError *error;                /* (owned) of the call that ran */
+} BarrierRun;
+
+static const char barrier_description[] =
+  "With --members N: enters the double barrier at PATH, waits until N members\n"
+  "have entered, runs CMD, then leaves and waits until every member has left\n"
+  "(Curator's DistributedDoubleBarrier layout: PATH/<uuid> members and\n"
+  "PATH/ready). --timeout applies to the enter and to the leave, each.\n"
+  "CMD's environment gets ZKR_BARRIER_PATH (PATH), ZKR_BARRIER_NODE (our\n"
+  "member node) and ZKR_SESSION_ID. A member whose session dies counts no\n"
+  "more once the server expired it: the others' leave goes on then.\n"
+  "\n"
+  "set PATH, remove PATH, wait PATH: the simple barrier (Curator's\n"
+  "DistributedBarrier): set creates the node PATH, remove deletes it, wait\n"
+  "returns once PATH does not exist.\n"
+  "\n"
+  "Exit status: CMD's status (128+N if it died of signal N); otherwise 0 when\n"
+  "done; 64 bad arguments; 66 our member node vanished before leave (our\n"
+  "session expired); 69 ZooKeeper unreachable or failed; 75 not done within\n"
+  "--timeout; 77 authentication refused; 126/127 CMD could not be run / not\n"
+  "found. If CMD succeeds and the leave fails, the leave's status.\n"
+  "\n"
+  "Examples:\n"
+  "  zkr barrier --members 3 --timeout 60 /barriers/stage-1 -- ./load-shard.sh\n"
+  "  zkr barrier set /barriers/deploy; zkr barrier wait --timeout 600 /barriers/deploy";
+
+static int
+timeout_ms_of (BarrierRun *run)
+{
+  return run->timeout_s < 0 ? -1 : (int) MIN (run->timeout_s * 1000, G_MAXINT);
+}
+
+static void
+on_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  BarrierRun *run = user_data;
+
+  (void) source;
+  run->ok = run->finish (run->object, result, &run->error);
+  g_main_loop_quit (run->loop);
+}
+
+/* Runs the main loop until the call answers, so that a signal (the
+ * guard's cancellable) cancels it. */
+static gboolean
+await_call (BarrierRun *run)
+{
+  g_main_loop_run (run->loop);
+  return run->ok;
+}
+
+static int
+call_failed (BarrierRun *run, const char *what)
+{
+  int signo = run->guard != NULL ? zkr_guard_get_signal (run->guard) : 0;
+
+  if (signo != 0)
+    return 128 + signo;
+  if (g_error_matches (run->error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
+    {
+      zkr_cli_note (&run->cli, "timed out after %g s: %s %s", run->timeout_s, what, run->path);
+      return ZKR_EXIT_TIMEOUT;
+    }
+  zkr_cli_error (&run->cli, "%s %s: %s", what, run->path, run->error->message);
+  return zkr_cli_exit_status_for (run->error);
+}
+
+/* ---- the simple barrier ------------------------------------------------- */
+
+static int
+simple_run (BarrierRun *run)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrBarrier) barrier = zkr_barrier_new (run->session, run->path, &error);
+  int timeout_ms = timeout_ms_of (run);
+
+  if (barrier == NULL)
+    return zkr_cli_report (&run->cli, error);
+  run->object = barrier;
+  run->finish = (gpointer) (g_str_equal (run->verb, "set") ? zkr_barrier_set_finish
+                            : g_str_equal (run->verb, "remove") ? zkr_barrier_remove_finish
+                            : zkr_barrier_wait_finish);
+  if (g_str_equal (run->verb, "set"))
+    zkr_barrier_set_async (barrier, timeout_ms, NULL, on_done, run);
+  else if (g_str_equal (run->verb, "remove"))
+    zkr_barrier_remove_async (barrier, timeout_ms, NULL, on_done, run);
+  else
+    zkr_barrier_wait_async (barrier, timeout_ms, NULL, on_done, run);
+  if (!await_call (run))
+    return call_failed (run, run->verb);
+  return 0;
+}
+
+/* ---- the double barrier around CMD --------------------------------------- */
+
+static char **
+member_environment (BarrierRun *run, ZkrDoubleBarrier *barrier)
+{
+  g_autofree char *node = zkr_double_barrier_dup_member_path (barrier);
+  char **env = g_new0 (char *, 4);
+
+  env[0] = g_strdup_printf ("ZKR_BARRIER_PATH=%s", run->path);
+  env[1] = g_strdup_printf ("ZKR_BARRIER_NODE=%s", node != NULL ? node : "");
+  env[2] = g_strdup_printf ("ZKR_SESSION_ID=0x%016" G_GINT64_MODIFIER "x",
+                            zkr_session_get_id (run->session));
+  return env;
+}
+
+static int
+double_run (BarrierRun *run, char **command)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrDoubleBarrier) barrier = NULL;
+  g_auto (GStrv) env = NULL;
+  GCancellable *cancellable;
+  int status;
+
+  barrier = zkr_double_barrier_new (run->session, run->path, run->members, &error);
+  if (barrier == NULL)
+    return zkr_cli_report (&run->cli, error);
+  /* No lock to lose: a dead session only ends our membership. */
+  run->guard = zkr_guard_new ("zkr barrier", ZKR_ON_LOSS_IGNORE, run->cli.quiet);
+  cancellable = zkr_guard_get_cancellable (run->guard);
+  run->object = barrier;
+  run->finish = (gpointer) zkr_double_barrier_enter_finish;
+  zkr_double_barrier_enter_async (barrier, timeout_ms_of (run), cancellable, on_done, run);
+  if (!await_call (run))
+    return call_failed (run, "enter");
+  if (zkr_guard_get_signal (run->guard) != 0)
+    status = 128 + zkr_guard_get_signal (run->guard);
+  else
+    {
+      env = member_environment (run, barrier);
+      status = zkr_guard_run (run->guard, command, env);
+    }
+  g_clear_error (&run->error);
+  run->finish = (gpointer) zkr_double_barrier_leave_finish;
+  zkr_double_barrier_leave_async (barrier, timeout_ms_of (run), NULL, on_done, run);
+  if (!await_call (run) && status == 0)
+    return call_failed (run, "leave");
+  return status;
+}
+
+/* ---- the command line ----------------------------------------------------- */
+
+static gboolean
+barrier_check_arguments (BarrierRun *run, int argc, char **argv, char **command)
+{
+  if (run->timeout_s != -1 && !(run->timeout_s >= 0 && run->timeout_s < 1e9))
+    return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds >= 0", run->timeout_s),
+           FALSE;
+  if (run->members != 0)
+    {
+      if (run->members < 1)
+        return zkr_cli_usage_error (&run->cli, "bad --members %d: need N >= 1", run->members),
+               FALSE;
+      if (!zkr_cli_check_path_and_command (&run->cli, argc, argv, command))
+        return FALSE;
+      run->path = argv[1];
+      return TRUE;
+    }
+  if (command != NULL)
+    return zkr_cli_usage_error (&run->cli, "CMD needs --members N"), FALSE;
+  if (argc != 3 || !(g_str_equal (argv[1], "set") || g_str_equal (argv[1], "remove") ||
+                     g_str_equal (argv[1], "wait")))
+    return zkr_cli_usage_error (&run->cli, "expected set|remove|wait PATH, or --members N "
+                                           "PATH -- CMD"), FALSE;
+  run->verb = argv[1];
+  run->path = argv[2];
+  return TRUE;
+}
 
 int
 zkr_cmd_barrier (int argc, char **argv)
 {
-  (void) argc;
-  (void) argv;
-  fprintf (stderr, "zkr barrier: not written yet\n");
-  return ZKR_EXIT_USAGE;
+  BarrierRun run = { .cli = { .command = "barrier",
+                              .parameters = "--members N PATH -- CMD [ARG…] | set|remove|wait PATH" },
+                     .timeout_s = -1 };
+  GOptionEntry entries[] = {
+    { "members", 'n', 0, G_OPTION_ARG_INT, &run.members,
+      "Run CMD inside a double barrier of N members", "N" },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s,
+      "Give up after SECONDS (each of enter and leave) and exit 75 (0: try once; "
+      "default: wait forever)", "SECONDS" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (GOptionContext) context = NULL;
+  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
+  int status = ZKR_EXIT_USAGE;
+
+  context = zkr_cli_context_new (&run.cli, "Wait at a distributed barrier.",
+                                 barrier_description, entries);
+  if (zkr_cli_parse (&run.cli, context, &argc, &argv)
+      && barrier_check_arguments (&run, argc, argv, command))
+    {
+      run.session = zkr_cli_connect (&run.cli, &status);
+      if (run.session != NULL)
+        {
+          run.loop = g_main_loop_new (NULL, FALSE);
+          status = run.verb != NULL ? simple_run (&run) : double_run (&run, command);
+          zkr_session_close (run.session);
+          g_clear_pointer (&run.session, zkr_session_unref);
+          g_clear_pointer (&run.loop, g_main_loop_unref);
+        }
+    }
+  g_clear_pointer (&run.guard, zkr_guard_free);
+  g_clear_error (&run.error);
+  zkr_cli_clear (&run.cli);
+  return status;
 }

@@ -1,4 +1,104 @@
-/* zkr: placeholder, being written (issue 23). */
+/* zkr: a double barrier on ZooKeeper, Curator's DistributedDoubleBarrier
+ * layout: N members enter together and leave together; zkr and Curator
+ * members can share one barrier.
+ *
+ * Layout (docs/design.md §4.2): under PATH (made as a container with its
+ * missing parents), each member's EPHEMERAL node PATH/<uuid> (a fresh
+ * random uuid per enter; data: the session's client id, never read), and
+ * PATH/ready, PERSISTENT, made by the member whose enter counts N
+ * children or more. Entering: an exists watch on PATH/ready, our node,
+ * a count of PATH's children; we pass once PATH/ready exists. Leaving:
+ * our node goes, each member keeps one exists watch (the lowest member
+ * on the highest, the others on the lowest) until no member node is left;
+ * then PATH/ready is deleted. N is a threshold, not a limit: more members
+ * may enter.
+ *
+ * A member whose session dies: its node is ephemeral and goes when the
+ * server expires the session (after the session timeout). Before the
+ * count reached N the others wait for another member (or their
+ * deadline); after it, the others are through already. In leave the
+ * others pass once the dead member's node has gone: at most one session
+ * timeout after it died. A member whose own node vanished while it is in
+ * the barrier (its session expired) gets ZKR_ERROR_NO_NODE from leave.
+ *
+ * Deadlines, cancel and session states: as include/zkr/barrier.h. A failed
+ * enter (timeout, cancel, error) and a failed leave delete our node in the
+ * background (retried after a connection loss, across LOST) so that we
+ * count for nobody, and the member is out of the barrier.
+ *
+ * Threads: as include/zkr/barrier.h. */
 #pragma once
 
+#include <gio/gio.h>
 #include <zkr/session.h>
+
+G_BEGIN_DECLS
+
+typedef struct _ZkrDoubleBarrier ZkrDoubleBarrier;
+
+/**
+ * zkr_double_barrier_new:
+ * @session: the session (a reference is taken)
+ * @path: the barrier's node, e.g. "/barriers/stage-1" (under the session's
+ *   namespace, if any; not "/")
+ * @member_count: N, at least 1
+ * Nothing is sent.
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT naming an invalid path or count.
+ * Returns: (transfer full) (nullable)
+ */
+ZKR_API ZkrDoubleBarrier *zkr_double_barrier_new (ZkrSession *session, const char *path,
+                                                  int member_count, GError **error);
+ZKR_API ZkrDoubleBarrier *zkr_double_barrier_ref (ZkrDoubleBarrier *barrier);
+/* Any thread, also from a callback. The last unref of a member that
+ * entered and did not leave deletes its node in the background (so it
+ * leaves without waiting); calls in progress keep their own reference. */
+ZKR_API void zkr_double_barrier_unref (ZkrDoubleBarrier *barrier);
+ZKR_API const char *zkr_double_barrier_get_path (ZkrDoubleBarrier *barrier);
+/* Our member node's path (without the namespace) while entering or in
+ * the barrier, else NULL. (transfer full) */
+ZKR_API char *zkr_double_barrier_dup_member_path (ZkrDoubleBarrier *barrier);
+
+/**
+ * zkr_double_barrier_enter:
+ * Joins the barrier and blocks until N members have joined (PATH/ready
+ * exists). One enter at a time, and not again before leave.
+ * Errors: ZKR_ERROR_TIMEOUT (Curator's `false`; our node is deleted, so
+ * the member did not enter), ZKR_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD
+ * (entering or entered already), ZKR_ERROR_SESSION_EXPIRED,
+ * ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_CONNECTION_LOSS, ZKR_ERROR_AUTH,
+ * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS (PATH is ephemeral).
+ * Returns: TRUE once the member is through.
+ */
+ZKR_API gboolean zkr_double_barrier_enter (ZkrDoubleBarrier *barrier, int timeout_ms,
+                                           GCancellable *cancellable, GError **error);
+ZKR_API void zkr_double_barrier_enter_async (ZkrDoubleBarrier *barrier, int timeout_ms,
+                                             GCancellable *cancellable,
+                                             GAsyncReadyCallback callback,
+                                             gpointer user_data);
+ZKR_API gboolean zkr_double_barrier_enter_finish (ZkrDoubleBarrier *barrier,
+                                                  GAsyncResult *result, GError **error);
+
+/**
+ * zkr_double_barrier_leave:
+ * Leaves the barrier and blocks until no member node is left under PATH
+ * (every member left, or its session died), then deletes PATH/ready.
+ * Either way (success or not) the member is out of the barrier afterwards
+ * and may enter again.
+ * Errors: ZKR_ERROR_NOT_HELD (not entered), ZKR_ERROR_NO_NODE (our node
+ * vanished: our session expired, or someone deleted it), ZKR_ERROR_TIMEOUT,
+ * ZKR_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED,
+ * ZKR_ERROR_CONNECTION_LOSS, ZKR_ERROR_AUTH.
+ * Returns: TRUE once everybody left.
+ */
+ZKR_API gboolean zkr_double_barrier_leave (ZkrDoubleBarrier *barrier, int timeout_ms,
+                                           GCancellable *cancellable, GError **error);
+ZKR_API void zkr_double_barrier_leave_async (ZkrDoubleBarrier *barrier, int timeout_ms,
+                                             GCancellable *cancellable,
+                                             GAsyncReadyCallback callback,
+                                             gpointer user_data);
+ZKR_API gboolean zkr_double_barrier_leave_finish (ZkrDoubleBarrier *barrier,
+                                                  GAsyncResult *result, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrDoubleBarrier, zkr_double_barrier_unref)
+
+G_END_DECLS
