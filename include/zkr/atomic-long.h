@@ -1,4 +1,198 @@
-/* zkr: placeholder, being written (issue 23). */
+/* zkr: a distributed 64-bit counter, Curator's DistributedAtomicLong: one
+ * node whose data is the value as 8 bytes, big-endian two's complement,
+ * changed by compare-and-set on the node's data version, so zkr and Curator
+ * clients count on the same node.
+ *
+ * Modes: optimistic (read, then set with the version read; on a lost race
+ * try again as @retry_policy allows), and promoted (Curator's
+ * PromotedToLock: when optimism gave up, take a ZkrMutex on @lock_path,
+ * Curator's InterProcessMutex layout, and try again under it as
+ * @lock_retry_policy allows). Like Curator's AtomicValue, an operation that
+ * ran its course answers TRUE with a ZkrAtomicLongValue whose @succeeded
+ * says whether the change was made: FALSE means the policies gave up (or,
+ * for compare_and_set, the value was not the expected one); nothing was
+ * changed then. A runtime failure answers FALSE with a GError.
+ *
+ * Layout (Curator 5.4.0): the node is created on first change, PERSISTENT,
+ * its missing parents as CONTAINER nodes. A missing node or one with no
+ * data reads as 0. Data of any length but 0 or 8 is refused with
+ * ZKR_ERROR_INVALID_ARGUMENT naming the path and the length (Curator
+ * reads the first 8 bytes of longer data and fails on shorter; zkr takes
+ * neither as a number). Arithmetic wraps as Java's long does.
+ *
+ * Lost replies: a write answered ZKR_ERROR_CONNECTION_LOSS may or may not
+ * have landed. It is never sent again blindly: the node is read again
+ * (after a sync); a data version moved by exactly one with our bytes counts
+ * as our write, an unmoved version (or other bytes at the next version)
+ * as no write, and the operation goes on; a version moved further cannot
+ * be told apart and the call fails with ZKR_ERROR_CONNECTION_LOSS saying
+ * the outcome is unknown. The one case counted wrongly: another writer
+ * wrote the very same bytes at the very same version while our reply was
+ * lost (two increments from the same value); our write then failed and is
+ * counted as made.
+ *
+ * Deadlines and session states are node.h's: @timeout_ms > 0 bounds the
+ * whole operation (every read, write, retry sleep and lock wait), < 0 waits
+ * for a connection as long as the session lives, 0 sends each request
+ * once. Cancelling @cancellable (any thread) answers ZKR_ERROR_CANCELLED
+ * promptly. A write answered TIMEOUT, CANCELLED or SESSION_EXPIRED after
+ * it was sent may still be applied by the server.
+ *
+ * Threads: every function may be called from any thread; async callbacks
+ * run once, in the GMainContext that was thread-default at the call, never
+ * before the call returns. An object may be used by many operations at
+ * once and unreffed while they run. */
 #pragma once
 
+#include <gio/gio.h>
+#include <zkr/retry.h>
 #include <zkr/session.h>
+
+G_BEGIN_DECLS
+
+typedef struct _ZkrAtomicLong ZkrAtomicLong;
+
+/**
+ * ZkrAtomicLongValue:
+ * @succeeded: the change was made (a get always succeeds)
+ * @pre_value: the value before (the value read, for a get)
+ * @post_value: the value after, when @succeeded (else as @pre_value)
+ * @optimistic_tries: reads-and-writes made in optimistic mode
+ * @promoted_tries: those made holding the lock (promoted mode)
+ * What an operation did, as Curator's AtomicValue and AtomicStats.
+ */
+typedef struct {
+  gboolean succeeded;
+  gint64 pre_value;
+  gint64 post_value;
+  guint optimistic_tries;
+  guint promoted_tries;
+} ZkrAtomicLongValue;
+
+/**
+ * zkr_atomic_long_new:
+ * @session: the session (a reference is taken)
+ * @path: the counter's node, under the session's namespace
+ * @retry_policy: (nullable): how often optimism may retry after a lost
+ *   race (a reference is taken); NULL: exponential backoff from 1 ms to
+ *   50 ms, 29 retries
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT naming an invalid path.
+ * Returns: (transfer full) (nullable): the counter, optimistic mode
+ */
+ZKR_API ZkrAtomicLong *zkr_atomic_long_new (ZkrSession *session, const char *path,
+                                            ZkrRetryPolicy *retry_policy, GError **error);
+
+/**
+ * zkr_atomic_long_new_promoted:
+ * @lock_path: the mutex's path (Curator's PromotedToLock lockPath)
+ * @max_lock_ms: how long to wait for the mutex (Curator's maxLockTime);
+ *   negative: as long as the operation's deadline allows. Not getting it
+ *   in time is @succeeded FALSE, not an error.
+ * @lock_retry_policy: (nullable): retries under the mutex (a reference is
+ *   taken); NULL: as @retry_policy's default
+ * The same, in promoted mode.
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT naming an invalid path or lock path.
+ * Returns: (transfer full) (nullable)
+ */
+ZKR_API ZkrAtomicLong *zkr_atomic_long_new_promoted (ZkrSession *session, const char *path,
+                                                     ZkrRetryPolicy *retry_policy,
+                                                     const char *lock_path, int max_lock_ms,
+                                                     ZkrRetryPolicy *lock_retry_policy,
+                                                     GError **error);
+ZKR_API ZkrAtomicLong *zkr_atomic_long_ref (ZkrAtomicLong *atomic);
+/* Operations under way go on; their answers still come. */
+ZKR_API void zkr_atomic_long_unref (ZkrAtomicLong *atomic);
+/* The path as given. Borrowed: valid while @atomic lives. */
+ZKR_API const char *zkr_atomic_long_get_path (ZkrAtomicLong *atomic);
+
+/**
+ * zkr_atomic_long_get:
+ * @value: (out caller-allocates): the value read (@succeeded TRUE)
+ * Reads the counter (a missing node reads 0). A read: retried within the
+ * deadline as node.h says.
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT (bad data on the node), ZKR_ERROR_TIMEOUT,
+ * ZKR_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED,
+ * ZKR_ERROR_AUTH, ZKR_ERROR_CONNECTION_LOSS.
+ * Returns: TRUE when @value was filled.
+ */
+ZKR_API gboolean zkr_atomic_long_get (ZkrAtomicLong *atomic, int timeout_ms,
+                                      GCancellable *cancellable, ZkrAtomicLongValue *value,
+                                      GError **error);
+ZKR_API void zkr_atomic_long_get_async (ZkrAtomicLong *atomic, int timeout_ms,
+                                        GCancellable *cancellable,
+                                        GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_atomic_long_get_finish (ZkrAtomicLong *atomic, GAsyncResult *result,
+                                             ZkrAtomicLongValue *value, GError **error);
+
+/**
+ * zkr_atomic_long_set:
+ * Sets the counter to @new_value (Curator's trySet: optimistic, then
+ * promoted), creating the node if missing.
+ * Errors: those of zkr_atomic_long_get(), ZKR_ERROR_CONNECTION_LOSS (a
+ * write whose fate is unknown, see above).
+ */
+ZKR_API gboolean zkr_atomic_long_set (ZkrAtomicLong *atomic, gint64 new_value, int timeout_ms,
+                                      GCancellable *cancellable, ZkrAtomicLongValue *value,
+                                      GError **error);
+ZKR_API void zkr_atomic_long_set_async (ZkrAtomicLong *atomic, gint64 new_value,
+                                        int timeout_ms, GCancellable *cancellable,
+                                        GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_atomic_long_set_finish (ZkrAtomicLong *atomic, GAsyncResult *result,
+                                             ZkrAtomicLongValue *value, GError **error);
+
+/**
+ * zkr_atomic_long_add:
+ * Adds @delta (Curator's add: @post_value = @pre_value + @delta, wrapping),
+ * optimistic then promoted; a missing node counts from 0.
+ * Errors: those of zkr_atomic_long_set().
+ */
+ZKR_API gboolean zkr_atomic_long_add (ZkrAtomicLong *atomic, gint64 delta, int timeout_ms,
+                                      GCancellable *cancellable, ZkrAtomicLongValue *value,
+                                      GError **error);
+ZKR_API void zkr_atomic_long_add_async (ZkrAtomicLong *atomic, gint64 delta, int timeout_ms,
+                                        GCancellable *cancellable,
+                                        GAsyncReadyCallback callback, gpointer user_data);
+ZKR_API gboolean zkr_atomic_long_add_finish (ZkrAtomicLong *atomic, GAsyncResult *result,
+                                             ZkrAtomicLongValue *value, GError **error);
+
+/* zkr_atomic_long_add() of 1 and of -1 (Curator's increment, decrement);
+ * their async forms finish with zkr_atomic_long_add_finish(). */
+ZKR_API gboolean zkr_atomic_long_increment (ZkrAtomicLong *atomic, int timeout_ms,
+                                            GCancellable *cancellable,
+                                            ZkrAtomicLongValue *value, GError **error);
+ZKR_API void zkr_atomic_long_increment_async (ZkrAtomicLong *atomic, int timeout_ms,
+                                              GCancellable *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer user_data);
+ZKR_API gboolean zkr_atomic_long_decrement (ZkrAtomicLong *atomic, int timeout_ms,
+                                            GCancellable *cancellable,
+                                            ZkrAtomicLongValue *value, GError **error);
+ZKR_API void zkr_atomic_long_decrement_async (ZkrAtomicLong *atomic, int timeout_ms,
+                                              GCancellable *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer user_data);
+
+/**
+ * zkr_atomic_long_compare_and_set:
+ * Sets the counter to @new_value if it holds @expected_value: one read and
+ * one write with the version read, no retry, no lock (Curator's
+ * compareAndSet). A missing node is @succeeded FALSE (as Curator).
+ * Errors: those of zkr_atomic_long_set().
+ */
+ZKR_API gboolean zkr_atomic_long_compare_and_set (ZkrAtomicLong *atomic, gint64 expected_value,
+                                                  gint64 new_value, int timeout_ms,
+                                                  GCancellable *cancellable,
+                                                  ZkrAtomicLongValue *value, GError **error);
+ZKR_API void zkr_atomic_long_compare_and_set_async (ZkrAtomicLong *atomic,
+                                                    gint64 expected_value, gint64 new_value,
+                                                    int timeout_ms, GCancellable *cancellable,
+                                                    GAsyncReadyCallback callback,
+                                                    gpointer user_data);
+ZKR_API gboolean zkr_atomic_long_compare_and_set_finish (ZkrAtomicLong *atomic,
+                                                         GAsyncResult *result,
+                                                         ZkrAtomicLongValue *value,
+                                                         GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrAtomicLong, zkr_atomic_long_unref)
+
+G_END_DECLS
