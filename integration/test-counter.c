@@ -1,20 +1,346 @@
-/* zkr integration: placeholder for the counter suite, being written: checks
- * only that the ensemble answers. */
+/* zkr integration: the atomic long and the shared count against the real
+ * ensemble: Curator's layouts byte for byte, contended increments that sum
+ * exactly, listeners across sessions, bad node data, deadlines through the
+ * proxy. */
 #include "itest.h"
 #include "zkr-test.h"
 
-static void
-test_counter__ensemble_answers (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+#include <string.h>
 
-  CU_ASSERT_PTR_NOT_NULL (session);
-  if (session != NULL)
-    zkr_session_unref (session);
+#include <zkr/zkr.h>
+
+#define CALL_MS ITEST_CALL_MS
+#define WAIT_MS ITEST_WAIT_MS
+#define MARGIN_MS 750
+#define SHORT_TIMEOUT_MS 1000
+#define UNNOTICED_SESSION_MS 15000
+#define THREADS 4
+#define INCREMENTS 200
+
+static void
+assert_node_bytes (ZkrSession *session, const char *path, const guint8 *expected, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) data = zkr_node_get (session, path, CALL_MS, NULL, NULL, &error);
+  gsize got = 0;
+  const void *bytes = data != NULL ? g_bytes_get_data (data, &got) : NULL;
+
+  CU_ASSERT_PTR_NOT_NULL (data);
+  CU_ASSERT_EQUAL (got, len);
+  if (got == len && len > 0)
+    CU_ASSERT_EQUAL (memcmp (bytes, expected, len), 0);
+}
+
+static void
+finish_root (ZkrSession *session, const char *root)
+{
+  CU_ASSERT_TRUE (itest_delete_tree (session, root));
+  itest_assert_path_clean (session, root);
+}
+
+/* ---- atomic long ---------------------------------------------------------- */
+
+static void
+test_atomic_long__operations_keep_curators_8_byte_layout (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("counter-ops");
+  g_autofree char *path = g_strdup_printf ("%s/a/n", root);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, path, NULL, &error);
+  ZkrAtomicLongValue value;
+  static const guint8 seven[8] = { 0, 0, 0, 0, 0, 0, 0, 7 };
+  static const guint8 minus_two[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe };
+
+  CU_ASSERT_TRUE_FATAL (atomic != NULL);
+  /* A missing node reads 0 (Curator's rule) and is not created by a get. */
+  CU_ASSERT_TRUE (zkr_atomic_long_get (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  CU_ASSERT_EQUAL (value.pre_value, 0);
+  CU_ASSERT_TRUE (itest_node_absent (session, path));
+
+  CU_ASSERT_TRUE (zkr_atomic_long_add (atomic, 5, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  CU_ASSERT_EQUAL (value.pre_value, 0);
+  CU_ASSERT_EQUAL (value.post_value, 5);
+  CU_ASSERT_TRUE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, 6);
+  CU_ASSERT_TRUE (zkr_atomic_long_add (atomic, 1, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, 7);
+  assert_node_bytes (session, path, seven, 8);
+
+  CU_ASSERT_TRUE (zkr_atomic_long_compare_and_set (atomic, 1, 9, CALL_MS, NULL, &value,
+                                                   &error));
+  CU_ASSERT_FALSE (value.succeeded);
+  CU_ASSERT_EQUAL (value.pre_value, 7);
+  CU_ASSERT_TRUE (zkr_atomic_long_compare_and_set (atomic, 7, -1, CALL_MS, NULL, &value,
+                                                   &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  CU_ASSERT_EQUAL (value.post_value, -1);
+  CU_ASSERT_TRUE (zkr_atomic_long_decrement (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, -2);
+  assert_node_bytes (session, path, minus_two, 8);
+
+  CU_ASSERT_TRUE (zkr_atomic_long_set (atomic, G_MAXINT64, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  /* Java's long wraps. */
+  CU_ASSERT_TRUE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, G_MININT64);
+  CU_ASSERT_PTR_NULL (error);
+  finish_root (session, root);
+}
+
+static void
+test_atomic_long__compare_and_set_on_a_missing_node_fails_as_curator (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("counter-cas");
+  g_autofree char *path = g_strdup_printf ("%s/n", root);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, path, NULL, &error);
+  ZkrAtomicLongValue value;
+
+  CU_ASSERT_TRUE (zkr_atomic_long_compare_and_set (atomic, 0, 1, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_FALSE (value.succeeded);
+  CU_ASSERT_TRUE (itest_node_absent (session, path));
+  finish_root (session, root);
+}
+
+typedef struct {
+  const char *path;
+  const char *lock_path;     /* nullable: optimistic */
+  guint succeeded;
+  guint errors;
+} Incrementer;
+
+static gpointer
+incrementer_run (gpointer data)
+{
+  Incrementer *inc = data;
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autoptr (ZkrRetryPolicy) few = zkr_retry_policy_n_times_new (2, 1);
+  g_autoptr (ZkrAtomicLong) atomic = NULL;
+
+  /* Few retries, so that the promoted mode really takes the lock. */
+  atomic = inc->lock_path != NULL
+             ? zkr_atomic_long_new_promoted (session, inc->path, few, inc->lock_path, -1, NULL,
+                                             NULL)
+             : zkr_atomic_long_new (session, inc->path, NULL, NULL);
+  while (inc->succeeded < INCREMENTS && inc->errors < 10)
+    {
+      g_autoptr (GError) error = NULL;
+      ZkrAtomicLongValue value;
+
+      if (!zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error))
+        inc->errors++;
+      else if (value.succeeded)
+        inc->succeeded++;
+    }
+  return NULL;
+}
+
+static void
+run_incrementers (const char *name, gboolean promoted)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path (name);
+  g_autofree char *path = g_strdup_printf ("%s/n", root);
+  g_autofree char *lock_path = g_strdup_printf ("%s/lock", root);
+  Incrementer inc[THREADS];
+  GThread *threads[THREADS];
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, path, NULL, NULL);
+  ZkrAtomicLongValue value;
+  guint total = 0;
+
+  for (guint i = 0; i < THREADS; i++)
+    {
+      inc[i] = (Incrementer) { path, promoted ? lock_path : NULL, 0, 0 };
+      threads[i] = g_thread_new ("incrementer", incrementer_run, &inc[i]);
+    }
+  for (guint i = 0; i < THREADS; i++)
+    {
+      g_thread_join (threads[i]);
+      CU_ASSERT_EQUAL (inc[i].errors, 0);
+      total += inc[i].succeeded;
+    }
+  CU_ASSERT_EQUAL (total, THREADS * INCREMENTS);
+  CU_ASSERT_TRUE (zkr_atomic_long_get (atomic, CALL_MS, NULL, &value, NULL));
+  CU_ASSERT_EQUAL (value.pre_value, (gint64) total);
+  finish_root (session, root);
+}
+
+static void
+test_atomic_long__contended_increments_sum_exactly (void)
+{
+  run_incrementers ("counter-sum", FALSE);
+}
+
+static void
+test_atomic_long__promoted_increments_sum_exactly (void)
+{
+  run_incrementers ("counter-promoted", TRUE);
+}
+
+/* ---- bad data written by someone else ------------------------------------ */
+
+static void
+test_counter__wrong_sized_data_is_an_error_naming_the_path (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("counter-bad");
+  g_autofree char *path = g_strdup_printf ("%s/n", root);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, path, NULL, NULL);
+  g_autoptr (ZkrSharedCount) count = zkr_shared_count_new (session, path, 0, NULL);
+  ZkrAtomicLongValue value;
+
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, path, "abc", 3, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_PERSISTENT, CALL_MS, NULL, NULL,
+                                         NULL, NULL));
+  CU_ASSERT_FALSE (zkr_atomic_long_get (atomic, CALL_MS, NULL, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
+  CU_ASSERT_TRUE (error != NULL && strstr (error->message, path) != NULL);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  /* The 3 bytes are neither a long nor an int: nothing was overwritten. */
+  assert_node_bytes (session, path, (const guint8 *) "abc", 3);
+  CU_ASSERT_FALSE (zkr_shared_count_start (count, CALL_MS, NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_node_set (session, path, "", 0, -1, CALL_MS, NULL, NULL, NULL));
+  /* No data is 0 to the atomic long (Curator's rule). */
+  CU_ASSERT_TRUE (zkr_atomic_long_get (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.pre_value, 0);
+  finish_root (session, root);
+}
+
+/* ---- shared count ---------------------------------------------------------- */
+
+typedef struct {
+  GMutex lock;
+  gint last;
+  int version;
+  guint calls;
+  gboolean wrong_context;
+  GMainContext *context;
+} Seen;
+
+static void
+seen_changed (ZkrSharedCount *count, gint value, int version, const GError *error,
+              gpointer user_data)
+{
+  Seen *seen = user_data;
+
+  (void) count;
+  if (!g_main_context_is_owner (seen->context))
+    seen->wrong_context = TRUE;
+  if (error == NULL)
+    {
+      seen->last = value;
+      seen->version = version;
+    }
+  seen->calls++;
+}
+
+static gboolean
+wait_seen (Seen *seen, gint value)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+
+  while (seen->last != value && g_get_monotonic_time () < end)
+    g_main_context_iteration (seen->context, FALSE), g_usleep (1000);
+  return seen->last == value;
+}
+
+static void
+test_shared_count__set_by_one_session_reaches_the_others_listener (void)
+{
+  g_autoptr (ZkrSession) one = itest_connect (itest_hosts (), 10000);
+  g_autoptr (ZkrSession) two = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("counter-shared");
+  g_autofree char *path = g_strdup_printf ("%s/c", root);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrSharedCount) a = zkr_shared_count_new (one, path, 3, NULL);
+  g_autoptr (ZkrSharedCount) b = zkr_shared_count_new (two, path, 99, NULL);
+  Seen seen = { .last = -1, .context = g_main_context_default () };
+  static const guint8 twelve[4] = { 0, 0, 0, 12 };
+  gboolean was_set = TRUE;
+  gint value;
+  int version;
+
+  CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (a, CALL_MS, NULL, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (b, CALL_MS, NULL, &error));
+  /* The first start seeded the node; the second read it. */
+  CU_ASSERT_EQUAL (zkr_shared_count_get_count (b), 3);
+  zkr_shared_count_add_listener (b, seen_changed, &seen, NULL);
+
+  CU_ASSERT_TRUE (zkr_shared_count_set (a, 12, CALL_MS, NULL, &error));
+  CU_ASSERT_TRUE (wait_seen (&seen, 12));
+  CU_ASSERT_FALSE (seen.wrong_context);
+  assert_node_bytes (one, path, twelve, 4);
+
+  /* A stale version loses without a write; the fresh one wins. */
+  zkr_shared_count_get_versioned (b, &value, &version);
+  CU_ASSERT_TRUE (zkr_shared_count_try_set (b, version - 1, 50, CALL_MS, NULL, &was_set,
+                                            &error));
+  CU_ASSERT_FALSE (was_set);
+  CU_ASSERT_TRUE (zkr_shared_count_try_set (b, version, 13, CALL_MS, NULL, &was_set, &error));
+  CU_ASSERT_TRUE (was_set);
+  CU_ASSERT_EQUAL (zkr_shared_count_get_count (b), 13);
+  /* a's view was moved by its watch; its old version now loses. */
+  CU_ASSERT_TRUE (zkr_shared_count_try_set (a, version, 14, CALL_MS, NULL, &was_set, &error));
+  CU_ASSERT_FALSE (was_set);
+  CU_ASSERT_PTR_NULL (error);
+  g_clear_pointer (&a, zkr_shared_count_unref);
+  g_clear_pointer (&b, zkr_shared_count_unref);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  finish_root (one, root);
+}
+
+/* ---- deadlines through the proxy --------------------------------------- */
+
+static void
+test_counter__black_holed_calls_answer_by_the_deadline (void)
+{
+  ItestProxied f;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = NULL;
+  g_autoptr (ZkrSharedCount) count = NULL;
+  ZkrAtomicLongValue value;
+  gint64 start;
+
+  itest_proxied_init (&f, NULL, "counter-blackhole", UNNOTICED_SESSION_MS);
+  path = g_strdup_printf ("%s/n", f.root);
+  atomic = zkr_atomic_long_new (f.proxied, path, NULL, NULL);
+  count = zkr_shared_count_new (f.proxied, path, 0, NULL);
+  itest_proxied_black_hole (&f);
+  start = g_get_monotonic_time ();
+  CU_ASSERT_FALSE (zkr_atomic_long_increment (atomic, SHORT_TIMEOUT_MS, NULL, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
+  g_clear_error (&error);
+  start = g_get_monotonic_time ();
+  CU_ASSERT_FALSE (zkr_shared_count_start (count, SHORT_TIMEOUT_MS, NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= SHORT_TIMEOUT_MS + MARGIN_MS);
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  /* The create may land once healed: the finish removes the tree. */
+  itest_proxied_finish (&f, FALSE);
 }
 
 static const ZkrTestCase tests[] = {
-  ZKR_TEST_CASE (test_counter__ensemble_answers),
+  ZKR_TEST_CASE (test_atomic_long__operations_keep_curators_8_byte_layout),
+  ZKR_TEST_CASE (test_atomic_long__compare_and_set_on_a_missing_node_fails_as_curator),
+  ZKR_TEST_CASE (test_atomic_long__contended_increments_sum_exactly),
+  ZKR_TEST_CASE (test_atomic_long__promoted_increments_sum_exactly),
+  ZKR_TEST_CASE (test_counter__wrong_sized_data_is_an_error_naming_the_path),
+  ZKR_TEST_CASE (test_shared_count__set_by_one_session_reaches_the_others_listener),
+  ZKR_TEST_CASE (test_counter__black_holed_calls_answer_by_the_deadline),
   { NULL, NULL },
 };
 
