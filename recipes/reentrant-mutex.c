@@ -8,6 +8,7 @@
 #include "lock-queue.h"
 #include "notifier.h"
 #include "per-thread.h"
+#include "ref.h"
 
 #include <zkr/reentrant-mutex.h>
 
@@ -18,7 +19,17 @@ typedef struct {
 
 struct _ZkrReentrantMutex {
   ZkrPerThread base;     /* first: entries are Hold*, one per thread */
+  ZkrRevocation *revocation;  /* (owned) handed to every thread's entry */
 };
+
+/* Revocation requests are delivered only while someone holds the mutex. */
+static gpointer
+reentrant_try_ref (gpointer data)
+{
+  ZkrReentrantMutex *mutex = data;
+
+  return zkr__ref_try (&mutex->base.ref) ? mutex : NULL;
+}
 
 static void
 hold_free (gpointer data)
@@ -54,6 +65,8 @@ zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
       g_free (mutex);
       return NULL;
     }
+  mutex->revocation = zkr__revocation_new (mutex, reentrant_try_ref,
+                                           (void (*) (gpointer)) zkr_reentrant_mutex_unref);
   return mutex;
 }
 
@@ -69,8 +82,11 @@ void
 zkr_reentrant_mutex_unref (ZkrReentrantMutex *mutex)
 {
   g_return_if_fail (mutex != NULL);
-  if (zkr__per_thread_unref (&mutex->base))
-    g_free (mutex);
+  if (!zkr__per_thread_unref (&mutex->base))
+    return;
+  /* Every entry's free has returned: none relays a request any more. */
+  zkr__revocation_free (mutex->revocation);
+  g_free (mutex);
 }
 
 /* The calling thread's entry, made on first use. Lock held. */
@@ -87,6 +103,7 @@ hold_for_thread_locked (ZkrReentrantMutex *mutex, ZkrThreadKey *key)
       hold->queue = zkr__queue_lock_new (mutex->base.session, mutex->base.path,
                                          &zkr__queue_mutex_recipe, NULL, NULL);
       zkr__queue_lock_set_loss_hook (hold->queue, zkr__per_thread_relay_loss, mutex);
+      zkr__queue_lock_set_revocation (hold->queue, mutex->revocation);
       zkr__per_thread_insert_locked (&mutex->base, key, hold);
     }
   return hold;
@@ -332,4 +349,12 @@ zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex, GError **error)
   g_return_val_if_fail (mutex != NULL, NULL);
   return zkr__queue_list_participants (mutex->base.session, mutex->base.path, &zkr__queue_mutex_recipe,
                                        NULL, error);
+}
+
+void
+zkr_reentrant_mutex_make_revocable (ZkrReentrantMutex *mutex, ZkrRevocationFunc func,
+                                    gpointer user_data, GDestroyNotify destroy)
+{
+  g_return_if_fail (mutex != NULL);
+  zkr__revocation_set_listener (mutex->revocation, func, user_data, destroy);
 }

@@ -16,6 +16,7 @@
 #include "nodename.h"
 #include "notifier.h"
 #include "per-thread.h"
+#include "ref.h"
 #include "rwlock-private.h"
 
 #include <zkr/rwlock.h>
@@ -42,6 +43,8 @@ typedef struct {
 
 struct _ZkrRwlock {
   ZkrPerThread base;     /* first: entries are Holds*, one per thread */
+  ZkrRevocation *revocation[2];  /* (owned) per side, handed to every
+                                  * thread's entry of that side */
 };
 
 /* ==== the pure parts: sort, predicates, downgrade name ================ */
@@ -168,6 +171,7 @@ side_queue_new (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock *write)
                                kind == SIDE_READ ? &zkr__rwlock_read_recipe : &zkr__rwlock_write_recipe,
                                write, NULL);
   zkr__queue_lock_set_loss_hook (queue, zkr__per_thread_relay_loss, rwlock);
+  zkr__queue_lock_set_revocation (queue, rwlock->revocation[kind]);
   return queue;
 }
 
@@ -197,6 +201,15 @@ holds_are_idle (gpointer data)
   return side_is_idle (&holds->sides[SIDE_READ]) && side_is_idle (&holds->sides[SIDE_WRITE]);
 }
 
+/* Revocation requests are delivered only while someone holds the lock. */
+static gpointer
+rwlock_try_ref (gpointer data)
+{
+  ZkrRwlock *rwlock = data;
+
+  return zkr__ref_try (&rwlock->base.ref) ? rwlock : NULL;
+}
+
 ZkrRwlock *
 zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
 {
@@ -212,6 +225,9 @@ zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
       g_free (rwlock);
       return NULL;
     }
+  for (guint i = 0; i < G_N_ELEMENTS (rwlock->revocation); i++)
+    rwlock->revocation[i] = zkr__revocation_new (rwlock, rwlock_try_ref,
+                                                 (void (*) (gpointer)) zkr_rwlock_unref);
   return rwlock;
 }
 
@@ -227,8 +243,12 @@ void
 zkr_rwlock_unref (ZkrRwlock *rwlock)
 {
   g_return_if_fail (rwlock != NULL);
-  if (zkr__per_thread_unref (&rwlock->base))
-    g_free (rwlock);
+  if (!zkr__per_thread_unref (&rwlock->base))
+    return;
+  /* Every entry's free has returned: none relays a request any more. */
+  for (guint i = 0; i < G_N_ELEMENTS (rwlock->revocation); i++)
+    zkr__revocation_free (rwlock->revocation[i]);
+  g_free (rwlock);
 }
 
 /* The calling thread's entries, made on first use. Lock held. */
@@ -742,4 +762,20 @@ zkr_rwlock_list_participants (ZkrRwlock *rwlock, GError **error)
         g_ptr_array_remove_index (participants, i);
     }
   return participants;
+}
+
+void
+zkr_rwlock_make_read_revocable (ZkrRwlock *rwlock, ZkrRevocationFunc func, gpointer user_data,
+                                GDestroyNotify destroy)
+{
+  g_return_if_fail (rwlock != NULL);
+  zkr__revocation_set_listener (rwlock->revocation[SIDE_READ], func, user_data, destroy);
+}
+
+void
+zkr_rwlock_make_write_revocable (ZkrRwlock *rwlock, ZkrRevocationFunc func, gpointer user_data,
+                                 GDestroyNotify destroy)
+{
+  g_return_if_fail (rwlock != NULL);
+  zkr__revocation_set_listener (rwlock->revocation[SIDE_WRITE], func, user_data, destroy);
 }

@@ -31,7 +31,8 @@ struct _ZkrGuard {
   gboolean child_exited;
   int wait_status;             /* CMD's waitpid status once exited */
   int signal;                  /* the first signal received, 0 if none */
-  gboolean lost;
+  gboolean lost;               /* lost or revoked: CMD is being stopped */
+  int stop_status;             /* zkr's status then: 70 or 79 */
 };
 
 gboolean
@@ -159,39 +160,55 @@ on_grace_over (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-void
-zkr_guard_lost (ZkrGuard *guard, const char *why)
+/* Stops CMD for a loss or a revocation (@label), the first one only. */
+static void
+guard_stop (ZkrGuard *guard, const char *label, const char *why, ZkrOnLoss how, int status)
 {
   g_autofree char *message = NULL;
 
   if (guard->lost)
     return;
   guard->lost = TRUE;
+  guard->stop_status = status;
   if (guard->child == 0 || guard->child_exited)
     {
-      message = g_strdup_printf ("%s: %s", guard->lost_label, why);
+      message = g_strdup_printf ("%s: %s", label, why);
       guard_print (guard, message);
       return;
     }
-  switch (guard->on_loss)
+  switch (how)
     {
     case ZKR_ON_LOSS_TERM:
       message = g_strdup_printf ("%s: %s; stopping CMD (SIGTERM, SIGKILL after %d ms)",
-                                 guard->lost_label, why, guard->grace_ms);
+                                 label, why, guard->grace_ms);
       guard_kill (guard, SIGTERM);
       guard->kill_timer = g_timeout_add (guard->grace_ms, on_grace_over, guard);
       break;
     case ZKR_ON_LOSS_KILL:
-      message = g_strdup_printf ("%s: %s; killing CMD (SIGKILL)", guard->lost_label, why);
+      message = g_strdup_printf ("%s: %s; killing CMD (SIGKILL)", label, why);
       guard_kill (guard, SIGKILL);
       break;
     case ZKR_ON_LOSS_IGNORE:
       message = g_strdup_printf ("%s: %s; CMD keeps running (--on-loss=ignore)",
-                                 guard->lost_label, why);
+                                 label, why);
       break;
     }
   /* Printed after the signal: stopping CMD is what must not wait. */
   guard_print (guard, message);
+}
+
+void
+zkr_guard_lost (ZkrGuard *guard, const char *why)
+{
+  guard_stop (guard, guard->lost_label, why, guard->on_loss, ZKR_EXIT_LOCK_LOST);
+}
+
+void
+zkr_guard_revoked (ZkrGuard *guard, const char *why)
+{
+  guard_stop (guard, "lock revoked", why,
+              guard->on_loss == ZKR_ON_LOSS_KILL ? ZKR_ON_LOSS_KILL : ZKR_ON_LOSS_TERM,
+              ZKR_EXIT_REVOKED);
 }
 
 void
@@ -231,7 +248,7 @@ static int
 guard_exit_status (ZkrGuard *guard)
 {
   if (guard->lost)
-    return ZKR_EXIT_LOCK_LOST;
+    return guard->stop_status;
   if (WIFEXITED (guard->wait_status))
     return WEXITSTATUS (guard->wait_status);
   if (WIFSIGNALED (guard->wait_status))
@@ -246,7 +263,7 @@ zkr_guard_run (ZkrGuard *guard, char **argv, char **env)
   g_auto (GStrv) envp = g_get_environ ();
 
   if (guard->lost)
-    return ZKR_EXIT_LOCK_LOST;
+    return guard->stop_status;
   for (guint i = 0; env != NULL && env[i] != NULL; i++)
     {
       g_autofree char *variable = g_strndup (env[i], strcspn (env[i], "="));

@@ -53,7 +53,8 @@ int zkr_guard_grace_for_session_ms (int session_timeout_ms);
  * Spawns CMD and runs the main context until it has exited. If
  * zkr_guard_lost() was called before, CMD is not started.
  * Returns: the exit status for zkr: ZKR_EXIT_LOCK_LOST (70) if the lock
- * was lost while CMD ran (or before it started), else CMD's exit status,
+ * was lost while CMD ran (or before it started), ZKR_EXIT_REVOKED (79) if
+ * it was revoked, else CMD's exit status,
  * or 128 + N if it died of signal N; 127 if CMD was not found, 126 if it
  * could not be run (the reason printed).
  */
@@ -61,6 +62,18 @@ int zkr_guard_run (ZkrGuard *guard, char **argv, char **env);
 
 /* The lock is lost: print @why (unless quiet) and act per --on-loss. */
 void zkr_guard_lost (ZkrGuard *guard, const char *why);
+
+/* zkr lock --revocable's status when CMD was stopped on a revocation
+ * request: not 70, so that a script that takes the lock again after a
+ * loss does not undo a revocation; outside sysexits' range (64-78), whose
+ * meanings zkr's other statuses take. */
+#define ZKR_EXIT_REVOKED 79
+/* Someone asked for the lock (zkr revoke, Curator's Revoker): print @why
+ * and stop CMD as on loss (SIGTERM, then SIGKILL after the grace; SIGKILL
+ * at once with --on-loss=kill; --on-loss=ignore does not apply: a
+ * revocable lock is given up on request). zkr_guard_run() then returns
+ * ZKR_EXIT_REVOKED, unless the lock was lost first. */
+void zkr_guard_revoked (ZkrGuard *guard, const char *why);
 /* How loss messages start: "lock lost" (the default) or e.g. "leadership
  * lost"; @label must outlive the guard (a string literal). */
 void zkr_guard_set_lost_label (ZkrGuard *guard, const char *label);

@@ -20,6 +20,7 @@ typedef struct {
   double timeout_s;
   int max_leases;
   gboolean shared;
+  gboolean revocable;
   char *on_loss_text;
   ZkrOnLoss on_loss;
   ZkrSession *session;      /* (owned) */
@@ -55,8 +56,14 @@ static const char lock_description[] =
   "the session's safety margin, SIGKILL (see --on-loss). SIGINT, SIGTERM and\n"
   "SIGHUP sent to zkr are forwarded to CMD; the lock is released when it exits.\n"
   "\n"
+  "With --revocable (mutex or --shared), anyone may ask for the lock with `zkr\n"
+  "revoke PATH` (or Curator's Revoker): CMD is then stopped as on loss\n"
+  "(SIGTERM, then SIGKILL after the grace period; SIGKILL at once with\n"
+  "--on-loss kill), the lock released, and zkr exits 79.\n"
+  "\n"
   "Exit status: CMD's status (128+N if CMD died of signal N); 64 bad\n"
-  "arguments; 69 ZooKeeper unreachable; 70 lock lost while CMD ran; 75 not\n"
+  "arguments; 69 ZooKeeper unreachable; 70 lock lost while CMD ran; 79 lock\n"
+  "revoked on request (--revocable); 75 not\n"
   "acquired within --timeout; 77 authentication refused; 126/127 CMD could\n"
   "not be run / not found.\n"
   "\n"
@@ -86,6 +93,10 @@ lock_object_new (LockRun *run, GError **error)
 static void
 lock_object_free (LockRun *run)
 {
+  if (run->revocable && run->mutex != NULL)
+    zkr_mutex_make_revocable (run->mutex, NULL, NULL, NULL);
+  else if (run->revocable && run->rwlock != NULL)
+    zkr_rwlock_make_read_revocable (run->rwlock, NULL, NULL, NULL);
   if (run->loss_listener != 0)
     {
       if (run->mutex != NULL)
@@ -120,9 +131,23 @@ on_lock_event (gpointer lock, ZkrLockEvent event, gpointer user_data)
     zkr_guard_lost (run->guard, "the session expired or the lock node vanished");
 }
 
+/* Runs in the main context: a request to give the lock up ends CMD. */
+static void
+on_revocation (gpointer lock, gpointer user_data)
+{
+  LockRun *run = user_data;
+
+  (void) lock;
+  zkr_guard_revoked (run->guard, "another client asked for the lock (zkr revoke)");
+}
+
 static void
 lock_add_loss_listener (LockRun *run)
 {
+  if (run->revocable && run->mutex != NULL)
+    zkr_mutex_make_revocable (run->mutex, on_revocation, run, NULL);
+  else if (run->revocable && run->rwlock != NULL)
+    zkr_rwlock_make_read_revocable (run->rwlock, on_revocation, run, NULL);
   if (run->mutex != NULL)
     run->loss_listener = zkr_mutex_add_loss_listener (run->mutex, on_lock_event, run, NULL);
   else if (run->rwlock != NULL)
@@ -277,6 +302,9 @@ lock_check_arguments (LockRun *run, int argc, char **argv, char **command)
     return FALSE;
   if (run->shared && run->max_leases != 0)
     return zkr_cli_usage_error (&run->cli, "--shared and --semaphore exclude each other"), FALSE;
+  if (run->revocable && run->max_leases != 0)
+    return zkr_cli_usage_error (&run->cli, "--revocable and --semaphore exclude each other "
+                                           "(Curator's semaphore is not revocable)"), FALSE;
   if (run->max_leases < 0)
     return zkr_cli_usage_error (&run->cli, "bad --semaphore %d: need N >= 1", run->max_leases),
            FALSE;
@@ -304,6 +332,9 @@ zkr_cmd_lock (int argc, char **argv)
       "Take the read lock of a read-write lock (readers share it)", NULL },
     { "semaphore", 0, 0, G_OPTION_ARG_INT, &run.max_leases,
       "Take one of N leases of a semaphore", "N" },
+    { "revocable", 0, 0, G_OPTION_ARG_NONE, &run.revocable,
+      "Give the lock up when asked (zkr revoke, Curator's Revoker): stop CMD as "
+      "on loss and exit 79", NULL },
     { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text,
       "What to do with CMD if the lock is lost: term (SIGTERM, then SIGKILL; "
       "default), kill (SIGKILL at once) or ignore", "term|kill|ignore" },

@@ -1,13 +1,92 @@
-/* zkr: placeholder for `zkr revoke`, being written (issue 23). */
-#include <stdio.h>
+/* zkr revoke: asks the holder of a lock node to give it up, the way
+ * Curator's Revoker does ("__REVOKE__" written into the node's data), so
+ * that a revocable holder (zkr lock --revocable, a zkr or Curator lock made
+ * revocable) releases. Without NODE, asks PATH's current holder. */
+
+#include <string.h>
 
 #include "zkr-cli.h"
+#include "zkr-node.h"
+
+static const char revoke_description[] =
+  "Asks the holder of a lock to give it up: writes __REVOKE__ into the data\n"
+  "of the lock node, as Curator's Revoker.attemptRevoke() does. PATH is the\n"
+  "lock's path; NODE one of its nodes (a name under PATH, or a full path as\n"
+  "`zkr holders` or $ZKR_LOCK_NODE give it). Without NODE, PATH's first node\n"
+  "(the lowest sequence number: the holder of a mutex, a reentrant mutex or\n"
+  "a write lock; the oldest reader of a read lock) is asked.\n"
+  "\n"
+  "Revocation is cooperative: a holder that made its lock revocable (`zkr\n"
+  "lock --revocable`, zkr_mutex_make_revocable(), Curator's makeRevocable())\n"
+  "hears the request and decides; others ignore it. zkr returns once the\n"
+  "server has the request, not when the holder has let go (`zkr holders`\n"
+  "shows that). The request changes only the node's data: writes fenced by\n"
+  "the node (--fenced-by) still go through while it is held.\n"
+  "\n"
+  "Output: the full path of the node asked (--json: {\"node\":...}).\n"
+  "\n"
+  "Exit status: 0 the request was written; 64 bad arguments; 66 no such\n"
+  "node, or no lock node under PATH; 69 ZooKeeper unreachable or failed;\n"
+  "75 not done within --timeout; 77 authentication or ACL refused.\n"
+  "\n"
+  "Example:\n"
+  "  zkr revoke /locks/nightly-report";
+
+static int
+revoke_print (ZkrNodeCmd *cmd, const char *node)
+{
+  g_autoptr (JsonBuilder) builder = NULL;
+  g_autofree char *line = NULL;
+
+  if (!cmd->json)
+    {
+      line = g_strdup_printf ("%s\n", node);
+      return zkr_node_print_bytes (cmd, line, strlen (line));
+    }
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "node");
+  json_builder_add_string_value (builder, node);
+  json_builder_end_object (builder);
+  return zkr_node_print_json (cmd, builder);
+}
+
+static int
+revoke_run (ZkrNodeCmd *cmd, const char *path, const char *node_arg)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *node = NULL;
+
+  if (node_arg == NULL)
+    node = zkr_revoke_holder (cmd->session, path, zkr_node_cmd_timeout_ms (cmd), NULL, &error);
+  else
+    {
+      node = node_arg[0] == '/' ? g_strdup (node_arg)
+                                : g_strdup_printf ("%s%s%s", path,
+                                                   g_str_has_suffix (path, "/") ? "" : "/",
+                                                   node_arg);
+      if (!zkr_revoke (cmd->session, node, zkr_node_cmd_timeout_ms (cmd), NULL, &error))
+        g_clear_pointer (&node, g_free);
+    }
+  if (node == NULL)
+    return zkr_node_cmd_report (cmd, error);
+  return revoke_print (cmd, node);
+}
 
 int
 zkr_cmd_revoke (int argc, char **argv)
 {
-  (void) argc;
-  (void) argv;
-  fprintf (stderr, "zkr revoke: not written yet\n");
-  return ZKR_EXIT_USAGE;
+  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("revoke", "PATH [NODE]");
+  GOptionEntry entries[] = { G_OPTION_ENTRY_NULL };
+  g_autoptr (GOptionContext) context = NULL;
+  int status;
+
+  context = zkr_node_cmd_context_new (&cmd, "Ask a lock's holder to give it up.",
+                                      revoke_description, entries, FALSE);
+  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 2))
+    return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
+  status = zkr_node_cmd_connect (&cmd);
+  if (status == 0)
+    status = revoke_run (&cmd, argv[1], argc > 2 ? argv[2] : NULL);
+  return zkr_node_cmd_finish (&cmd, status);
 }

@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 #include <zkr/lock.h>
+#include <zkr/revocation.h>
 #include <zkr/session.h>
 
 G_BEGIN_DECLS
@@ -52,6 +53,17 @@ ZKR_API guint zkr_reentrant_mutex_add_loss_listener (ZkrReentrantMutex *mutex,
                                                      GDestroyNotify destroy);
 ZKR_API void zkr_reentrant_mutex_remove_loss_listener (ZkrReentrantMutex *mutex,
                                                        guint listener_id);
+
+/* Makes the mutex revocable (zkr_mutex_make_revocable(), Curator's
+ * makeRevocable()): each request written into the node of whichever
+ * thread holds calls @func once, in the GMainContext that is
+ * thread-default now; @func NULL: not revocable again. The listener
+ * decides; the release must come from the holding thread, as many times
+ * as it acquired. Any thread. See <zkr/revocation.h>. */
+ZKR_API void zkr_reentrant_mutex_make_revocable (ZkrReentrantMutex *mutex,
+                                                 ZkrRevocationFunc func, gpointer user_data,
+                                                 GDestroyNotify destroy);
+
 ZKR_API GPtrArray *zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex,
                                                           GError **error);
 

@@ -15,6 +15,7 @@
 
 #include <gio/gio.h>
 #include <zkr/lock.h>
+#include <zkr/revocation.h>
 #include <zkr/session.h>
 
 G_BEGIN_DECLS
@@ -126,6 +127,23 @@ ZKR_API gboolean zkr_rwlock_verify (ZkrRwlock *rwlock, GError **error);
 ZKR_API guint zkr_rwlock_add_loss_listener (ZkrRwlock *rwlock, ZkrLockLossFunc func,
                                             gpointer user_data, GDestroyNotify destroy);
 ZKR_API void zkr_rwlock_remove_loss_listener (ZkrRwlock *rwlock, guint listener_id);
+
+/**
+ * zkr_rwlock_make_read_revocable:
+ * @func: (nullable): the listener; NULL: that side is not revocable again
+ * @destroy: (nullable): runs on @user_data when the listener is replaced or
+ *   the lock goes, in the listener's context
+ * Makes the read side (zkr_rwlock_make_write_revocable: the write side)
+ * revocable, as Curator's readLock()/writeLock().makeRevocable(): each
+ * request written into the node of a hold of that side, by any thread,
+ * calls @func once, in the GMainContext that is thread-default now. The
+ * listener decides; a release must come from the thread that holds. It
+ * stays until replaced. Any thread. See <zkr/revocation.h>.
+ */
+ZKR_API void zkr_rwlock_make_read_revocable (ZkrRwlock *rwlock, ZkrRevocationFunc func,
+                                             gpointer user_data, GDestroyNotify destroy);
+ZKR_API void zkr_rwlock_make_write_revocable (ZkrRwlock *rwlock, ZkrRevocationFunc func,
+                                              gpointer user_data, GDestroyNotify destroy);
 
 /* Every read and write node in queue order (children carrying neither
  * name are left out); is_holder marks the write holder and the readers
