@@ -14,6 +14,7 @@
 #include "leader-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
+#include "ops.h"
 #include "session-private.h"
 
 #include <zkr/leader-selector.h>
@@ -391,6 +392,14 @@ zkr_leader_selector_interrupt (ZkrLeaderSelector *selector)
     }
 }
 
+static gboolean
+selector_delete_confirmed (ZkrLeaderSelector *selector)
+{
+  g_autofree char *full = zkr__session_resolve_path (selector->session, selector->path);
+
+  return zkr__op_sync_path_sync (selector->session, full) == ZOK;
+}
+
 gboolean
 zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error)
 {
@@ -415,6 +424,11 @@ zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error)
   g_mutex_lock (&selector->mutex);
   pending = selector->release_pending;
   g_mutex_unlock (&selector->mutex);
+  /* An acquire cancelled by the close only sent the delete of the node it
+   * made. One round trip behind it on the same session is answered after
+   * it: then the node is gone, as promised, for everyone. */
+  if (!pending)
+    pending = !selector_delete_confirmed (selector);
   if (!pending)
     return TRUE;
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
