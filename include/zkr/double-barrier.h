@@ -19,7 +19,8 @@
  * deadline); after it, the others are through already. In leave the
  * others pass once the dead member's node has gone: at most one session
  * timeout after it died. A member whose own node vanished while it is in
- * the barrier (its session expired) gets ZKR_ERROR_NO_NODE from leave.
+ * the barrier (its session expired) gets ZKR_ERROR_NO_NODE from leave
+ * while other members remain, TRUE if nobody is left (as Curator).
  *
  * Deadlines, cancel and session states: as include/zkr/barrier.h. A failed
  * enter (timeout, cancel, error) and a failed leave delete our node in the
