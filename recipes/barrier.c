@@ -136,12 +136,17 @@ zkr__barrier_call_remaining (ZkrBarrierCall *call)
   return (int) CLAMP (left_ms, 1, call->timeout_ms);
 }
 
+/* The step may end the call, which frees it and drops its reference on
+ * the context: ours keeps the context alive for the pop. */
 void
 zkr__barrier_call_run (ZkrBarrierCall *call, ZkrBarrierStepFunc step)
 {
-  g_main_context_push_thread_default (call->context);
+  GMainContext *context = g_main_context_ref (call->context);
+
+  g_main_context_push_thread_default (context);
   step (call);
-  g_main_context_pop_thread_default (call->context);
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
 }
 
 gboolean
@@ -222,6 +227,7 @@ static void
 exists_answered (GObject *source, GAsyncResult *result, gpointer data)
 {
   ExistsRead read = *(ExistsRead *) data;
+  GMainContext *context;
   GError *error = NULL;
   guint watch_id = 0;
   gboolean exists;
@@ -235,9 +241,12 @@ exists_answered (GObject *source, GAsyncResult *result, gpointer data)
       g_clear_error (&error);
       return;
     }
-  g_main_context_push_thread_default (read.call->context);
+  /* As zkr__barrier_call_run(): @done may end (free) the call. */
+  context = g_main_context_ref (read.call->context);
+  g_main_context_push_thread_default (context);
   read.done (read.call, exists, error);
-  g_main_context_pop_thread_default (read.call->context);
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
 }
 
 void

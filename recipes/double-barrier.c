@@ -556,6 +556,7 @@ static void
 leave_listed (GObject *source, GAsyncResult *result, gpointer data)
 {
   ZkrBarrierCall *call = data;
+  GMainContext *context;
   GError *error = NULL;
   g_auto (GStrv) children = zkr_node_get_children_finish (call->session, result,
                                                           NULL, &error);
@@ -572,9 +573,12 @@ leave_listed (GObject *source, GAsyncResult *result, gpointer data)
       return;
     }
   g_clear_error (&error);
-  g_main_context_push_thread_default (call->context);
+  /* leave_judge() may end (free) the call: ours keeps the context. */
+  context = g_main_context_ref (call->context);
+  g_main_context_push_thread_default (context);
   leave_judge (call, children);
-  g_main_context_pop_thread_default (call->context);
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
 }
 
 static void
