@@ -3,6 +3,7 @@
  * listener once, in its context, while held; zkr revokes a Curator holder
  * (integration/interop/RevokePeer.java); the revoker keeps its deadline. */
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 #include <gio/gio.h>
@@ -166,6 +167,52 @@ test_revocation__request_reaches_holder_once_in_its_context (void)
   itest_assert_path_clean (other, path);
   zkr_session_unref (holder_session);
   zkr_session_unref (other);
+}
+
+/* Under a namespace: a holder's node path is the full path on the server,
+ * as *_dup_node_path() gives it, fences take it and zkr_revoke() takes it;
+ * zkr_revoke_holder() returns it so. A path outside the namespace is
+ * refused, nothing sent. */
+static void
+test_revocation__node_paths_are_full_under_a_namespace (void)
+{
+  g_autofree char *ns = g_strdup_printf ("zkr-it-revoke-%d", (int) getpid ());
+  g_autofree char *path = itest_scratch_path ("revoke-ns");
+  g_autofree char *prefix = g_strdup_printf ("/%s%s/", ns, path);
+  ZkrSession *session = itest_connect_ns (itest_hosts (), ns, 10000);
+  ZkrSession *direct = itest_connect (itest_hosts (), 10000);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *node = NULL;
+  g_autofree char *asked = NULL;
+  ZkrMutex *mutex;
+  Listener listener;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  mutex = zkr_mutex_new (session, path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  listener_init (&listener, mutex);
+  zkr_mutex_make_revocable (mutex, on_revocation, &listener, on_listener_destroy);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, ITEST_CALL_MS, NULL, &error));
+  node = zkr_mutex_dup_node_path (mutex);
+  CU_ASSERT_TRUE (g_str_has_prefix (node, prefix));
+  CU_ASSERT_TRUE (zkr_revoke (session, node, ITEST_CALL_MS, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_TRUE (listener_wait (&listener, 1, ITEST_WAIT_MS));
+  asked = zkr_revoke_holder (session, path, ITEST_CALL_MS, NULL, &error);
+  CU_ASSERT_STRING_EQUAL (asked != NULL ? asked : "", node);
+  CU_ASSERT_TRUE (listener_wait (&listener, 2, ITEST_WAIT_MS));
+  CU_ASSERT_FALSE (zkr_revoke (session, "/elsewhere/_c_0-lock-0000000000", ITEST_CALL_MS, NULL,
+                               &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "/elsewhere") : NULL);
+  CU_ASSERT_TRUE (zkr_mutex_release (mutex, NULL));
+  zkr_mutex_make_revocable (mutex, NULL, NULL, NULL);
+  zkr_mutex_unref (mutex);
+  listener_idle (&listener, 50);
+  listener_clear (&listener);
+  itest_cleanup_root (direct, ns, path);
+  zkr_session_unref (session);
+  zkr_session_unref (direct);
 }
 
 /* The holder decides: a listener that keeps the lock keeps it, and hears
@@ -526,6 +573,7 @@ test_revocation__curator_revokes_zkr_holder (void)
 
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_revocation__request_reaches_holder_once_in_its_context),
+  ZKR_TEST_CASE (test_revocation__node_paths_are_full_under_a_namespace),
   ZKR_TEST_CASE (test_revocation__holder_decides_one_call_per_request),
   ZKR_TEST_CASE (test_revocation__request_while_waiting_heard_after_grant),
   ZKR_TEST_CASE (test_revocation__missing_node_and_bad_input),

@@ -185,10 +185,28 @@ revoke_set_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_object_unref (task);
 }
 
+/* @node_path is a full path on the server, as *_dup_node_path() and
+ * $ZKR_LOCK_NODE give it (and as fences take it): the same path under the
+ * session's namespace, for the node calls; NULL when it is outside it.
+ * (transfer full) */
+static char *
+revoke_path_in_namespace (ZkrSession *session, const char *node_path)
+{
+  g_autofree char *root = zkr__session_resolve_path (session, "/");
+  gsize root_len = strlen (root);
+
+  if (strcmp (root, "/") == 0)
+    return g_strdup (node_path);
+  if (strncmp (node_path, root, root_len) == 0 && node_path[root_len] == '/')
+    return g_strdup (node_path + root_len);
+  return NULL;
+}
+
 void
 zkr_revoke_async (ZkrSession *session, const char *node_path, int timeout_ms,
                   GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
+  g_autofree char *path = NULL;
   GTask *task;
 
   g_return_if_fail (session != NULL);
@@ -198,9 +216,20 @@ zkr_revoke_async (ZkrSession *session, const char *node_path, int timeout_ms,
   g_task_set_name (task, "zkr_revoke");
   g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, zkr_session_ref (session), (GDestroyNotify) zkr_session_unref);
+  path = node_path != NULL ? revoke_path_in_namespace (session, node_path) : NULL;
+  if (node_path != NULL && path == NULL)
+    {
+      g_autofree char *root = zkr__session_resolve_path (session, "/");
+
+      g_task_return_new_error (task, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                               "invalid lock node \"%s\": outside the session's namespace %s",
+                               node_path, root);
+      g_object_unref (task);
+      return;
+    }
   /* Curator's request: its bytes at any version; the node set answers in
    * this thread-default context, where the task returns too. */
-  zkr_node_set_async (session, node_path, ZKR_REVOKE_MESSAGE, strlen (ZKR_REVOKE_MESSAGE), -1,
+  zkr_node_set_async (session, path, ZKR_REVOKE_MESSAGE, strlen (ZKR_REVOKE_MESSAGE), -1,
                       timeout_ms, cancellable, revoke_set_done, task);
 }
 
@@ -344,7 +373,12 @@ holder_listed (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  call->node = zkr__path_join (call->lock_path, first);
+  {
+    g_autofree char *full_lock_path = zkr__session_resolve_path (call->session, call->lock_path);
+
+    /* A full path, as zkr_revoke() takes it and *_dup_node_path() gives. */
+    call->node = zkr__path_join (full_lock_path, first);
+  }
   zkr_revoke_async (call->session, call->node, left, g_task_get_cancellable (task),
                     holder_set_done, task);
 }

@@ -56,15 +56,19 @@ revoke_run (ZkrNodeCmd *cmd, const char *path, const char *node_arg)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *node = NULL;
+  gboolean has_namespace = cmd->cli.name_space != NULL && cmd->cli.name_space[0] != '\0';
 
   if (node_arg == NULL)
     node = zkr_revoke_holder (cmd->session, path, zkr_node_cmd_timeout_ms (cmd), NULL, &error);
   else
     {
-      node = node_arg[0] == '/' ? g_strdup (node_arg)
-                                : g_strdup_printf ("%s%s%s", path,
-                                                   g_str_has_suffix (path, "/") ? "" : "/",
-                                                   node_arg);
+      /* NODE: a full path on the server ($ZKR_LOCK_NODE), or a name under
+       * PATH, which is under the namespace. */
+      node = node_arg[0] == '/'
+                 ? g_strdup (node_arg)
+                 : g_strdup_printf ("%s%s%s%s%s", has_namespace ? "/" : "",
+                                    has_namespace ? cmd->cli.name_space : "", path,
+                                    g_str_has_suffix (path, "/") ? "" : "/", node_arg);
       if (!zkr_revoke (cmd->session, node, zkr_node_cmd_timeout_ms (cmd), NULL, &error))
         g_clear_pointer (&node, g_free);
     }

@@ -30,10 +30,11 @@ typedef void (*ZkrRevocationFunc) (gpointer lock, gpointer user_data);
 
 /**
  * zkr_revoke:
- * @node_path: the lock node to ask, a full path as zkr_node_set() takes it
- *   (the session's namespace applied to it), e.g. a participant of
- *   *_list_participants() joined to its lock's path, or a holder's
- *   $ZKR_LOCK_NODE
+ * @node_path: the lock node to ask: its full path on the server, as
+ *   zkr_mutex_dup_node_path() and the other *_dup_node_path() calls
+ *   return it, as a holder's $ZKR_LOCK_NODE gives it and as
+ *   zkr_txn_fence() takes it (the namespace included); a path outside the
+ *   session's namespace is ZKR_ERROR_INVALID_ARGUMENT
  * @timeout_ms: the deadline (< 0: none; 0: sent once if connected)
  * Asks the holder of @node_path to give it up: writes ZKR_REVOKE_MESSAGE
  * into the node's data at any version, as Curator's Revoker.attemptRevoke().
@@ -66,7 +67,8 @@ ZKR_API gboolean zkr_revoke_finish (ZkrSession *session, GAsyncResult *result, G
  * read-write lock's readers, the oldest). Between the listing and the
  * write the holder may change; the request then reaches a node that no
  * longer holds (ZKR_ERROR_NO_NODE if it is gone).
- * Returns: (transfer full) the full path of the node asked, or NULL with
+ * Returns: (transfer full) the full path of the node asked (the
+ * namespace included, as zkr_revoke() takes it), or NULL with
  * ZKR_ERROR_NO_NODE when @lock_path does not exist or has no lock node,
  * or any error of zkr_revoke().
  */
