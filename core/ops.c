@@ -16,6 +16,7 @@ typedef struct {
   ZkrReplyFunc func;
   gpointer user_data;
   gboolean is_create;
+  gboolean is_set;
   ZkrReply reply;
   /* Request arguments, borrowed from the zkr_op_* call: libzookeeper
    * writes them into its request as it is sent, and nothing reads them
@@ -140,6 +141,12 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
       rc = call->reply.rc = ZCONNECTIONLOSS;
       call->reply.has_stat = FALSE;
       g_clear_pointer (&call->reply.path, g_free);
+    }
+  if (call->is_set && rc == ZOK && zkr__session_test_take_drop_set_reply (call->session))
+    {
+      /* Test hook: the data was set, the reply "lost" as for a create. */
+      rc = call->reply.rc = ZCONNECTIONLOSS;
+      call->reply.has_stat = FALSE;
     }
   if (!call->direct)
     {
@@ -557,6 +564,7 @@ zkr__op_set (ZkrSession *session, const char *path, const char *data, int len,
 {
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->is_set = TRUE;
   call->data = data;
   call->len = len;
   call->version = version;

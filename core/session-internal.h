@@ -42,6 +42,7 @@ struct _ZkrSession {
    * only the tests link; read by the library's requests in ops.c through
    * zkr__session_test_take_*, which therefore stay in the library). */
   gboolean drop_next_create_reply; /* protected by lock */
+  gboolean drop_next_set_reply; /* protected by lock */
   gint rewrite_rc;            /* the answer given instead; atomic */
   gint rewrite_left;          /* answers still to rewrite (-1: all); atomic */
   gint rewritten;             /* answers rewritten so far; atomic */

@@ -179,7 +179,7 @@ ZkrSession *zkr__session_try_ref (ZkrSession *session);
 void zkr__session_pending_deletes_add (ZkrSession *session, int delta);
 
 /* Test hooks. Defined in session-test-hooks.c, which only the tests and the
- * demo link (zkr_internal_dep), never libzkr; except the two
+ * demo link (zkr_internal_dep), never libzkr; except the
  * zkr__session_test_take_* calls, which the library's requests consult. */
 gboolean zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out);
 /* Expires @session the standard way, from outside: a second handle opened
@@ -189,6 +189,10 @@ gboolean zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out)
 gboolean zkr__session_test_expire_once (ZkrSession *session, const char *hosts);
 void zkr__session_test_drop_next_create_reply (ZkrSession *session);
 gboolean zkr__session_test_take_drop_create_reply (ZkrSession *session);
+/* The same for the next zkr__op_set()'s reply: the data set, the answer
+ * CONNECTION_LOSS. */
+void zkr__session_test_drop_next_set_reply (ZkrSession *session);
+gboolean zkr__session_test_take_drop_set_reply (ZkrSession *session);
 /* Test hook: the next @count answers from the server (-1: every one, until
  * called again with 0) are replaced by @rc: ZSESSIONEXPIRED as the leader
  * answers a connection whose session was closed while a follower kept it

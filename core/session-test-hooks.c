@@ -2,7 +2,7 @@
  * faults injected into a session's requests, counters of where its posts
  * ran, and expiring a session from outside. Built into a library of its
  * own that only the tests and the demo link (zkr_internal_dep), never into
- * libzkr; the hooks' state, and the two calls that consult it from ops.c,
+ * libzkr; the hooks' state, and the calls that consult it from ops.c,
  * stay in the library (session-internal.h). */
 
 #include "log.h"
@@ -13,6 +13,14 @@ zkr__session_test_drop_next_create_reply (ZkrSession *session)
 {
   g_mutex_lock (&session->lock);
   session->drop_next_create_reply = TRUE;
+  g_mutex_unlock (&session->lock);
+}
+
+void
+zkr__session_test_drop_next_set_reply (ZkrSession *session)
+{
+  g_mutex_lock (&session->lock);
+  session->drop_next_set_reply = TRUE;
   g_mutex_unlock (&session->lock);
 }
 

@@ -718,6 +718,18 @@ zkr__session_test_take_drop_create_reply (ZkrSession *session)
 }
 
 gboolean
+zkr__session_test_take_drop_set_reply (ZkrSession *session)
+{
+  gboolean drop;
+
+  g_mutex_lock (&session->lock);
+  drop = session->drop_next_set_reply;
+  session->drop_next_set_reply = FALSE;
+  g_mutex_unlock (&session->lock);
+  return drop;
+}
+
+gboolean
 zkr__session_test_take_rewrite (ZkrSession *session, int *rc)
 {
   gint left;
