@@ -9,11 +9,17 @@
 
 #include <zkr/zkr.h>
 
+#include "session-private.h"
+
 #define CALL_MS ITEST_CALL_MS
 #define WAIT_MS ITEST_WAIT_MS
 #define MARGIN_MS 750
 #define SHORT_TIMEOUT_MS 1000
 #define UNNOTICED_SESSION_MS 15000
+/* SUSPENDED 6 s after the last byte, LOST about 8 s after it. */
+#define SUSPENDED_SESSION_MS 9000
+/* LOST about 3.5 s into the black hole, and staying LOST until healed. */
+#define LOST_SESSION_MS 4000
 #define THREADS 4
 #define INCREMENTS 200
 
@@ -333,6 +339,302 @@ test_counter__black_holed_calls_answer_by_the_deadline (void)
   itest_proxied_finish (&f, FALSE);
 }
 
+
+/* ---- lost replies ---------------------------------------------------------- */
+
+static void
+assert_unknown (const GError *error)
+{
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
+  CU_ASSERT_TRUE (error != NULL && strstr (error->message, "whether it landed is unknown") != NULL);
+}
+
+/* The set landed, its reply was lost: our bytes at the next version could
+ * be another client's same increment, so the answer is "unknown", never
+ * "succeeded" (which could count one increment twice) and never a resend
+ * (the node holds exactly one increment more). */
+static void
+test_atomic_long__a_lost_set_reply_is_unknown_never_counted_or_resent (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("counter-lost-set");
+  g_autofree char *path = g_strdup_printf ("%s/n", root);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, path, NULL, NULL);
+  g_autofree char *count_path = g_strdup_printf ("%s/c", root);
+  g_autoptr (ZkrSharedCount) count = zkr_shared_count_new (session, count_path, 5, NULL);
+  ZkrAtomicLongValue value = { .succeeded = TRUE, .post_value = -7 };
+  ZkrStat stat = { 0 };
+  gboolean was_set = TRUE;
+  int version;
+  gint current;
+
+  CU_ASSERT_TRUE_FATAL (zkr_atomic_long_set (atomic, 41, CALL_MS, NULL, &value, NULL));
+  zkr__session_test_drop_next_set_reply (session);
+  CU_ASSERT_FALSE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  assert_unknown (error);
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_atomic_long_get (atomic, CALL_MS, NULL, &value, NULL));
+  CU_ASSERT_EQUAL (value.pre_value, 42);
+  g_bytes_unref (zkr_node_get (session, path, CALL_MS, NULL, &stat, NULL));
+  CU_ASSERT_EQUAL (stat.version, 1);
+
+  /* The shared count's try_set, by the same rule. */
+  CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (count, CALL_MS, NULL, NULL));
+  zkr_shared_count_get_versioned (count, &current, &version);
+  zkr__session_test_drop_next_set_reply (session);
+  CU_ASSERT_FALSE (zkr_shared_count_try_set (count, version, 6, CALL_MS, NULL, &was_set,
+                                             &error));
+  assert_unknown (error);
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  finish_root (session, root);
+}
+
+/* The first increment creates the node; its reply lost: the same. */
+static void
+test_atomic_long__a_lost_create_reply_is_unknown (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("counter-lost-create");
+  g_autofree char *path = g_strdup_printf ("%s/n", root);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, path, NULL, NULL);
+  ZkrAtomicLongValue value;
+
+  CU_ASSERT_TRUE_FATAL (itest_create_with_retries (session, root, CALL_MS) == 0);
+  zkr__session_test_drop_next_create_reply (session);
+  CU_ASSERT_FALSE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  assert_unknown (error);
+  CU_ASSERT_TRUE (zkr_atomic_long_get (atomic, CALL_MS, NULL, &value, NULL));
+  CU_ASSERT_EQUAL (value.pre_value, 1);
+  finish_root (session, root);
+}
+
+/* ---- every session state ---------------------------------------------------- */
+
+typedef struct {
+  ZkrAtomicLong *atomic;
+  int timeout_ms;
+  GCancellable *cancellable;
+  GError *error;
+  gint64 answered;
+} BlockingIncrement;
+
+static gpointer
+blocking_increment_thread (gpointer data)
+{
+  BlockingIncrement *inc = data;
+  ZkrAtomicLongValue value;
+
+  zkr_atomic_long_increment (inc->atomic, inc->timeout_ms, inc->cancellable, &value,
+                             &inc->error);
+  inc->answered = g_get_monotonic_time ();
+  return NULL;
+}
+
+static void
+test_counter__cancel_answers_at_once (void)
+{
+  ItestProxied f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GCancellable) already = g_cancellable_new ();
+  g_autofree char *path = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = NULL;
+  g_autoptr (ZkrSharedCount) count = NULL;
+  BlockingIncrement inc = { 0 };
+  ItestAsync wait;
+  GThread *thread;
+  gint64 cancelled_at;
+  gboolean was_set;
+  ZkrAtomicLongValue value;
+
+  itest_proxied_init (&f, NULL, "counter-cancel", UNNOTICED_SESSION_MS);
+  path = g_strdup_printf ("%s/n", f.root);
+  atomic = zkr_atomic_long_new (f.proxied, path, NULL, NULL);
+  count = zkr_shared_count_new (f.proxied, path, 0, NULL);
+  CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (count, CALL_MS, NULL, NULL));
+  itest_proxied_black_hole (&f);
+  /* A blocking increment with no deadline, cancelled from another thread. */
+  inc = (BlockingIncrement) { atomic, -1, cancellable, NULL, 0 };
+  thread = g_thread_new ("blocking-increment", blocking_increment_thread, &inc);
+  g_usleep (200 * 1000); /* let it be in flight; the answer is what is checked */
+  cancelled_at = g_get_monotonic_time ();
+  g_cancellable_cancel (cancellable);
+  g_thread_join (thread);
+  ITEST_ASSERT_CODE (inc.error, ZKR_ERROR_CANCELLED);
+  CU_ASSERT_TRUE ((inc.answered - cancelled_at) / 1000 <= MARGIN_MS);
+  g_clear_error (&inc.error);
+
+  /* An async get and an async shared set, cancelled from this thread. */
+  g_cancellable_reset (cancellable);
+  itest_async_begin (&wait);
+  zkr_atomic_long_get_async (atomic, -1, cancellable, itest_async_done, &wait);
+  cancelled_at = g_get_monotonic_time ();
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (zkr_atomic_long_get_finish (atomic, itest_async_wait (&wait, WAIT_MS), &value,
+                                               &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
+  g_clear_error (&error);
+  itest_async_end (&wait);
+  g_cancellable_reset (cancellable);
+  itest_async_begin (&wait);
+  zkr_shared_count_set_async (count, 3, -1, cancellable, itest_async_done, &wait);
+  cancelled_at = g_get_monotonic_time ();
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (zkr_shared_count_set_finish (count, itest_async_wait (&wait, WAIT_MS),
+                                                &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
+  g_clear_error (&error);
+  itest_async_end (&wait);
+
+  /* Already cancelled: answered at once. */
+  g_cancellable_cancel (already);
+  cancelled_at = g_get_monotonic_time ();
+  CU_ASSERT_FALSE (zkr_atomic_long_compare_and_set (atomic, 0, 1, -1, already, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_shared_count_try_set (count, 0, 1, -1, already, &was_set, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
+static void
+test_counter__calls_while_suspended_answer_by_the_deadline (void)
+{
+  ItestProxied f;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = NULL;
+  g_autoptr (ZkrAtomicLong) promoted = NULL;
+  g_autoptr (ZkrSharedCount) count = NULL;
+  g_autofree char *lock_path = NULL;
+  ZkrAtomicLongValue value;
+  guint from;
+  gint64 start;
+
+  itest_proxied_init (&f, NULL, "counter-suspended", SUSPENDED_SESSION_MS);
+  path = g_strdup_printf ("%s/n", f.root);
+  lock_path = g_strdup_printf ("%s/lock", f.root);
+  atomic = zkr_atomic_long_new (f.proxied, path, NULL, NULL);
+  promoted = zkr_atomic_long_new_promoted (f.proxied, path, NULL, lock_path, -1, NULL, NULL);
+  count = zkr_shared_count_new (f.proxied, path, 0, NULL);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE_FATAL (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_SUSPENDED, from,
+                                                   WAIT_MS, NULL) >= 0);
+  /* Timeout 0 does not wait; others wait until their deadline. */
+  start = g_get_monotonic_time ();
+  CU_ASSERT_FALSE (zkr_atomic_long_get (atomic, 0, NULL, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_CONNECTION_LOSS);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
+  g_clear_error (&error);
+  if (zkr_session_get_state (f.proxied) == ZKR_SESSION_STATE_SUSPENDED)
+    {
+      start = g_get_monotonic_time ();
+      CU_ASSERT_FALSE (zkr_atomic_long_increment (atomic, 300, NULL, &value, &error));
+      ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+      CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 300 + MARGIN_MS);
+      g_clear_error (&error);
+      start = g_get_monotonic_time ();
+      CU_ASSERT_FALSE (zkr_atomic_long_add (promoted, 2, 300, NULL, &value, &error));
+      ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+      CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 300 + MARGIN_MS);
+      g_clear_error (&error);
+      start = g_get_monotonic_time ();
+      CU_ASSERT_FALSE (zkr_shared_count_start (count, 300, NULL, &error));
+      ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+      CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 300 + MARGIN_MS);
+      g_clear_error (&error);
+    }
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&promoted, zkr_atomic_long_unref);
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
+static void
+test_counter__call_in_flight_answers_session_expired_at_lost (void)
+{
+  ItestProxied f;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = NULL;
+  g_autoptr (ZkrSharedCount) count = NULL;
+  BlockingIncrement inc = { 0 };
+  ZkrAtomicLongValue value;
+  GThread *thread;
+  gint64 lost_at = 0, start;
+  guint from;
+
+  itest_proxied_init (&f, NULL, "counter-lost", LOST_SESSION_MS);
+  path = g_strdup_printf ("%s/n", f.root);
+  atomic = zkr_atomic_long_new (f.proxied, path, NULL, NULL);
+  count = zkr_shared_count_new (f.proxied, path, 0, NULL);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  inc = (BlockingIncrement) { atomic, -1, NULL, NULL, 0 };
+  thread = g_thread_new ("blocking-increment", blocking_increment_thread, &inc);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, WAIT_MS,
+                                             &lost_at) >= 0);
+  g_thread_join (thread);
+  ITEST_ASSERT_CODE (inc.error, ZKR_ERROR_SESSION_EXPIRED);
+  CU_ASSERT_TRUE (lost_at != 0 && (inc.answered - lost_at) / 1000 <= MARGIN_MS);
+  g_clear_error (&inc.error);
+  CU_ASSERT_EQUAL (zkr_session_get_state (f.proxied), ZKR_SESSION_STATE_LOST);
+  start = g_get_monotonic_time ();
+  CU_ASSERT_FALSE (zkr_atomic_long_set (atomic, 4, -1, NULL, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_shared_count_start (count, SHORT_TIMEOUT_MS, NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_EXPIRED);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
+static void
+test_counter__calls_on_a_closed_session_fail_at_once (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), 10000);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, "/zkr-closed/n", NULL, NULL);
+  g_autoptr (ZkrAtomicLong) promoted =
+    zkr_atomic_long_new_promoted (session, "/zkr-closed/n", NULL, "/zkr-closed/l", -1, NULL,
+                                  NULL);
+  g_autoptr (ZkrSharedCount) count = zkr_shared_count_new (session, "/zkr-closed/c", 0, NULL);
+  ZkrAtomicLongValue value;
+  gboolean was_set;
+  gint64 start;
+
+  zkr_session_close (session);
+  start = g_get_monotonic_time ();
+  CU_ASSERT_FALSE (zkr_atomic_long_increment (atomic, -1, NULL, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_atomic_long_add (promoted, 3, -1, NULL, &value, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_shared_count_start (count, -1, NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_shared_count_set (count, 1, -1, NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  g_clear_error (&error);
+  /* A try_set with a version not the newest seen loses without a call. */
+  CU_ASSERT_TRUE (zkr_shared_count_try_set (count, 7, 1, -1, NULL, &was_set, &error));
+  CU_ASSERT_FALSE (was_set);
+  CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_atomic_long__operations_keep_curators_8_byte_layout),
   ZKR_TEST_CASE (test_atomic_long__compare_and_set_on_a_missing_node_fails_as_curator),
@@ -341,6 +643,12 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_counter__wrong_sized_data_is_an_error_naming_the_path),
   ZKR_TEST_CASE (test_shared_count__set_by_one_session_reaches_the_others_listener),
   ZKR_TEST_CASE (test_counter__black_holed_calls_answer_by_the_deadline),
+  ZKR_TEST_CASE (test_atomic_long__a_lost_set_reply_is_unknown_never_counted_or_resent),
+  ZKR_TEST_CASE (test_atomic_long__a_lost_create_reply_is_unknown),
+  ZKR_TEST_CASE (test_counter__cancel_answers_at_once),
+  ZKR_TEST_CASE (test_counter__calls_while_suspended_answer_by_the_deadline),
+  ZKR_TEST_CASE (test_counter__call_in_flight_answers_session_expired_at_lost),
+  ZKR_TEST_CASE (test_counter__calls_on_a_closed_session_fail_at_once),
   { NULL, NULL },
 };
 

@@ -42,6 +42,8 @@ typedef struct {
   guint retries;
   gint64 phase_start;
   int read_version;                  /* of the last read; -1: no node */
+  gint64 read_czxid;                 /* of the last read, when a node */
+  gint64 read_mzxid;
   WriteKind write;
   guint8 written[8];
   ZkrMutex *mutex;                   /* (owned) (nullable) promoted, held */
@@ -231,6 +233,15 @@ op_timeout_error (Op *op)
                                               : "");
 }
 
+static GError *
+op_cancelled_error (Op *op)
+{
+  return g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED, "atomic long %s: cancelled%s",
+                      op->atomic->path,
+                      op->write != WRITE_NONE ? " (the last write may or may not have landed)"
+                                              : "");
+}
+
 /* Sub-calls made from a step capture the thread-default context: make it
  * the operation's, whichever thread iterates it. */
 #define OP_CALL(op, call)                                   \
@@ -271,11 +282,10 @@ static gboolean
 op_sleep_cancelled (GCancellable *cancellable, gpointer data)
 {
   Op *op = data;
-  GError *error = NULL;
 
+  (void) cancellable;
   op_stop_sleep (op);
-  g_cancellable_set_error_if_cancelled (cancellable, &error);
-  op_finish (op, error);
+  op_finish (op, op_cancelled_error (op));
   return G_SOURCE_REMOVE;
 }
 
@@ -382,15 +392,6 @@ written_value (Op *op)
   return (gint64) GUINT64_FROM_BE (big_endian);
 }
 
-static gboolean
-written_equals (Op *op, GBytes *data)
-{
-  gsize len = 0;
-  const void *bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
-
-  return len == 8 && memcmp (bytes, op->written, 8) == 0;
-}
-
 static GError *
 op_unknown_error (Op *op, const char *what)
 {
@@ -399,11 +400,55 @@ op_unknown_error (Op *op, const char *what)
                       "%s: whether it landed is unknown", op->atomic->path, what);
 }
 
-/* The node read again after a write answered CONNECTION_LOSS. Our write was
- * a set with version v (or a create, "v" = -1): it landed iff the node is at
- * v + 1; at v + 1 with our bytes it is taken as ours (the one ambiguity:
- * another writer's identical bytes at the same version), at v + 1 with
- * other bytes or still at v it is not, beyond v + 1 nobody can tell. */
+/* Resolving a lost reply failed: the write's fate stays unknown, which a
+ * CONNECTION_LOSS or TIMEOUT must say; other errors (CANCELLED, the
+ * session's end) speak for themselves. */
+static void
+op_lost_failed (Op *op, GError *error)
+{
+  if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS))
+    {
+      g_error_free (error);
+      error = op_unknown_error (op, "the node could not be read again");
+    }
+  else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
+    {
+      g_error_free (error);
+      error = op_timeout_error (op);
+    }
+  op_finish (op, error);
+}
+
+/* Which of a lost reply's outcomes the node read again shows. */
+typedef enum { FATE_NOT_LANDED, FATE_UNKNOWN } Fate;
+
+/* The node read again (after a sync that answered) when our write's reply
+ * was lost. Only "not landed" can be known: the node untouched since our
+ * read (same mzxid), or, for a set, exactly one write since that is not
+ * ours (version v + 1 with other bytes: ours then failed on the version),
+ * or, for a create, a node still missing or created by someone else with
+ * other bytes. Our bytes at the next version prove nothing: another
+ * writer's increment from the same value writes the very same bytes, and
+ * the 8-byte layout carries no writer. Anything else cannot be told
+ * apart either. (Why a write not seen after the sync cannot land later:
+ * atomic-long.h.) */
+static Fate
+op_fate (Op *op, GBytes *data, const ZkrStat *stat)
+{
+  gsize len = 0;
+  const void *bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
+  gboolean ours = len == 8 && memcmp (bytes, op->written, 8) == 0;
+
+  if (op->write == WRITE_CREATE)
+    return data == NULL || (stat->version == 0 && !ours) ? FATE_NOT_LANDED : FATE_UNKNOWN;
+  if (data == NULL || stat->czxid != op->read_czxid)
+    return FATE_UNKNOWN;
+  if (stat->mzxid == op->read_mzxid ||
+      (stat->version == op->read_version + 1 && !ours))
+    return FATE_NOT_LANDED;
+  return FATE_UNKNOWN;
+}
+
 static void
 op_resolved (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -411,41 +456,36 @@ op_resolved (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
   ZkrStat stat = { 0 };
   g_autoptr (GBytes) data = zkr_node_get_finish (op->atomic->session, result, &stat, &error);
-  int landed_version = op->write == WRITE_SET ? op->read_version + 1 : 0;
 
   (void) source;
-  if (data == NULL && g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE) &&
-      op->write == WRITE_CREATE)
+  if (data == NULL && !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE))
     {
-      g_error_free (error);
-      op_retry (op);
+      op_lost_failed (op, error);
+      return;
     }
-  else if (data == NULL && g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE))
-    {
-      g_error_free (error);
-      op_finish (op, op_unknown_error (op, "the node is gone"));
-    }
-  else if (data == NULL)
-    op_finish (op, error);
-  else if (stat.version == landed_version && written_equals (op, data))
-    op_done (op, TRUE, written_value (op));
-  else if (stat.version == landed_version || (op->write == WRITE_SET &&
-                                              stat.version == op->read_version))
+  g_clear_error (&error);
+  if (op_fate (op, data, &stat) == FATE_NOT_LANDED)
     op_retry (op);
   else
-    op_finish (op, op_unknown_error (op, "the node's version moved on"));
+    op_finish (op, op_unknown_error (op, data == NULL ? "the node is gone"
+                                                      : "the node does not tell"));
 }
 
 static void
 op_synced (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   Op *op = user_data;
+  GError *error = NULL;
   int timeout_ms = 0;
 
-  /* The sync only narrows the window of a write still on its way; a
-   * failed one leaves the read to answer. */
+  /* Without an answered sync a read proves nothing: a write of ours still
+   * on its way may land after it. */
   (void) source;
-  zkr_node_sync_finish (op->atomic->session, result, NULL);
+  if (!zkr_node_sync_finish (op->atomic->session, result, &error))
+    {
+      op_lost_failed (op, error);
+      return;
+    }
   if (!op_time_left (op, &timeout_ms))
     {
       op_finish (op, op_timeout_error (op));
@@ -554,6 +594,8 @@ op_read (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   g_clear_error (&error);
   op->read_version = data != NULL ? stat.version : -1;
+  op->read_czxid = stat.czxid;
+  op->read_mzxid = stat.mzxid;
   if (!decode (data, op->atomic->path, &current, &error))
     {
       op_finish (op, error);
@@ -588,10 +630,7 @@ op_try (Op *op)
 
   if (op->cancellable != NULL && g_cancellable_is_cancelled (op->cancellable))
     {
-      GError *error = NULL;
-
-      g_cancellable_set_error_if_cancelled (op->cancellable, &error);
-      op_finish (op, error);
+      op_finish (op, op_cancelled_error (op));
       return;
     }
   if (!op_time_left (op, &timeout_ms))
@@ -620,6 +659,8 @@ op_start (ZkrAtomicLong *atomic, OpKind kind, gint64 operand, gint64 expected, i
   zkr__assert_user_context ("an atomic long call");
   op->atomic = zkr_atomic_long_ref (atomic);
   op->task = g_task_new (NULL, cancellable, callback, user_data);
+  /* A cancel is answered ZKR_ERROR_CANCELLED by the operation itself. */
+  g_task_set_check_cancellable (op->task, FALSE);
   g_task_set_source_tag (op->task, source_tag);
   g_task_set_task_data (op->task, atomic, NULL);
   op->context = g_task_get_context (op->task);

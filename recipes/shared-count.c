@@ -536,6 +536,8 @@ call_new (ZkrSharedCount *shared, CallKind kind, int timeout_ms, GCancellable *c
   zkr__assert_user_context ("a shared count call");
   call->count = core_ref (shared->core);
   call->task = g_task_new (NULL, cancellable, callback, user_data);
+  /* A cancel is answered ZKR_ERROR_CANCELLED by the calls themselves. */
+  g_task_set_check_cancellable (call->task, FALSE);
   g_task_set_source_tag (call->task, source_tag);
   g_task_set_task_data (call->task, shared->core, NULL);
   call->context = g_task_get_context (call->task);
@@ -684,6 +686,14 @@ written_value (Call *call)
   return (gint) (gint32) GUINT32_FROM_BE (big_endian);
 }
 
+static GError *
+try_set_unknown_error (Call *call)
+{
+  return g_error_new (ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+                      "shared count %s: the connection was lost with our write in flight: "
+                      "whether it landed is unknown", call->count->path);
+}
+
 /* The node read again after a try_set lost its reply, or after it lost
  * the race (then only to refresh the local value, as Curator does). */
 static void
@@ -705,18 +715,48 @@ try_set_reread (GObject *source, GAsyncResult *result, gpointer user_data)
       g_clear_error (&error);
       call_return (call, FALSE, NULL);
     }
-  else if (data == NULL)
+  else if (data == NULL && !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS))
     call_return (call, FALSE, error);
-  else if (stat.version == call->previous_version + 1 && written_equals (call, data))
-    call_return (call, TRUE, NULL);
-  else if (stat.version <= call->previous_version + 1)
+  /* Not landed only when provably so (atomic-long.h's rule): the version
+   * unmoved after the sync, or one write since that is not ours. Our
+   * bytes at the next version may be another writer's same value. */
+  else if (data != NULL && (stat.version == call->previous_version ||
+                            (stat.version == call->previous_version + 1 &&
+                             !written_equals (call, data))))
     call_return (call, FALSE, NULL);
   else
-    call_return (call, FALSE,
-                 g_error_new (ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
-                              "shared count %s: the connection was lost with our write in "
-                              "flight and the node's version moved on: whether it landed is "
-                              "unknown", count->path));
+    {
+      g_clear_error (&error);
+      call_return (call, FALSE, try_set_unknown_error (call));
+    }
+}
+
+static void
+try_set_synced (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Call *call = user_data;
+  GError *error = NULL;
+  int timeout_ms = 0;
+
+  (void) source;
+  /* Without an answered sync a read proves nothing (atomic-long.h). */
+  if (!zkr_node_sync_finish (call->count->session, result, &error))
+    {
+      if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS))
+        {
+          g_clear_error (&error);
+          error = try_set_unknown_error (call);
+        }
+      call_return (call, FALSE, error);
+      return;
+    }
+  if (!call_time_left (call, &timeout_ms))
+    {
+      call_return (call, FALSE, call_timeout_error (call));
+      return;
+    }
+  CALL_DO (call, zkr_node_get_async (call->count->session, call->count->path, timeout_ms,
+                                     call->cancellable, try_set_reread, call));
 }
 
 static void
@@ -730,8 +770,12 @@ call_reread (Call *call, gboolean lost_reply)
       call_return (call, FALSE, call_timeout_error (call));
       return;
     }
-  CALL_DO (call, zkr_node_get_async (call->count->session, call->count->path, timeout_ms,
-                                     call->cancellable, try_set_reread, call));
+  if (lost_reply)
+    CALL_DO (call, zkr_node_sync_async (call->count->session, call->count->path, timeout_ms,
+                                        call->cancellable, try_set_synced, call));
+  else
+    CALL_DO (call, zkr_node_get_async (call->count->session, call->count->path, timeout_ms,
+                                       call->cancellable, try_set_reread, call));
 }
 
 static void

@@ -21,15 +21,30 @@
  * neither as a number). Arithmetic wraps as Java's long does.
  *
  * Lost replies: a write answered ZKR_ERROR_CONNECTION_LOSS may or may not
- * have landed. It is never sent again blindly: the node is read again
- * (after a sync); a data version moved by exactly one with our bytes counts
- * as our write, an unmoved version (or other bytes at the next version)
- * as no write, and the operation goes on; a version moved further cannot
- * be told apart and the call fails with ZKR_ERROR_CONNECTION_LOSS saying
- * the outcome is unknown. The one case counted wrongly: another writer
- * wrote the very same bytes at the very same version while our reply was
- * lost (two increments from the same value); our write then failed and is
- * counted as made.
+ * have landed. It is never sent again blindly: once a sync answers on the
+ * new connection, the node is read again. Our write did not land when the
+ * node is untouched since our read (same data version and mzxid), or when
+ * exactly one write came since and its bytes are not ours (ours then failed
+ * on the version), or, for the first create, when the node is still
+ * missing or holds other bytes at version 0: the operation then goes on
+ * (re-read, retry as the policy allows). In every other case, our bytes at
+ * the next version included (another client's increment from the same
+ * value writes the same 8 bytes, and the layout names no writer), the call
+ * answers FALSE with ZKR_ERROR_CONNECTION_LOSS whose message says "whether
+ * it landed is unknown", @value unfilled: never counted as made, never
+ * made twice. So does a lost reply when the sync or the read again fails
+ * by CONNECTION_LOSS; TIMEOUT says the same in its message.
+ *
+ * Why "not seen after the sync" means "will never land": ZooKeeper runs a
+ * session's requests in order (FIFO per session). A request of ours that
+ * reached the server before the connection broke is in the server's (and
+ * the leader's) request pipeline ahead of the sync sent on the new
+ * connection, so the sync answers only after it was applied or refused. One
+ * that had not reached it never will: on reconnecting to the same server,
+ * the server closes the session's old connection first (unread bytes are
+ * dropped); on moving to another server, the leader refuses with
+ * SESSIONMOVED any request still coming through the old one. A counter
+ * deleted and recreated in that window is taken as a reset.
  *
  * Deadlines and session states are node.h's: @timeout_ms > 0 bounds the
  * whole operation (every read, write, retry sleep and lock wait), < 0 waits

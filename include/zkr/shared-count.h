@@ -11,8 +11,11 @@
  * and also after a fresh session (LOST, then connected).
  *
  * Deadlines, cancel and session states are node.h's. A try_set answered
- * ZKR_ERROR_CONNECTION_LOSS is resolved by reading the node again, as
- * atomic-long.h says; a plain set so answered fails with that error (its
+ * ZKR_ERROR_CONNECTION_LOSS is resolved by a sync and a read, by
+ * atomic-long.h's rule: FALSE (not set) only when the version is unmoved
+ * or one other value came after it; otherwise (our value at the next
+ * version included: another client may have set the same value) it fails
+ * with ZKR_ERROR_CONNECTION_LOSS, "whether it landed is unknown"; a plain set so answered fails with that error (its
  * write may or may not have landed; writing the same value again is
  * harmless).
  *
