@@ -3,14 +3,21 @@
  * through); `set|remove|wait PATH` drive a simple barrier. Both are
  * Curator's layouts, so shell and Java members can share a barrier. */
 
+#include <signal.h>
+
+#include <glib-unix.h>
+
 #include "zkr-cli.h"
 #include "zkr-guard.h"
+
+/* Not a count anybody gives, so that --members 0 is refused, not ignored. */
+#define MEMBERS_UNSET G_MININT
 
 typedef struct {
   ZkrCli cli;
   const char *path;
   const char *verb;             /* set, remove, wait; NULL: the double barrier */
-  int members;
+  int members;                  /* MEMBERS_UNSET: no --members (the simple barrier) */
   double timeout_s;
   ZkrSession *session;          /* (owned) */
   ZkrGuard *guard;              /* (owned) the double barrier's CMD */
@@ -19,7 +26,17 @@ typedef struct {
   gboolean (*finish) (gpointer object, GAsyncResult *result, GError **error);
   gboolean ok;
   GError *error;                /* (owned) of the call that ran */
+  GCancellable *leave_cancel;   /* (owned) (nullable) the leave's, cancelled by a signal */
+  int leave_signal;             /* the first signal heard in the leave, 0 none */
 } BarrierRun;
+
+/* The signals that end a wait, as the guard forwards them. */
+static const int leave_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+typedef struct {
+  BarrierRun *run;
+  int signo;
+} LeaveSignal;
 
 static const char barrier_description[] =
   "With --members N: enters the double barrier at PATH, waits until N members\n"
@@ -29,6 +46,9 @@ static const char barrier_description[] =
   "CMD's environment gets ZKR_BARRIER_PATH (PATH), ZKR_BARRIER_NODE (our\n"
   "member node) and ZKR_SESSION_ID. A member whose session dies counts no\n"
   "more once the server expired it: the others' leave goes on then.\n"
+  "SIGINT, SIGTERM or SIGHUP while waiting to enter or to leave ends the wait\n"
+  "(our member node is deleted) and zkr exits 128+N; while CMD runs, CMD gets\n"
+  "the signal.\n"
   "\n"
   "set PATH, remove PATH, wait PATH: the simple barrier (Curator's\n"
   "DistributedBarrier): set creates the node PATH, remove deletes it, wait\n"
@@ -72,7 +92,8 @@ await_call (BarrierRun *run)
 static int
 call_failed (BarrierRun *run, const char *what)
 {
-  int signo = run->guard != NULL ? zkr_guard_get_signal (run->guard) : 0;
+  int signo = run->leave_signal != 0 ? run->leave_signal
+              : run->guard != NULL ? zkr_guard_get_signal (run->guard) : 0;
 
   if (signo != 0)
     return 128 + signo;
@@ -126,6 +147,50 @@ member_environment (BarrierRun *run, ZkrDoubleBarrier *barrier)
   return env;
 }
 
+static gboolean
+on_leave_signal (gpointer data)
+{
+  LeaveSignal *heard = data;
+
+  if (heard->run->leave_signal == 0)
+    heard->run->leave_signal = heard->signo;
+  g_cancellable_cancel (heard->run->leave_cancel);
+  return G_SOURCE_CONTINUE;
+}
+
+/* The leave, cancelled by a signal: zkr never hangs on a Ctrl-C while the
+ * others take their time (our node goes in the background). The guard's
+ * handlers go first (ours are in place by then, so no signal meets the
+ * default action): once CMD ended the guard would forward a signal to
+ * CMD's old pid instead of cancelling. */
+static gboolean
+leave_run (BarrierRun *run, ZkrDoubleBarrier *barrier)
+{
+  guint sources[G_N_ELEMENTS (leave_signals)];
+  gboolean ok;
+
+  run->leave_cancel = g_cancellable_new ();
+  for (gsize i = 0; i < G_N_ELEMENTS (leave_signals); i++)
+    {
+      LeaveSignal *heard = g_new0 (LeaveSignal, 1);
+
+      heard->run = run;
+      heard->signo = leave_signals[i];
+      sources[i] = g_unix_signal_add_full (G_PRIORITY_DEFAULT, leave_signals[i],
+                                           on_leave_signal, heard, g_free);
+    }
+  if (zkr_guard_get_signal (run->guard) != 0)
+    g_cancellable_cancel (run->leave_cancel);
+  g_clear_pointer (&run->guard, zkr_guard_free);
+  run->finish = (gpointer) zkr_double_barrier_leave_finish;
+  zkr_double_barrier_leave_async (barrier, timeout_ms_of (run), run->leave_cancel, on_done,
+                                  run);
+  ok = await_call (run);
+  for (gsize i = 0; i < G_N_ELEMENTS (leave_signals); i++)
+    g_source_remove (sources[i]);
+  return ok;
+}
+
 static int
 double_run (BarrierRun *run, char **command)
 {
@@ -154,9 +219,7 @@ double_run (BarrierRun *run, char **command)
       status = zkr_guard_run (run->guard, command, env);
     }
   g_clear_error (&run->error);
-  run->finish = (gpointer) zkr_double_barrier_leave_finish;
-  zkr_double_barrier_leave_async (barrier, timeout_ms_of (run), NULL, on_done, run);
-  if (!await_call (run) && status == 0)
+  if (!leave_run (run, barrier) && status == 0)
     return call_failed (run, "leave");
   return status;
 }
@@ -169,7 +232,7 @@ barrier_check_arguments (BarrierRun *run, int argc, char **argv, char **command)
   if (run->timeout_s != -1 && !(run->timeout_s >= 0 && run->timeout_s < 1e9))
     return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds >= 0", run->timeout_s),
            FALSE;
-  if (run->members != 0)
+  if (run->members != MEMBERS_UNSET)
     {
       if (run->members < 1)
         return zkr_cli_usage_error (&run->cli, "bad --members %d: need N >= 1", run->members),
@@ -195,7 +258,7 @@ zkr_cmd_barrier (int argc, char **argv)
 {
   BarrierRun run = { .cli = { .command = "barrier",
                               .parameters = "--members N PATH -- CMD [ARG…] | set|remove|wait PATH" },
-                     .timeout_s = -1 };
+                     .members = MEMBERS_UNSET, .timeout_s = -1 };
   GOptionEntry entries[] = {
     { "members", 'n', 0, G_OPTION_ARG_INT, &run.members,
       "Run CMD inside a double barrier of N members", "N" },
@@ -224,6 +287,7 @@ zkr_cmd_barrier (int argc, char **argv)
         }
     }
   g_clear_pointer (&run.guard, zkr_guard_free);
+  g_clear_object (&run.leave_cancel);
   g_clear_error (&run.error);
   zkr_cli_clear (&run.cli);
   return status;
