@@ -56,10 +56,17 @@ extern const BenchImpl bench_impl_mutex;
 extern const BenchImpl bench_impl_rwlock_read;
 extern const BenchImpl bench_impl_rwlock_write;
 extern const BenchImpl bench_impl_semaphore;
+/* Counters (bench-counter.c): a cycle is one contended increment, nothing
+ * held; "raw-counter" (get + set with version on raw libzookeeper),
+ * "atomic-long", "atomic-long-promoted". */
+extern const BenchImpl bench_impl_raw_counter;
+extern const BenchImpl bench_impl_atomic_long;
+extern const BenchImpl bench_impl_atomic_long_promoted;
 /* The implementation called @name, or NULL. */
 const BenchImpl *bench_impl_lookup (const char *name);
-/* "raw|raw-curator|mutex|rwlock-read|rwlock-write|semaphore" */
-#define BENCH_IMPL_NAMES "raw|raw-curator|mutex|rwlock-read|rwlock-write|semaphore"
+#define BENCH_IMPL_NAMES                                                      \
+  "raw|raw-curator|mutex|rwlock-read|rwlock-write|semaphore|raw-counter|atomic-long|" \
+  "atomic-long-promoted"
 
 /* The command line, in two steps so that a caller can add options of its
  * own to the same GOptionContext: bench_args_add() adds --path --clients
