@@ -6,10 +6,12 @@ checker reads every client's history and fails on any safety or liveness
 violation. One run covers the mutex, the rwlock (6 writers, 2 readers), a
 3-lease semaphore and a leader latch, one after the other; then the cache
 mode (cache_mode.py): tree caches mirroring a tree under random writes must
-equal the server's once the faults stop.
+equal the server's once the faults stop; then the barrier mode
+(barrier_mode.py): members looping on a double barrier must never pass early
+and must get through within a session timeout once the faults stop.
 
-Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore,latch,cache]
-                 [--worker EXE] [--cache-worker EXE] [--proxy EXE]
+Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore,latch,cache,barrier]
+                 [--worker EXE] [--cache-worker EXE] [--barrier-worker EXE] [--proxy EXE]
                  [--ensemble-sh SH] [--out DIR]
        faults.py --check DIR      (check the histories of a kept run again)
 
@@ -45,6 +47,7 @@ import sys
 import tempfile
 import time
 
+import barrier_mode
 import cache_mode
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -60,6 +63,8 @@ MODES = {
     "latch": {"workers": ["latch"] * 8, "leases": 1},
     # Not a lock: cache_mode.py runs it, with a checker of its own.
     "cache": {"workers": [], "leases": 0},
+    # Not a lock either: barrier_mode.py runs it and checks its logs.
+    "barrier": {"workers": [], "leases": 0},
 }
 
 # Fault phase and quiet tail per mode, in seconds. The tail is longer than
@@ -803,7 +808,7 @@ def check_again(out, modes):
     results = []
     for mode_name in modes:
         run_dir = os.path.join(out, mode_name)
-        if mode_name == "cache" or not os.path.isdir(run_dir):
+        if mode_name in ("cache", "barrier") or not os.path.isdir(run_dir):
             continue
         with open(os.path.join(run_dir, "nemesis.log")) as f:
             records = [ast.literal_eval(line) for line in f if line.strip()]
@@ -823,6 +828,8 @@ def main():
     parser.add_argument("--worker", default=os.path.join(REPO, "build/integration/faults/zkr-fault-worker"))
     parser.add_argument("--cache-worker",
                         default=os.path.join(REPO, "build/integration/faults/zkr-cache-worker"))
+    parser.add_argument("--barrier-worker",
+                        default=os.path.join(REPO, "build/integration/faults/zkr-barrier-worker"))
     parser.add_argument("--proxy", default=os.path.join(REPO, "build/integration/proxy/zkr-test-proxy"))
     parser.add_argument("--ensemble-sh", default=os.path.join(REPO, "integration/ensemble.sh"))
     parser.add_argument("--check", metavar="DIR", help="only check the histories kept in DIR")
@@ -857,8 +864,9 @@ def main():
         proxies = [Proxy(args.proxy, ensemble.hosts) for _ in range(WORKERS)]
         cache_lines, caches_ok = [], True
         for i, mode_name in enumerate(modes):
-            if mode_name == "cache":
-                mode_ok, line, problems = cache_mode.run(
+            if mode_name in ("cache", "barrier"):
+                runner = cache_mode if mode_name == "cache" else barrier_mode
+                mode_ok, line, problems = runner.run(
                     args, ensemble, proxies, os.path.join(out, mode_name), seed + 1000 * i,
                     args.full, Nemesis, SESSION_TIMEOUT_MS, say)
                 caches_ok = caches_ok and mode_ok
