@@ -10,8 +10,11 @@
  *   count-start PATH SEED  a SharedCount; every change its listener hears
  *                      is printed as "CHANGED VALUE": "OK VALUE"
  *   count-set VALUE    setCount: "OK"
+ *   heard VALUE MS     waits up to MS ms until the listener has heard VALUE:
+ *                      "HEARD VALUE", else "NOT-HEARD VALUE"
  *   quit               "OK", then exit
- * Failures answer "ERROR text".
+ * Failures answer "ERROR text". CHANGED lines come whenever the listener
+ * hears a change, between answers too: a reader skips them.
  */
 
 import java.io.BufferedReader;
@@ -36,6 +39,9 @@ public final class CounterPeer
   private final PrintStream out;
   private final CuratorFramework client;
   private SharedCount count;
+  /* Every value the listener heard: "heard" waits on it, so a test waits
+   * with a deadline instead of blocking on a line that may never come. */
+  private final java.util.Set<Integer> heardValues = new java.util.HashSet<> ();
 
   private CounterPeer (PrintStream out, CuratorFramework client)
   {
@@ -89,6 +95,11 @@ public final class CounterPeer
         @Override
         public void countHasChanged (SharedCountReader reader, int value)
         {
+          synchronized (heardValues)
+            {
+              heardValues.add (value);
+              heardValues.notifyAll ();
+            }
           answer ("CHANGED " + value);
         }
 
@@ -97,6 +108,24 @@ public final class CounterPeer
       });
     count.start ();
     return "OK " + count.getCount ();
+  }
+
+  private String heard (int value, long ms) throws InterruptedException
+  {
+    long end = System.nanoTime () + ms * 1000000L;
+
+    synchronized (heardValues)
+      {
+        while (!heardValues.contains (value))
+          {
+            long left = (end - System.nanoTime ()) / 1000000L;
+
+            if (left <= 0)
+              return "NOT-HEARD " + value;
+            heardValues.wait (left);
+          }
+      }
+    return "HEARD " + value;
   }
 
   private String run (String[] words) throws Exception
@@ -115,6 +144,8 @@ public final class CounterPeer
       case "count-set":
         count.setCount (Integer.parseInt (words[1]));
         return "OK";
+      case "heard":
+        return heard (Integer.parseInt (words[1]), Long.parseLong (words[2]));
       default:
         return "ERROR unknown command " + words[0];
       }
