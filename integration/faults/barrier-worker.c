@@ -6,9 +6,13 @@
  *                      --session-timeout MS [--step-ms MS]
  *
  * DIR/m<I>.log, one line per event, CLOCK_MONOTONIC microseconds:
+ *   clock D              wall clock minus monotonic clock (us), to place
+ *                        the server's ctimes (ms, the same wall clock:
+ *                        everything runs on one machine) on our times
  *   enter A T            attempt A's enter called
- *   pass A T NODE R      through (NODE our member node, R the czxid of
- *                        PATH/ready as read just after, -1 if unread)
+ *   pass A T NODE R RC NC   through: NODE our member node, R the czxid
+ *                        and RC the ctime (ms) of PATH/ready, NC our
+ *                        node's ctime, as read just after (-1: unread)
  *   enter-fail A T CODE  the enter failed (our node is gone, or goes when
  *                        the server expires the session)
  *   leave A T / left A T / leave-fail A T CODE   the same for the leave
@@ -109,16 +113,15 @@ on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
     publish_session (m);
 }
 
-/* PATH/ready's czxid: the round's name in the log (-1 if unread). */
-static gint64
-ready_czxid (Member *m)
+/* A node's stat (czxid and ctime -1 if it could not be read). */
+static ZkrStat
+node_stat (Member *m, const char *path)
 {
-  g_autofree char *ready = g_strconcat (m->options->path, "/ready", NULL);
-  ZkrStat stat;
+  ZkrStat stat = { .czxid = -1, .ctime = -1 };
 
-  if (!zkr_node_exists (m->session, ready, 2000, m->stop, &stat, NULL))
-    return -1;
-  return stat.czxid;
+  if (path == NULL || !zkr_node_exists (m->session, path, 2000, m->stop, &stat, NULL))
+    stat.czxid = stat.ctime = -1;
+  return stat;
 }
 
 static int
@@ -156,12 +159,16 @@ member_thread (gpointer data)
   int timeout_ms = 3 * o->session_timeout_ms;
   g_autoptr (ZkrDoubleBarrier) barrier = NULL;
   g_autoptr (GError) error = NULL;
+  g_autofree char *ready_path = g_strconcat (o->path, "/ready", NULL);
 
+  member_log (m, "clock %" G_GINT64_FORMAT, g_get_real_time () - g_get_monotonic_time ());
   barrier = zkr_double_barrier_new (m->session, o->path, o->members, &error);
   g_assert_no_error (error);
   for (guint attempt = 1; !g_cancellable_is_cancelled (m->stop); attempt++)
     {
       g_autofree char *node = NULL;
+      ZkrStat ready, ours;
+      gint64 passed;
 
       g_clear_error (&error);
       member_log (m, "enter %u %" G_GINT64_FORMAT, attempt, g_get_monotonic_time ());
@@ -172,10 +179,16 @@ member_thread (gpointer data)
           member_back_off (m);
           continue;
         }
+      passed = g_get_monotonic_time ();
       member_set_state (m, "H");
       node = zkr_double_barrier_dup_member_path (barrier);
-      member_log (m, "pass %u %" G_GINT64_FORMAT " %s %" G_GINT64_FORMAT, attempt,
-                  g_get_monotonic_time (), node != NULL ? node : "-", ready_czxid (m));
+      /* PATH/ready's czxid names the round; the ctimes say when the round
+       * opened and since when our node existed. */
+      ready = node_stat (m, ready_path);
+      ours = node_stat (m, node);
+      member_log (m, "pass %u %" G_GINT64_FORMAT " %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                  " %" G_GINT64_FORMAT, attempt, passed, node != NULL ? node : "-",
+                  ready.czxid, ready.ctime, ours.ctime);
       if (o->step_ms > 0)
         g_usleep ((gulong) o->step_ms * 1000);
       member_log (m, "leave %u %" G_GINT64_FORMAT, attempt, g_get_monotonic_time ());

@@ -5,15 +5,19 @@ black-holes their proxies and SIGSTOPs them. integration/faults/
 barrier-worker.c logs every step; the checker here reads the logs.
 
 What the checker holds the barrier to (times are CLOCK_MONOTONIC us):
-- A member's node can exist only while the member is in an attempt: from its
-  enter call to the end of its leave, or, when a call failed, until one
-  session timeout after the failure (a failed enter or leave deletes the node
-  in the background; a dead session's node goes when the server expires it).
-- No early enter: when a member passes enter, at least N members (itself
-  included) must be in such a window. Fewer means it passed while fewer than
-  N could have had a node: early. A member that died after entering still
-  counts (it had entered: its node counted, and the server removes it only
-  at expiry), which is why a window outlives a failure.
+- A member's node can exist only while the member is in an attempt: from the
+  node's creation (its ctime, read after the pass and placed on the monotonic
+  clock; the enter call when unread) to the end of its leave, or, when a call
+  failed, until one session timeout after the failure (a failed enter or
+  leave deletes the node in the background; a dead session's node goes when
+  the server expires it).
+- No early enter: a round (told apart by PATH/ready's czxid) opens when
+  PATH/ready is created (its ctime); at that moment at least N members must
+  be in such a window. Fewer means the barrier opened while fewer than N
+  could have had a node: everybody who passed on it passed early. A member
+  that died after its node was made still counts (it had entered: its node
+  counted until the server expired it), which is why a window outlives a
+  failure. Each pass is also held to the same count at its own moment.
 - No early leave: a member passes leave only once every other member node of
   its round (the rounds are told apart by PATH/ready's czxid) is gone. A
   member of the round that passed enter and had not yet called leave still
@@ -44,6 +48,7 @@ BARRIER_FAULT_KINDS = [
     ("pause-client", 1.0),
 ]
 LIVENESS_SLACK_US = 1_000_000
+CTIME_SLACK_US = 2_000
 
 
 def read_log(path, member, problems):
@@ -57,8 +62,8 @@ def read_log(path, member, problems):
                     continue
                 if words[0] == "state":
                     events.append(("state", 0, int(words[2]), words[1:2]))
-                elif words[0] == "exit":
-                    events.append(("exit", 0, int(words[1]), []))
+                elif words[0] in ("exit", "clock"):
+                    events.append((words[0], 0, int(words[1]), []))
                 else:
                     events.append((words[0], int(words[1]), int(words[2]), words[3:]))
     except (OSError, ValueError, IndexError) as e:
@@ -67,14 +72,19 @@ def read_log(path, member, problems):
 
 
 class Attempt:
-    __slots__ = ("member", "n", "enter", "passed", "node", "round", "leave", "end", "failed",
-                 "lost")
+    __slots__ = ("member", "n", "enter", "passed", "node", "round", "opened", "created",
+                 "leave", "end", "failed", "lost")
 
     def __init__(self, member, n, t):
         self.member, self.n, self.enter = member, n, t
         self.passed = self.node = self.round = self.leave = self.end = None
+        self.opened = self.created = None
         self.failed = False
         self.lost = None  # the first LOST the member heard after its enter
+
+    def window_start(self):
+        """Since when the member's node may exist (the ctime is in ms)."""
+        return self.created if self.created is not None else self.enter
 
     def window_end(self, t_us, stop_at):
         """Until when the member's node may exist."""
@@ -89,8 +99,11 @@ class Attempt:
 
 
 def attempts_of(events, member):
-    attempts, by_n, losts = [], {}, []
+    attempts, by_n, losts, offset = [], {}, [], None
     for kind, n, t, extra in events:
+        if kind == "clock":
+            offset = t
+            continue
         if kind == "state":
             if extra[0] == "LOST":
                 losts.append(t)
@@ -106,6 +119,10 @@ def attempts_of(events, member):
         if kind == "pass":
             a.passed, a.node = t, extra[0]
             a.round = int(extra[1]) if int(extra[1]) >= 0 else None
+            if offset is not None and int(extra[2]) >= 0:
+                a.opened = int(extra[2]) * 1000 - offset
+            if offset is not None and int(extra[3]) >= 0:
+                a.created = int(extra[3]) * 1000 - offset
         elif kind == "enter-fail":
             a.end, a.failed = t, True
         elif kind == "leave":
@@ -126,14 +143,30 @@ def check(run_dir, faults, stop_faults_at, stop_at, t_us):
         attempts.extend(attempts_of(events, i))
     passes = [a for a in attempts if a.passed is not None]
 
-    # No early enter: N windows open at each pass.
+    # No early enter: N windows open when each round opened, and at each
+    # pass. The ctimes are whole ms and the clock offsets a few us apart.
+    def possibly_in(t):
+        return {b.member for b in attempts
+                if b.window_start() - CTIME_SLACK_US <= t <= b.window_end(t_us, stop_at)}
+
     early_enter = 0
+    opened = {}
     for a in passes:
-        inside = {b.member for b in attempts
-                  if b.enter <= a.passed <= b.window_end(t_us, stop_at)}
+        if a.round is not None and a.opened is not None:
+            opened.setdefault(a.round, (a.opened, a))
+    for r, (t, a) in sorted(opened.items()):
+        inside = possibly_in(t + CTIME_SLACK_US)
         if len(inside) < MEMBERS:
             early_enter += 1
             if early_enter <= 10:
+                problems.append(f"round {r} opened (PATH/ready made at {t}) with only "
+                                f"{len(inside)} members possibly in: {sorted(inside)}; "
+                                f"passed on it: {a!r}")
+    for a in passes:
+        inside = possibly_in(a.passed)
+        if len(inside) < MEMBERS:
+            early_enter += 1
+            if early_enter <= 20:
                 problems.append(f"passed enter with only {len(inside)} members possibly in: "
                                 f"{a!r}; in: {sorted(inside)}")
 
