@@ -446,8 +446,18 @@ zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode, GError *
 
   if (zkr__queue_lock_release (latch->queue, &local_error))
     return TRUE;
-  if (g_error_matches (local_error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
+  /* Not held: an acquire the cancel stopped only sent the delete of the
+   * node it made; the promise is that the node is gone on return. */
+  if (g_error_matches (local_error, ZKR_ERROR, ZKR_ERROR_NOT_HELD) &&
+      zkr__queue_lock_flush (latch->queue))
     return TRUE;
+  if (g_error_matches (local_error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
+    {
+      g_clear_error (&local_error);
+      g_set_error (&local_error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+                   "closing leader latch %s (%s): the connection is down; our node is "
+                   "deleted in the background", latch->path, latch->id);
+    }
   g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
 }

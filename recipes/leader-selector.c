@@ -14,7 +14,6 @@
 #include "leader-private.h"
 #include "lock-queue.h"
 #include "nodename.h"
-#include "ops.h"
 #include "session-private.h"
 
 #include <zkr/leader-selector.h>
@@ -392,14 +391,6 @@ zkr_leader_selector_interrupt (ZkrLeaderSelector *selector)
     }
 }
 
-static gboolean
-selector_delete_confirmed (ZkrLeaderSelector *selector)
-{
-  g_autofree char *full = zkr__session_resolve_path (selector->session, selector->path);
-
-  return zkr__op_sync_path_sync (selector->session, full) == ZOK;
-}
-
 gboolean
 zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error)
 {
@@ -428,7 +419,7 @@ zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error)
    * made. One round trip behind it on the same session is answered after
    * it: then the node is gone, as promised, for everyone. */
   if (!pending)
-    pending = !selector_delete_confirmed (selector);
+    pending = !zkr__queue_lock_flush (selector->queue);
   if (!pending)
     return TRUE;
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,

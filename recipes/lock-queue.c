@@ -10,6 +10,7 @@
 #include "error-private.h"
 #include "lock-queue-private.h"
 #include "nodename.h"
+#include "ops.h"
 #include "path.h"
 #include "wait.h"
 
@@ -402,6 +403,16 @@ zkr__queue_lock_get_token (ZkrQueueLock *lock)
   token = lock->token;
   g_mutex_unlock (&lock->mutex);
   return token;
+}
+
+gboolean
+zkr__queue_lock_flush (ZkrQueueLock *lock)
+{
+  g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
+  /* As the release: a dead connection is not waited for. */
+  if (!zkr_session_is_connected (lock->session))
+    return FALSE;
+  return zkr__op_sync_path_sync (lock->session, lock->path) == ZOK;
 }
 
 char *

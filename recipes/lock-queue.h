@@ -107,6 +107,14 @@ gboolean zkr__queue_lock_is_busy (ZkrQueueLock *lock); /* held or acquiring */
 gint64 zkr__queue_lock_get_token (ZkrQueueLock *lock);
 char *zkr__queue_lock_dup_node_path (ZkrQueueLock *lock);
 gboolean zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error);
+/* Blocking, any thread but one running session code: one round trip on the
+ * entry's session behind what it sent before, so that the delete an acquire
+ * sent when it gave up (its rollback) is applied for everyone once this
+ * returns TRUE (a session's requests are applied in order). FALSE at once
+ * when the session is not connected, or when the round trip failed (the
+ * delete goes on in the background). For closes that promise the node is
+ * gone. */
+gboolean zkr__queue_lock_flush (ZkrQueueLock *lock);
 
 
 /* A hook called on the worker thread, synchronously, with every loss
