@@ -148,5 +148,6 @@ zkr_cmd_counter (int argc, char **argv)
   g_free (cmd.add);
   g_free (cmd.set);
   g_free (cmd.lock_path);
+  zkr_cli_clear (&cmd.cli);
   return status;
 }
