@@ -27,6 +27,11 @@ static const char bench_description[] =
   "  rwlock-read   zkr's read-write lock, every client reading (shared)\n"
   "  rwlock-write  zkr's read-write lock, every client writing\n"
   "  semaphore     zkr's semaphore with one lease\n"
+  "  raw-counter   counters: one cycle is one contended increment of one\n"
+  "                8-byte counter, a raw get + set-with-version loop (the\n"
+  "                counters' baseline)\n"
+  "  atomic-long   zkr's atomic long, optimistic, retried without sleeping\n"
+  "  atomic-long-promoted  the same, promoted to a mutex after two tries\n"
   "\n"
   "Use one server and compare implementations in the same run: the figures\n"
   "are only meaningful as ratios.\n"
@@ -36,7 +41,8 @@ static const char bench_description[] =
   "\n"
   "Example:\n"
   "  zkr bench --impl raw --clients 4 --seconds 5\n"
-  "  zkr bench --impl mutex --clients 4 --seconds 5";
+  "  zkr bench --impl mutex --clients 4 --seconds 5\n"
+  "  zkr bench --impl atomic-long --clients 4 --seconds 5";
 
 int
 zkr_cmd_bench (int argc, char **argv)
