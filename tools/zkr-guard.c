@@ -89,7 +89,9 @@ on_signal (gpointer data)
       signo = forwarded_signals[i];
   if (guard->signal == 0)
     guard->signal = signo;
-  if (guard->child != 0)
+  /* While CMD runs it gets the signal; before it started and after it
+   * exited (a leave, a release still under way) the signal cancels. */
+  if (guard->child != 0 && !guard->child_exited)
     guard_kill (guard, signo);
   else
     g_cancellable_cancel (guard->cancellable);
