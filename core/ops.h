@@ -62,18 +62,6 @@ typedef struct {
  * call that sent it. @reply is borrowed for the call's duration. */
 typedef void (*ZkrReplyFunc) (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 
-/* A node watch (see zkr__session_watch_add) whose event comes with a fresh
- * listing of @list_path's children: the moment the event arrives, the
- * listing is sent from the thread it arrives on, and @func runs on the
- * worker with the listing's reply (borrowed) once it is back. That saves
- * the worker a wake-up and the listing a thread hop, where a plain watch
- * would wake the worker only for it to send the same listing. A watch
- * removed before its reply came never runs. */
-typedef void (*ZkrWatchListingFunc) (ZkrSession *session, int event_type, ZkrReply *listing,
-                                     gpointer user_data);
-guint zkr__session_watch_add_listing (ZkrSession *session, const char *path, const char *list_path,
-                                      ZkrWatchListingFunc func, gpointer user_data);
-
 /* Paths are full ZooKeeper paths (namespace already applied). With @watch,
  * a data (get, exists) or child (get_children) watch is left through the
  * session's watcher; register interest with zkr__session_watch_add(). The
@@ -115,6 +103,54 @@ typedef enum {
   ZKR_WAKE_ON_ERROR = 1 << 0,
   ZKR_WAKE_IN_PLACE = 1 << 1,
 } ZkrWake;
+
+/* Answered watches: node watches (see zkr__session_watch_add) whose event
+ * is answered with reads sent right from the thread it arrives on
+ * (libzookeeper's completion thread, no turn held, nothing of the watch's
+ * owner run there), their replies run on the worker. That saves the worker
+ * a wake-up and each read a thread hop, where a plain watch would wake the
+ * worker only for it to send the same reads. A removed watch's replies
+ * never run it. The lock engine's listing watch and the caches' node
+ * watches are the two kinds, on one mechanism (core/watches.c). */
+
+/* The one-shot kind: the event sends a listing of @list_path's children,
+ * and @func runs with the listing's reply (borrowed), then the watch is
+ * gone. */
+typedef void (*ZkrWatchListingFunc) (ZkrSession *session, int event_type, ZkrReply *listing,
+                                     gpointer user_data);
+guint zkr__session_watch_add_listing (ZkrSession *session, const char *path, const char *list_path,
+                                      ZkrWatchListingFunc func, gpointer user_data);
+
+typedef enum {
+  ZKR_WATCH_READ_GET,
+  ZKR_WATCH_READ_CHILDREN,
+} ZkrWatchReadKind;
+
+typedef struct {
+  ZkrWatchReadKind kind;
+  const char *path;  /* (nullable) the watch's own path */
+  gboolean watch;    /* with ZooKeeper's watch flag: sets the server's
+                      * watch again, as the read's reply is read */
+} ZkrWatchRead;
+
+/* @index: which of the watch's reads @reply (borrowed) answers. */
+typedef void (*ZkrWatchReadFunc) (ZkrSession *session, int event_type, guint index,
+                                  ZkrReply *reply, gpointer user_data);
+/* The persistent kind: every event on @path (any type) that reaches the
+ * completion thread while it is registered sends @reads (@n_reads > 0,
+ * copied), in order, and @func runs with each one's reply, in that order,
+ * sent with @wake (so with ZKR_WAKE_IN_PLACE, @func keeps the rules of
+ * zkr__session_post_in_place() while zkr__session_in_place() is TRUE). An
+ * event posted before the watch was registered does not fire it:
+ * register it before the first read that sets the server's watch, which
+ * tells what such an event would. It stays until removed, which only the
+ * thread holding the turn may do (where its replies run: none can be
+ * running then); @destroy (nullable) runs on @user_data then, or when the
+ * session is freed. */
+guint zkr__session_watch_add_reads (ZkrSession *session, const char *path,
+                                    const ZkrWatchRead *reads, guint n_reads, ZkrWake wake,
+                                    ZkrWatchReadFunc func, gpointer user_data,
+                                    GDestroyNotify destroy);
 
 void zkr__op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
                        ZkrReplyFunc func, gpointer user_data);

@@ -1,6 +1,7 @@
 /* zkr: the caches' engine: a subtree mirrored in memory by watched reads
- * on the session's worker, each read judged into ADDED / UPDATED / REMOVED,
- * resynchronised by a full read after RECONNECTED and LOST. */
+ * on the session's worker (or in its place), each read judged into ADDED /
+ * UPDATED / REMOVED, resynchronised by a full read after RECONNECTED and
+ * LOST. */
 
 #include <string.h>
 
@@ -54,6 +55,8 @@ typedef struct {
   ZkrCacheEngine *engine; /* (owned) */
   char *path;
   gboolean deep;          /* read the children again too (resync) */
+  gboolean rearm;         /* the root's exists, sent alone after its data
+                           * read found no node */
 } CacheRead;
 
 static ZkrCacheEngine *
@@ -137,6 +140,9 @@ engine_emit (ZkrCacheEngine *engine, ZkrTreeCacheEventType type, const CacheNode
 
 /* ---- watches ------------------------------------------------------ */
 
+/* The watch's data read, then its listing (below the maximum depth). */
+enum { WATCH_READ_DATA, WATCH_READ_CHILDREN };
+
 static void
 watch_free (CacheWatch *watch)
 {
@@ -148,39 +154,62 @@ watch_free (CacheWatch *watch)
 static void
 node_unwatch (ZkrCacheEngine *engine, CacheNode *node)
 {
-  if (node->watch == NULL)
-    return;
-  zkr__session_watch_remove (engine->session, node->watch->id);
-  watch_free (g_steal_pointer (&node->watch));
+  CacheWatch *watch = g_steal_pointer (&node->watch);
+
+  if (watch != NULL)
+    zkr__session_watch_remove (engine->session, watch->id); /* frees it */
 }
 
+static gboolean
+node_lists_children (const ZkrCacheEngine *engine, const CacheNode *node)
+{
+  return engine->max_depth < 0 || node->depth < (guint) engine->max_depth;
+}
+
+static void node_judge_data (ZkrCacheEngine *engine, CacheNode *node, const char *path,
+                             ZkrReply *reply, gboolean answered);
+static void node_judge_children (ZkrCacheEngine *engine, CacheNode *node, ZkrReply *reply,
+                                 gboolean deep);
+static void engine_check_initialized (ZkrCacheEngine *engine);
 static void node_refresh (ZkrCacheEngine *engine, CacheNode *node, gboolean deep);
 
-/* Worker: any event of the node's path (data, children, created,
- * deleted). ZooKeeper's watches are one-shot, so the node is read again,
- * which sets them again and tells what changed. */
+/* Worker, or in its place: a read that the node's watch sent as an event
+ * arrived (any event: data, children, created, deleted; each read sets
+ * ZooKeeper's one-shot watch again) came back. Judged like any read; the
+ * watch, and the node with it, may go meanwhile. */
 static void
-watch_fired (ZkrSession *session, int event_type, const char *path, gpointer user_data)
+watch_answered (ZkrSession *session, int event_type, guint index, ZkrReply *reply,
+                gpointer user_data)
 {
   CacheWatch *watch = user_data;
-  ZkrCacheEngine *engine = watch->engine;
-  CacheNode *node;
+  ZkrCacheEngine *engine = engine_ref (watch->engine);
+  g_autofree char *path = g_strdup (watch->path);
+  CacheNode *node = engine->stopped ? NULL : g_hash_table_lookup (engine->nodes, path);
 
   (void) session;
   (void) event_type;
-  (void) path;
-  node = engine->stopped ? NULL : g_hash_table_lookup (engine->nodes, watch->path);
   if (node != NULL && node->watch == watch)
     {
-      node->watch = NULL;
-      node_refresh (engine, node, FALSE);
+      if (index == WATCH_READ_DATA)
+        node_judge_data (engine, node, path, reply, TRUE);
+      else
+        node_judge_children (engine, node, reply, FALSE);
     }
-  watch_free (watch);
+  engine_check_initialized (engine);
+  engine_unref (engine);
 }
 
+/* Registered before the node's first read leaves, and kept until the node
+ * goes (the root's for good): its events are answered with the node's
+ * reads right where they arrive, and the replies run in place when they
+ * can, so a change reaches the hub without waking the worker. */
 static void
 node_watch (ZkrCacheEngine *engine, CacheNode *node)
 {
+  ZkrWatchRead reads[] = {
+    [WATCH_READ_DATA] = { ZKR_WATCH_READ_GET, NULL, TRUE },
+    [WATCH_READ_CHILDREN] = { ZKR_WATCH_READ_CHILDREN, NULL, TRUE },
+  };
   g_autofree char *full = NULL;
 
   if (node->watch != NULL)
@@ -189,7 +218,10 @@ node_watch (ZkrCacheEngine *engine, CacheNode *node)
   node->watch = g_new0 (CacheWatch, 1);
   node->watch->engine = engine_ref (engine);
   node->watch->path = g_strdup (node->path);
-  node->watch->id = zkr__session_watch_add (engine->session, full, watch_fired, node->watch);
+  node->watch->id = zkr__session_watch_add_reads (engine->session, full, reads,
+                                                  node_lists_children (engine, node) ? 2 : 1,
+                                                  ZKR_WAKE_IN_PLACE, watch_answered, node->watch,
+                                                  (GDestroyNotify) watch_free);
 }
 
 /* ---- removal ------------------------------------------------------ */
@@ -258,16 +290,23 @@ engine_read_failed (ZkrCacheEngine *engine, int rc)
     zkr__resend_pause_start (&engine->pause, engine->session, resync_pause_done, engine);
 }
 
-/* Worker: after each answer. Once nothing is pending and nothing is in
+/* Worker: after each answer (a watch's reads are not counted: they follow
+ * a change after the first read of the node). Once nothing is pending and nothing is in
  * doubt, the first full read is over. */
 static void
-engine_read_done (ZkrCacheEngine *engine)
+engine_check_initialized (ZkrCacheEngine *engine)
 {
-  engine->outstanding--;
   if (engine->stopped || engine->initialized || engine->outstanding > 0 || engine->in_doubt)
     return;
   engine->initialized = TRUE;
   engine_emit (engine, ZKR_TREE_CACHE_INITIALIZED, NULL);
+}
+
+static void
+engine_read_done (ZkrCacheEngine *engine)
+{
+  engine->outstanding--;
+  engine_check_initialized (engine);
 }
 
 static CacheRead *
@@ -290,9 +329,82 @@ read_free (CacheRead *read)
   g_free (read);
 }
 
-/* Worker: the node's data. Decides ADDED / UPDATED / REMOVED: by czxid
- * (another node of the same name: REMOVED, then ADDED) and mzxid (a read
- * returning what is cached reports nothing). */
+static void root_rearm (ZkrCacheEngine *engine, CacheNode *root);
+
+/* Worker, or in its place (ZOK only): the node's data, read at @path (not
+ * the node's: @node may go here). Decides ADDED / UPDATED / REMOVED: by
+ * czxid (another node of the same name: REMOVED, then ADDED) and mzxid (a
+ * read returning what is cached reports nothing). */
+static void
+node_judge_data (ZkrCacheEngine *engine, CacheNode *node, const char *path, ZkrReply *reply,
+                 gboolean answered)
+{
+  ZkrStat stat;
+  ZkrTreeCacheEventType type = ZKR_TREE_CACHE_NODE_UPDATED;
+  gboolean report = TRUE;
+  gboolean replaced = FALSE;
+
+  if (reply->rc == ZNONODE && node->depth > 0)
+    node_remove (engine, node); /* frees it */
+  else if (reply->rc == ZNONODE)
+    {
+      node_remove (engine, node);
+      /* The root's watch sent no exists (a data read is all a change
+       * needs): one now leaves the creation watch a get could not. */
+      if (answered)
+        root_rearm (engine, node);
+    }
+  if (reply->rc == ZNONODE)
+    return;
+  if (reply->rc != ZOK)
+    {
+      engine_read_failed (engine, reply->rc);
+      return;
+    }
+  stat_copy (&stat, &reply->stat);
+  if (node->live && node->stat.czxid != stat.czxid)
+    {
+      /* A non-root node leaves the map (and is freed) here. */
+      replaced = node->depth > 0;
+      node_remove (engine, node);
+    }
+  if (!replaced)
+    {
+      if (!node->live)
+        type = ZKR_TREE_CACHE_NODE_ADDED;
+      else if (node->stat.mzxid == stat.mzxid)
+        report = FALSE;
+      g_mutex_lock (&engine->lock);
+      if (report)
+        {
+          g_clear_pointer (&node->data, g_bytes_unref);
+          node->data = reply->data != NULL ? g_bytes_ref (reply->data) : g_bytes_new (NULL, 0);
+        }
+      node->stat = stat;
+      node->live = TRUE;
+      g_mutex_unlock (&engine->lock);
+      if (report)
+        engine_emit (engine, type, node);
+    }
+  else
+    {
+      /* A non-root node removed for its new czxid left the map: it is
+       * read again as a new node. */
+      g_autofree char *parent_path = zkr__path_parent (path);
+      CacheNode *parent = g_hash_table_lookup (engine->nodes, parent_path);
+
+      if (parent != NULL && parent->live)
+        {
+          CacheNode *fresh = node_new (engine, path, parent->depth + 1);
+
+          g_mutex_lock (&engine->lock);
+          g_hash_table_insert (parent->children, (char *) zkr__path_basename (fresh->path), fresh);
+          g_mutex_unlock (&engine->lock);
+          node_refresh (engine, fresh, TRUE);
+        }
+    }
+}
+
 static void
 data_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
@@ -301,63 +413,9 @@ data_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   CacheNode *node = engine->stopped ? NULL : g_hash_table_lookup (engine->nodes, read->path);
 
   (void) session;
-  if (node == NULL)
-    ; /* gone since (a later listing dropped it): this answer is older */
-  else if (reply->rc == ZNONODE)
-    node_remove (engine, node);
-  else if (reply->rc != ZOK)
-    engine_read_failed (engine, reply->rc);
-  else
-    {
-      ZkrStat stat;
-      ZkrTreeCacheEventType type = ZKR_TREE_CACHE_NODE_UPDATED;
-      gboolean report = TRUE;
-
-      gboolean replaced = FALSE;
-
-      stat_copy (&stat, &reply->stat);
-      if (node->live && node->stat.czxid != stat.czxid)
-        {
-          /* A non-root node leaves the map (and is freed) here. */
-          replaced = node->depth > 0;
-          node_remove (engine, node);
-        }
-      if (!replaced)
-        {
-          if (!node->live)
-            type = ZKR_TREE_CACHE_NODE_ADDED;
-          else if (node->stat.mzxid == stat.mzxid)
-            report = FALSE;
-          g_mutex_lock (&engine->lock);
-          if (report)
-            {
-              g_clear_pointer (&node->data, g_bytes_unref);
-              node->data = reply->data != NULL ? g_bytes_ref (reply->data) : g_bytes_new (NULL, 0);
-            }
-          node->stat = stat;
-          node->live = TRUE;
-          g_mutex_unlock (&engine->lock);
-          if (report)
-            engine_emit (engine, type, node);
-        }
-      else
-        {
-          /* A non-root node removed for its new czxid left the map: it is
-           * read again as a new node. */
-          g_autofree char *parent_path = zkr__path_parent (read->path);
-          CacheNode *parent = g_hash_table_lookup (engine->nodes, parent_path);
-
-          if (parent != NULL && parent->live)
-            {
-              CacheNode *fresh = node_new (engine, read->path, parent->depth + 1);
-
-              g_mutex_lock (&engine->lock);
-              g_hash_table_insert (parent->children, (char *) zkr__path_basename (fresh->path), fresh);
-              g_mutex_unlock (&engine->lock);
-              node_refresh (engine, fresh, TRUE);
-            }
-        }
-    }
+  /* No node: gone since (a later listing dropped it), this answer is older. */
+  if (node != NULL)
+    node_judge_data (engine, node, read->path, reply, FALSE);
   engine_read_done (engine);
   read_free (read);
 }
@@ -406,6 +464,20 @@ node_apply_listing (ZkrCacheEngine *engine, CacheNode *node, GPtrArray *names, g
     }
 }
 
+/* Worker, or in its place (ZOK only): @node's listing. */
+static void
+node_judge_children (ZkrCacheEngine *engine, CacheNode *node, ZkrReply *reply, gboolean deep)
+{
+  if (reply->rc == ZNONODE)
+    node_remove (engine, node);
+  else if (reply->rc != ZOK)
+    engine_read_failed (engine, reply->rc);
+  else if (node->live)
+    node_apply_listing (engine, node, reply->children, deep);
+  /* else: the root, created after its data read said no node; its
+   * creation event reads it again. */
+}
+
 static void
 children_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
@@ -414,35 +486,46 @@ children_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   CacheNode *node = engine->stopped ? NULL : g_hash_table_lookup (engine->nodes, read->path);
 
   (void) session;
-  if (node == NULL)
-    ;
-  else if (reply->rc == ZNONODE)
-    node_remove (engine, node);
-  else if (reply->rc != ZOK)
+  if (node != NULL)
+    node_judge_children (engine, node, reply, read->deep);
+  engine_read_done (engine);
+  read_free (read);
+}
+
+/* Worker, or in its place (ZOK only). An exists sent alone after a data
+ * read found no root that finds one now came after its creation, whose
+ * event went to nobody: the root is read again. */
+static void
+exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  CacheRead *read = user_data;
+  ZkrCacheEngine *engine = read->engine;
+  CacheNode *root = engine->stopped ? NULL : g_hash_table_lookup (engine->nodes, engine->root);
+
+  (void) session;
+  if (root != NULL && reply->rc != ZOK && reply->rc != ZNONODE)
     engine_read_failed (engine, reply->rc);
-  else if (node->live)
-    node_apply_listing (engine, node, reply->children, read->deep);
-  /* else: the root, created after its data read said no node; its
-   * creation event reads it again. */
+  else if (root != NULL && reply->rc == ZOK && read->rearm && !root->live)
+    node_refresh (engine, root, TRUE);
   engine_read_done (engine);
   read_free (read);
 }
 
 static void
-exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+root_rearm (ZkrCacheEngine *engine, CacheNode *root)
 {
-  CacheRead *read = user_data;
+  g_autofree char *full = zkr__session_resolve_path (engine->session, root->path);
+  CacheRead *read = read_new (engine, root->path, TRUE);
 
-  (void) session;
-  if (!read->engine->stopped && reply->rc != ZOK && reply->rc != ZNONODE)
-    engine_read_failed (read->engine, reply->rc);
-  engine_read_done (read->engine);
-  read_free (read);
+  read->rearm = TRUE;
+  zkr__op_exists (engine->session, full, TRUE, exists_reply, read);
 }
 
-/* Worker: reads @node with watches, its watch registered before the
- * requests leave. The root is also watched with exists, whose watch
- * outlives its absence (a data read of a missing node leaves none). */
+/* Worker, or in its place: reads @node with watches, its watch registered
+ * before the requests leave. The root is also watched with exists, whose
+ * watch outlives its absence (a data read of a missing node leaves none).
+ * The replies run in place when they can (ZOK only: all they do then is
+ * judge, send reads and queue events for the hub). */
 static void
 node_refresh (ZkrCacheEngine *engine, CacheNode *node, gboolean deep)
 {
@@ -451,10 +534,11 @@ node_refresh (ZkrCacheEngine *engine, CacheNode *node, gboolean deep)
   node_watch (engine, node);
   if (node->depth == 0)
     zkr__op_exists (engine->session, full, TRUE, exists_reply, read_new (engine, node->path, deep));
-  zkr__op_get (engine->session, full, TRUE, data_reply, read_new (engine, node->path, deep));
-  if (engine->max_depth < 0 || node->depth < (guint) engine->max_depth)
-    zkr__op_get_children (engine->session, full, TRUE, children_reply,
-                          read_new (engine, node->path, deep));
+  zkr__op_get_full (engine->session, full, TRUE, ZKR_WAKE_IN_PLACE, data_reply,
+                    read_new (engine, node->path, deep));
+  if (node_lists_children (engine, node))
+    zkr__op_get_children_full (engine->session, full, TRUE, ZKR_WAKE_IN_PLACE, children_reply,
+                               read_new (engine, node->path, deep));
 }
 
 /* Worker: reads the whole subtree again; the differences are reported. */
