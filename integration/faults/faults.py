@@ -8,11 +8,13 @@ violation. One run covers the mutex, the rwlock (6 writers, 2 readers), a
 mode (cache_mode.py): tree caches mirroring a tree under random writes must
 equal the server's once the faults stop; then the barrier mode
 (barrier_mode.py): members looping on a double barrier must never pass early
-and must get through within a session timeout once the faults stop.
+and must get through within a session timeout once the faults stop; then the
+counter mode (counter_mode.py): 8 clients incrementing one atomic long, whose
+history must explain its final value.
 
-Usage: faults.py [--full] [--seed N] [--modes mutex,rwlock,semaphore,latch,cache,barrier]
-                 [--worker EXE] [--cache-worker EXE] [--barrier-worker EXE] [--proxy EXE]
-                 [--ensemble-sh SH] [--out DIR]
+Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter]
+                 [--worker EXE] [--cache-worker EXE] [--barrier-worker EXE]
+                 [--counter-worker EXE] [--proxy EXE] [--ensemble-sh SH] [--out DIR]
        faults.py --check DIR      (check the histories of a kept run again)
 
 Why the checker is right, in short (README.md, "The fault suite", has it all):
@@ -49,6 +51,7 @@ import time
 
 import barrier_mode
 import cache_mode
+import counter_mode
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SESSION_TIMEOUT_MS = 4000
@@ -65,7 +68,12 @@ MODES = {
     "cache": {"workers": [], "leases": 0},
     # Not a lock either: barrier_mode.py runs it and checks its logs.
     "barrier": {"workers": [], "leases": 0},
+    # Nor this: counter_mode.py runs it, with faults.py's deadline check.
+    "counter": {"workers": [], "leases": 0},
 }
+
+# The modes with a runner and a checker of their own.
+OWN_RUNNERS = {"cache": cache_mode, "barrier": barrier_mode, "counter": counter_mode}
 
 # Fault phase and quiet tail per mode, in seconds. The tail is longer than
 # 3 session timeouts so the stuck check has room.
@@ -806,15 +814,20 @@ def summarize(seed, results):
 
 def check_again(out, modes):
     results = []
+    own_failed = False
     for mode_name in modes:
         run_dir = os.path.join(out, mode_name)
-        if mode_name in ("cache", "barrier") or not os.path.isdir(run_dir):
+        if mode_name == "counter" and os.path.isdir(run_dir):
+            own_failed |= not counter_mode.check_dir(run_dir, sys.modules[__name__])
+            continue
+        if mode_name in OWN_RUNNERS or not os.path.isdir(run_dir):
             continue
         with open(os.path.join(run_dir, "nemesis.log")) as f:
             records = [ast.literal_eval(line) for line in f if line.strip()]
         stop_at = records.pop()["stop"]
         results.append(check_mode(run_dir, mode_name, records, stop_at))
-    return 0 if summarize("(from the kept run)", results) else 1
+    ok = summarize("(from the kept run)", results) if results else True
+    return 0 if ok and not own_failed else 1
 
 
 def main():
@@ -830,6 +843,8 @@ def main():
                         default=os.path.join(REPO, "build/integration/faults/zkr-cache-worker"))
     parser.add_argument("--barrier-worker",
                         default=os.path.join(REPO, "build/integration/faults/zkr-barrier-worker"))
+    parser.add_argument("--counter-worker",
+                        default=os.path.join(REPO, "build/integration/faults/zkr-counter-worker"))
     parser.add_argument("--proxy", default=os.path.join(REPO, "build/integration/proxy/zkr-test-proxy"))
     parser.add_argument("--ensemble-sh", default=os.path.join(REPO, "integration/ensemble.sh"))
     parser.add_argument("--check", metavar="DIR", help="only check the histories kept in DIR")
@@ -864,11 +879,12 @@ def main():
         proxies = [Proxy(args.proxy, ensemble.hosts) for _ in range(WORKERS)]
         cache_lines, caches_ok = [], True
         for i, mode_name in enumerate(modes):
-            if mode_name in ("cache", "barrier"):
-                runner = cache_mode if mode_name == "cache" else barrier_mode
-                mode_ok, line, problems = runner.run(
+            if mode_name in OWN_RUNNERS:
+                # The counter mode reuses this module's deadline check.
+                extra = {"suite": sys.modules[__name__]} if mode_name == "counter" else {}
+                mode_ok, line, problems = OWN_RUNNERS[mode_name].run(
                     args, ensemble, proxies, os.path.join(out, mode_name), seed + 1000 * i,
-                    args.full, Nemesis, SESSION_TIMEOUT_MS, say)
+                    args.full, Nemesis, SESSION_TIMEOUT_MS, say, **extra)
                 caches_ok = caches_ok and mode_ok
                 cache_lines.append((line, problems))
                 continue

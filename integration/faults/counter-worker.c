@@ -1,0 +1,588 @@
+/* zkr fault suite, counter mode: one client of a shared ZkrAtomicLong, behind
+ * its own proxy, looping deadline-bounded increments and logging each one's
+ * outcome and (pre, post) for counter_mode.py's checker.
+ *
+ *   zkr-counter-worker --hosts H --path P --lock-path L --dir DIR --id I
+ *                      --session-timeout MS --seed N [--promoted]
+ *   zkr-counter-worker --hosts H --path P --final ROOT
+ *       (one-shot: prints "final V", the counter read, then "node PATH OWNER"
+ *       for every node under ROOT, ROOT included; OWNER is the ephemeral
+ *       owner, 0 for a persistent or container node)
+ *
+ * DIR/w<I>.history, one line per event, CLOCK_MONOTONIC microseconds:
+ *   start T MODE                     MODE optimistic or promoted
+ *   session STATE T                  a session state change
+ *   call ...                         fault-worker.c's line for a bounded call
+ *   inc SEQ START ANSWER ok PRE POST OPT PROM     the increment was made
+ *   inc SEQ START ANSWER gaveup PRE OPT PROM      the policies gave up:
+ *                                    nothing changed, says the library
+ *   inc SEQ START ANSWER error CODE unknown|maybe  failed: "unknown" is the
+ *                                    lost-reply answer (atomic-long.h),
+ *                                    "maybe" any other failure, which may
+ *                                    still have landed (a TIMEOUT, CANCELLED
+ *                                    or SESSION_EXPIRED after the write)
+ *   exit T
+ * Also DIR/w<I>.sid (the session's id and password, for the nemesis'
+ * expiry) and DIR/w<I>.state ("H" while an increment is under way, so the
+ * nemesis aims its client faults at a call in flight).
+ *
+ * Calls are planned as fault-worker.c plans its acquires (a seeded third
+ * short, half of those with a cancel, half of them through the _async
+ * twin), and the same timer thread cancels on time and measures how late
+ * this process itself ran. SIGTERM ends the loop after the call under way
+ * (each is bounded) and exits 0 once the session is closed. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#include "context.h"
+#include "session-private.h"
+
+#include <zkr/zkr.h>
+
+typedef struct {
+  char *hosts;
+  char *path;
+  char *lock_path;
+  char *dir;
+  char *final_root;
+  int id;
+  int session_timeout_ms;
+  int seed;
+  gboolean promoted;
+} Options;
+
+/* One bounded increment, as fault-worker.c's Call. */
+typedef struct {
+  int timeout_ms;
+  gint64 cancel_after_us;     /* from the start; -1: no cancel planned */
+  gboolean use_async;
+  GCancellable *cancellable;  /* NULL for a plain call */
+  gint64 t_start;
+  gint64 deadline;
+  gint64 cancel_at;           /* planned, 0 when none */
+  gint64 t_cancel;            /* when the timer thread cancelled, 0 if it did not */
+  gint64 t_answer;
+  gboolean answered;
+  gint64 timer_late_max;
+  gint64 timer_late_sum;
+} Call;
+
+typedef struct {
+  const Options *options;
+  ZkrSession *session;
+  ZkrAtomicLong *counter;
+  GRand *rand;
+  GMainLoop *loop;
+  GMainContext *call_context;  /* async increments answer here */
+  int history_fd;
+  int state_fd;
+  gint stop;                   /* set by SIGTERM */
+
+  GThread *timer_thread;
+  GMutex timer_lock;           /* guards timer_call, the Call it points to */
+  GCond timer_cond;
+  Call *timer_call;
+  gboolean timer_quit;
+} Client;
+
+#define SHORT_CALL_SHARE 0.33
+#define PLAIN_TIMEOUT_MS 1000
+#define TIMER_TICK_US (10 * 1000)
+
+/* One line, one write(2) on an O_APPEND descriptor: the client thread's
+ * and the state listener's lines never interleave. */
+static void G_GNUC_PRINTF (2, 3)
+history (Client *c, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *line = NULL;
+
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (write (c->history_fd, line, strlen (line)) < 0)
+    g_printerr ("counter %d: history write: %s\n", c->options->id, g_strerror (errno));
+}
+
+static void
+set_state (Client *c, char state)
+{
+  if (pwrite (c->state_fd, &state, 1, 0) != 1)
+    g_printerr ("counter %d: state write: %s\n", c->options->id, g_strerror (errno));
+}
+
+/* The session id and password, for an expiry from outside. */
+static void
+publish_session (Client *c)
+{
+  clientid_t client;
+  g_autofree char *hex = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *path = g_strdup_printf ("%s/w%d.sid", c->options->dir, c->options->id);
+  g_autofree char *tmp = g_strconcat (path, ".tmp", NULL);
+
+  if (!zkr__session_test_copy_client_id (c->session, &client))
+    return;
+  hex = g_malloc0 (2 * sizeof client.passwd + 1);
+  for (gsize i = 0; i < sizeof client.passwd; i++)
+    g_snprintf (hex + 2 * i, 3, "%02x", (guint8) client.passwd[i]);
+  text = g_strdup_printf ("%" PRIx64 " %s\n", (uint64_t) client.client_id, hex);
+  if (g_file_set_contents (tmp, text, -1, NULL))
+    rename (tmp, path);
+}
+
+static void
+on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+{
+  Client *c = user_data;
+  static const char *const names[] = { "CONNECTING", "CONNECTED", "SUSPENDED",
+                                       "RECONNECTED", "LOST", "CLOSED" };
+
+  (void) session;
+  history (c, "session %s %" G_GINT64_FORMAT "\n",
+           (guint) state < G_N_ELEMENTS (names) ? names[state] : "?", g_get_monotonic_time ());
+  if (state == ZKR_SESSION_STATE_CONNECTED)
+    publish_session (c);
+}
+
+/* ---- deadline-bounded calls (fault-worker.c's timer) ---------------- */
+
+static void
+call_plan (Client *c, Call *call)
+{
+  memset (call, 0, sizeof *call);
+  call->timeout_ms = PLAIN_TIMEOUT_MS;
+  call->cancel_after_us = -1;
+  if (g_rand_double (c->rand) >= SHORT_CALL_SHARE)
+    return;
+  call->timeout_ms = g_rand_int_range (c->rand, 200, 1501);
+  call->cancellable = g_cancellable_new ();
+  if (g_rand_boolean (c->rand))
+    call->cancel_after_us = g_rand_boolean (c->rand)
+      ? g_rand_int_range (c->rand, 0, 20 * 1000)
+      : g_rand_int_range (c->rand, 20 * 1000, call->timeout_ms * 1000);
+  call->use_async = g_rand_boolean (c->rand);
+}
+
+/* timer_lock held: sleeps until the call's first bound, cancels when
+ * planned, then wakes every tick until the answer; each wake-up's
+ * lateness is time this process did not run although it should have. */
+static void
+timer_serve (Client *c, Call *call)
+{
+  gint64 planned = call->cancel_at != 0 ? call->cancel_at : call->deadline;
+
+  while (!call->answered)
+    {
+      gint64 now;
+
+      g_cond_wait_until (&c->timer_cond, &c->timer_lock, planned);
+      now = g_get_monotonic_time ();
+      if (now < planned)
+        continue;
+      call->timer_late_max = MAX (call->timer_late_max, now - planned);
+      call->timer_late_sum += now - planned;
+      if (!call->answered && planned == call->cancel_at && call->t_cancel == 0)
+        {
+          /* Unlocked: the library's cancel handlers run right here. */
+          call->t_cancel = now;
+          g_mutex_unlock (&c->timer_lock);
+          g_cancellable_cancel (call->cancellable);
+          g_mutex_lock (&c->timer_lock);
+        }
+      planned = now + TIMER_TICK_US;
+    }
+}
+
+static gpointer
+timer_main (gpointer data)
+{
+  Client *c = data;
+
+  g_mutex_lock (&c->timer_lock);
+  while (!c->timer_quit)
+    {
+      if (c->timer_call == NULL)
+        {
+          g_cond_wait (&c->timer_cond, &c->timer_lock);
+          continue;
+        }
+      timer_serve (c, c->timer_call);
+      c->timer_call = NULL;
+      g_cond_broadcast (&c->timer_cond);
+    }
+  g_mutex_unlock (&c->timer_lock);
+  return NULL;
+}
+
+/* Right before the call: its bounds count from here, a little before the
+ * library's own start, so the check is if anything strict. */
+static void
+call_begin (Client *c, Call *call)
+{
+  g_mutex_lock (&c->timer_lock);
+  call->t_start = g_get_monotonic_time ();
+  call->deadline = call->t_start + (gint64) call->timeout_ms * 1000;
+  if (call->cancel_after_us >= 0)
+    call->cancel_at = call->t_start + MAX (call->cancel_after_us, 1);
+  c->timer_call = call;
+  g_cond_broadcast (&c->timer_cond);
+  g_mutex_unlock (&c->timer_lock);
+}
+
+/* Right at the answer: waits until the timer thread let go of the call. */
+static void
+call_end (Client *c, Call *call)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  g_mutex_lock (&c->timer_lock);
+  call->t_answer = now;
+  call->answered = TRUE;
+  g_cond_broadcast (&c->timer_cond);
+  while (c->timer_call == call)
+    g_cond_wait (&c->timer_cond, &c->timer_lock);
+  g_mutex_unlock (&c->timer_lock);
+}
+
+static const char *
+call_outcome (gboolean ok, const GError *error)
+{
+  if (ok)
+    return "granted";
+  if (error == NULL || error->domain != ZKR_ERROR)
+    return "other";
+  if (error->code == ZKR_ERROR_TIMEOUT)
+    return "timeout";
+  if (error->code == ZKR_ERROR_CANCELLED)
+    return "cancelled";
+  return zkr_error_code_name ((ZkrError) error->code);
+}
+
+typedef struct {
+  Client *client;
+  Call *call;
+  GAsyncResult *result;
+} AsyncWait;
+
+static void
+on_incremented (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AsyncWait *wait = user_data;
+
+  (void) source;
+  call_end (wait->client, wait->call);
+  wait->result = g_object_ref (result);
+}
+
+/* One increment, plain or through the _async twin (answered when its
+ * callback runs, on this thread's own context). */
+static gboolean
+increment (Client *c, Call *call, ZkrAtomicLongValue *value, GError **error)
+{
+  AsyncWait wait = { c, call, NULL };
+  gboolean ok;
+
+  if (!call->use_async)
+    {
+      call_begin (c, call);
+      ok = zkr_atomic_long_increment (c->counter, call->timeout_ms, call->cancellable, value,
+                                      error);
+      call_end (c, call);
+      return ok;
+    }
+  g_main_context_push_thread_default (c->call_context);
+  call_begin (c, call);
+  zkr_atomic_long_increment_async (c->counter, call->timeout_ms, call->cancellable,
+                                   on_incremented, &wait);
+  while (wait.result == NULL)
+    g_main_context_iteration (c->call_context, TRUE);
+  g_main_context_pop_thread_default (c->call_context);
+  ok = zkr_atomic_long_add_finish (c->counter, wait.result, value, error);
+  g_object_unref (wait.result);
+  return ok;
+}
+
+/* ---- the loop ------------------------------------------------------- */
+
+static void
+increment_once (Client *c, guint64 seq)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrAtomicLongValue value = { 0 };
+  gboolean ok;
+  Call call;
+
+  call_plan (c, &call);
+  set_state (c, 'H');
+  ok = increment (c, &call, &value, &error);
+  set_state (c, '-');
+  history (c, "call %" G_GUINT64_FORMAT " %s %d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+           " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %s %" G_GINT64_FORMAT
+           " %" G_GINT64_FORMAT "\n",
+           seq, call.use_async ? "async" : "sync", call.timeout_ms, call.t_start, call.deadline,
+           call.cancel_at, call.t_cancel, call.t_answer, call_outcome (ok, error),
+           call.timer_late_max, call.timer_late_sum);
+  g_clear_object (&call.cancellable);
+  if (ok && value.succeeded)
+    history (c, "inc %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+             " ok %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %u %u\n", seq, call.t_start,
+             call.t_answer, value.pre_value, value.post_value, value.optimistic_tries,
+             value.promoted_tries);
+  else if (ok)
+    history (c, "inc %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+             " gaveup %" G_GINT64_FORMAT " %u %u\n", seq, call.t_start, call.t_answer,
+             value.pre_value, value.optimistic_tries, value.promoted_tries);
+  else
+    {
+      gboolean unknown = g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS) &&
+                         strstr (error->message, "whether it landed is unknown") != NULL;
+
+      history (c, "inc %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+               " error %s %s\n", seq, call.t_start, call.t_answer,
+               error->domain == ZKR_ERROR ? zkr_error_code_name ((ZkrError) error->code)
+                                          : "other",
+               unknown ? "unknown" : "maybe");
+      /* A SUSPENDED or LOST session answers every call at once: wait
+       * (a second at most, so SIGTERM is heard) rather than spin. */
+      if (!g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT) &&
+          !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED))
+        {
+          zkr_session_wait_connected (c->session, 1000, NULL);
+          g_usleep (10 * 1000);
+        }
+    }
+}
+
+static gboolean
+loop_quit (gpointer data)
+{
+  Client *c = data;
+
+  g_main_loop_quit (c->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+client_thread (gpointer data)
+{
+  Client *c = data;
+
+  history (c, "start %" G_GINT64_FORMAT " %s\n", g_get_monotonic_time (),
+           c->options->promoted ? "promoted" : "optimistic");
+  for (guint64 seq = 1; !g_atomic_int_get (&c->stop); seq++)
+    increment_once (c, seq);
+  /* zkr__context_post: a hand-off ThreadSanitizer sees. */
+  zkr__context_post (g_main_context_default (), loop_quit, c, NULL);
+  return NULL;
+}
+
+static gboolean
+on_term_signal (gpointer data)
+{
+  Client *c = data;
+
+  g_atomic_int_set (&c->stop, 1);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Promoted clients give optimism 2 quick retries only, so that under 8
+ * contenders they often take the lock. */
+static ZkrAtomicLong *
+counter_open (const Options *o, ZkrSession *session, GError **error)
+{
+  g_autoptr (ZkrRetryPolicy) quick = NULL;
+
+  if (!o->promoted)
+    return zkr_atomic_long_new (session, o->path, NULL, error);
+  quick = zkr_retry_policy_n_times_new (2, 1);
+  return zkr_atomic_long_new_promoted (session, o->path, quick, o->lock_path, -1, NULL, error);
+}
+
+static int
+open_or_fail (const char *path, int flags)
+{
+  int fd = open (path, flags | O_CLOEXEC, 0644);
+
+  if (fd < 0)
+    printf ("counter: %s: %s\n", path, g_strerror (errno));
+  return fd;
+}
+
+static ZkrSession *
+session_open (const Options *o, GError **error)
+{
+  g_autoptr (ZkrSessionOptions) options = zkr_session_options_new ();
+
+  zkr_session_options_set_hosts (options, o->hosts);
+  zkr_session_options_set_session_timeout_ms (options, o->session_timeout_ms);
+  return zkr_session_new (options, error);
+}
+
+static int
+client_main (const Options *o)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *history_path = g_strdup_printf ("%s/w%d.history", o->dir, o->id);
+  g_autofree char *state_path = g_strdup_printf ("%s/w%d.state", o->dir, o->id);
+  Client c = { .options = o };
+  GThread *thread;
+  guint term;
+
+  c.history_fd = open_or_fail (history_path, O_WRONLY | O_CREAT | O_APPEND);
+  c.state_fd = open_or_fail (state_path, O_WRONLY | O_CREAT);
+  if (c.history_fd < 0 || c.state_fd < 0)
+    return 2;
+  set_state (&c, '-');
+  c.session = session_open (o, &error);
+  if (c.session == NULL)
+    {
+      printf ("counter: %s\n", error->message);
+      return 2;
+    }
+  zkr_session_add_state_listener (c.session, on_state, &c, NULL);
+  if (!zkr_session_wait_connected (c.session, 30000, &error) ||
+      (c.counter = counter_open (o, c.session, &error)) == NULL)
+    {
+      printf ("counter: %s\n", error->message);
+      zkr_session_unref (c.session);
+      return 2;
+    }
+  /* The listener may have missed the first CONNECTED. */
+  publish_session (&c);
+  c.rand = g_rand_new_with_seed ((guint32) o->seed ^ (guint32) o->id * 2654435761u);
+  c.loop = g_main_loop_new (NULL, FALSE);
+  c.call_context = g_main_context_new ();
+  g_mutex_init (&c.timer_lock);
+  g_cond_init (&c.timer_cond);
+  c.timer_thread = g_thread_new ("deadline-timer", timer_main, &c);
+  printf ("started\n");
+  fflush (stdout);
+  term = g_unix_signal_add (SIGTERM, on_term_signal, &c);
+  thread = g_thread_new ("counter", client_thread, &c);
+  g_main_loop_run (c.loop);
+  g_thread_join (thread);
+  g_source_remove (term);
+
+  g_mutex_lock (&c.timer_lock);
+  c.timer_quit = TRUE;
+  g_cond_broadcast (&c.timer_cond);
+  g_mutex_unlock (&c.timer_lock);
+  g_thread_join (c.timer_thread);
+  g_clear_pointer (&c.counter, zkr_atomic_long_unref);
+  /* Our lock node, if any, goes with the session. */
+  zkr_session_close (c.session);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  zkr_session_unref (c.session);
+  history (&c, "exit %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  close (c.history_fd);
+  close (c.state_fd);
+  g_main_context_unref (c.call_context);
+  g_main_loop_unref (c.loop);
+  g_rand_free (c.rand);
+  g_mutex_clear (&c.timer_lock);
+  g_cond_clear (&c.timer_cond);
+  printf ("stopped\n");
+  return 0;
+}
+
+/* ---- --final -------------------------------------------------------- */
+
+static gboolean
+list_tree (ZkrSession *session, const char *path, GError **error)
+{
+  g_auto (GStrv) children = NULL;
+  ZkrStat stat;
+
+  if (!zkr_node_exists (session, path, 10000, NULL, &stat, error))
+    return *error == NULL;
+  printf ("node %s %" G_GINT64_MODIFIER "x\n", path, stat.ephemeral_owner);
+  children = zkr_node_get_children (session, path, 10000, NULL, NULL, error);
+  if (children == NULL)
+    return g_error_matches (*error, ZKR_ERROR, ZKR_ERROR_NO_NODE)
+      ? (g_clear_error (error), TRUE) : FALSE;
+  for (char **child = children; *child != NULL; child++)
+    {
+      g_autofree char *sub = g_strconcat (path, "/", *child, NULL);
+
+      if (!list_tree (session, sub, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* After every client exited: the counter's value, and every node under
+ * @root for the leftover check. */
+static int
+final_main (const Options *o)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrAtomicLongValue value = { 0 };
+  ZkrSession *session = session_open (o, &error);
+  ZkrAtomicLong *counter = NULL;
+  gboolean ok;
+
+  ok = session != NULL && zkr_session_wait_connected (session, 30000, &error) &&
+       (counter = zkr_atomic_long_new (session, o->path, NULL, &error)) != NULL &&
+       zkr_atomic_long_get (counter, 10000, NULL, &value, &error);
+  if (ok)
+    printf ("final %" G_GINT64_FORMAT "\n", value.post_value);
+  ok = ok && list_tree (session, o->final_root, &error);
+  if (!ok)
+    printf ("final-error %s\n", error != NULL ? error->message : "?");
+  g_clear_pointer (&counter, zkr_atomic_long_unref);
+  if (session != NULL)
+    {
+      zkr_session_close (session);
+      zkr_session_unref (session);
+    }
+  return ok ? 0 : 2;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options o = { .session_timeout_ms = 4000 };
+  GOptionEntry entries[] = {
+    { "hosts", 0, 0, G_OPTION_ARG_STRING, &o.hosts, "connect string", "HOSTS" },
+    { "path", 0, 0, G_OPTION_ARG_STRING, &o.path, "the counter", "PATH" },
+    { "lock-path", 0, 0, G_OPTION_ARG_STRING, &o.lock_path, "the promoted mode's lock", "PATH" },
+    { "dir", 0, 0, G_OPTION_ARG_STRING, &o.dir, "the run's directory", "DIR" },
+    { "id", 0, 0, G_OPTION_ARG_INT, &o.id, "the client's number", "N" },
+    { "session-timeout", 0, 0, G_OPTION_ARG_INT, &o.session_timeout_ms, "session timeout", "MS" },
+    { "seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "random seed", "N" },
+    { "promoted", 0, 0, G_OPTION_ARG_NONE, &o.promoted, "promoted mode", NULL },
+    { "final", 0, 0, G_OPTION_ARG_STRING, &o.final_root, "read the counter, list ROOT", "ROOT" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("- zkr fault suite: counter mode");
+  g_autoptr (GError) error = NULL;
+  int rc;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || o.hosts == NULL ||
+      o.path == NULL || (o.final_root == NULL && (o.dir == NULL || o.lock_path == NULL)))
+    {
+      printf ("usage: %s\n", error != NULL ? error->message
+                                           : "--hosts, --path, and --dir and --lock-path "
+                                             "or --final");
+      rc = 2;
+    }
+  else
+    rc = o.final_root != NULL ? final_main (&o) : client_main (&o);
+  g_free (o.hosts);
+  g_free (o.path);
+  g_free (o.lock_path);
+  g_free (o.dir);
+  g_free (o.final_root);
+  return rc;
+}
