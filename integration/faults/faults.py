@@ -52,9 +52,9 @@ import time
 import barrier_mode
 import cache_mode
 import counter_mode
+from nemesis import FAULT_KINDS, SESSION_TIMEOUT_MS, Nemesis, now_us, say
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SESSION_TIMEOUT_MS = 4000
 WORKERS = 8
 
 # A lock kind: the worker modes of its 8 clients and how many may hold at
@@ -85,23 +85,6 @@ PHASES = {"quick": (55, 14), "full": (140, 14)}
 # 0.7 s on each client's first calls under TSan) is not zkr's lateness.
 DEADLINE_MARGIN_US = 100_000
 
-# The nemesis' menu and weights.
-FAULT_KINDS = [
-    ("kill-leader", 1.0),
-    ("pause-member", 1.0),
-    ("expire-session", 1.0),
-    ("partition-client", 1.5),
-    ("pause-client", 1.5),
-    ("partition-waiter", 1.0),
-]
-
-
-def now_us():
-    return int(time.monotonic() * 1_000_000)
-
-
-def say(*words):
-    print("faults:", *words, flush=True)
 
 
 class Failure(Exception):
@@ -223,122 +206,6 @@ def stop_workers(workers):
             proc.wait()
             codes.append("killed")
     return codes
-
-
-# ---- the nemesis ------------------------------------------------------------
-
-
-class Nemesis:
-    """Faults from a seeded schedule: kinds, durations and gaps come from
-    `schedule`; which client is hit (preferably one that holds the lock at
-    that moment) from `targets`, seeded too but depending on the run."""
-
-    def __init__(self, seed, ensemble, proxies, workers, run_dir, args, kinds=None):
-        self.kinds = kinds or FAULT_KINDS
-        self.schedule = random.Random(seed)
-        self.targets = random.Random(seed + 1)
-        self.ensemble = ensemble
-        self.proxies = proxies
-        self.workers = workers
-        self.run_dir = run_dir
-        self.args = args
-        self.log = []
-        self.t = SESSION_TIMEOUT_MS / 1000.0
-
-    def holding(self, i):
-        try:
-            with open(os.path.join(self.run_dir, f"w{i}.state"), "rb") as f:
-                return f.read(1) == b"H"
-        except OSError:
-            return False
-
-    def pick_client(self):
-        """A client holding the lock right now if one shows up within
-        0.5 s (its state file says 'H'), else any client."""
-        deadline = time.monotonic() + 0.5
-        while time.monotonic() < deadline:
-            holders = [i for i in range(1, len(self.workers) + 1) if self.holding(i)]
-            if holders:
-                return self.targets.choice(holders), True
-            time.sleep(0.001)
-        return self.targets.randint(1, len(self.workers)), False
-
-    def run(self, until):
-        kinds = [k for k, _ in self.kinds]
-        weights = [w for _, w in self.kinds]
-        while True:
-            gap = self.schedule.uniform(1.0, 3.0)
-            kind = self.schedule.choices(kinds, weights)[0]
-            length = self.schedule.uniform(0.0, 1.0)
-            member = self.schedule.randint(1, 3)
-            if time.monotonic() + gap + 2.5 * self.t > until:
-                break
-            time.sleep(gap)
-            record = getattr(self, "fault_" + kind.replace("-", "_"))(length, member)
-            record["kind"] = kind
-            self.log.append(record)
-            say(f"  fault {len(self.log)}: {kind} {record.get('target', '')}"
-                f"{' (holding)' if record.get('holding') else ''}"
-                f" {(record['end'] - record['start']) / 1e6:.1f}s")
-
-    def fault_kill_leader(self, length, member):
-        leader = self.ensemble.leader() or member
-        start = now_us()
-        self.ensemble.run("kill", str(leader))
-        time.sleep(self.t * (0.5 + 0.5 * length))
-        restart = now_us()
-        self.ensemble.run("restart", str(leader))
-        return {"target": f"server {leader}", "start": start, "end": now_us(),
-                "restart": restart, "scope": "all"}
-
-    def fault_pause_member(self, length, member):
-        start = now_us()
-        self.ensemble.run("pause", str(member))
-        time.sleep(self.t * (0.5 + length))
-        self.ensemble.run("resume", str(member))
-        return {"target": f"server {member}", "start": start, "end": now_us(), "scope": "all"}
-
-    def fault_expire_session(self, length, member):
-        client, holding = self.pick_client()
-        start = now_us()
-        result = subprocess.run([self.args.worker, "--hosts", self.ensemble.hosts, "--expire",
-                                 os.path.join(self.run_dir, f"w{client}.sid")],
-                                capture_output=True, text=True, timeout=60)
-        return {"target": f"client {client}", "worker": client, "holding": holding,
-                "start": start, "end": now_us(), "scope": "client",
-                "note": result.stdout.strip()}
-
-    def fault_partition_client(self, length, member):
-        client, holding = self.pick_client()
-        start = now_us()
-        self.proxies[client - 1].command("blackhole")
-        time.sleep(self.t * (1.25 + 0.75 * length))
-        self.proxies[client - 1].command("heal")
-        return {"target": f"client {client}", "worker": client, "holding": holding,
-                "start": start, "end": now_us(), "scope": "client"}
-
-    def fault_partition_waiter(self, length, member):
-        """A black-hole under a client that does not hold the lock, so is
-        (nearly always) blocked in an acquire: its connection dies silently
-        under a call in flight, whose deadline must still be kept."""
-        waiting = [i for i in range(1, len(self.workers) + 1) if not self.holding(i)]
-        client = self.targets.choice(waiting or list(range(1, len(self.workers) + 1)))
-        start = now_us()
-        self.proxies[client - 1].command("blackhole")
-        time.sleep(self.t * (1.25 + 0.75 * length))
-        self.proxies[client - 1].command("heal")
-        return {"target": f"client {client}", "worker": client, "holding": False,
-                "start": start, "end": now_us(), "scope": "client"}
-
-    def fault_pause_client(self, length, member):
-        client, holding = self.pick_client()
-        pid = self.workers[client - 1].pid
-        start = now_us()
-        os.kill(pid, signal.SIGSTOP)
-        time.sleep(self.t * (1.25 + 0.75 * length))
-        os.kill(pid, signal.SIGCONT)
-        return {"target": f"client {client}", "worker": client, "holding": holding,
-                "start": start, "end": now_us(), "scope": "client", "stopped": True}
 
 
 # ---- the checker ------------------------------------------------------------
