@@ -84,10 +84,12 @@ void zkr__session_handle_timers_stop (ZkrSession *session);
 /* watches.c */
 GHashTable *zkr__watches_new (void);
 /* ZooKeeper's completion thread, as a node event on @path arrives on handle
- * @generation: sends the listings of the listing watches on @path (after
- * the caller posted the event; see zkr__watches_send_listings) and returns
- * whether the event must wake the worker (a plain watch waits for it, or
- * the handle is no longer current). The listings to send go to @listings. */
+ * @generation: collects the reads of the answered watches on @path (a
+ * listing watch's listing, a persistent watch's own reads), sent after the
+ * caller posted the event (see zkr__watches_send_listings), and returns
+ * whether the event must wake the worker (a plain watch waits for it, an
+ * answered watch's replies may run in place, or the handle is no longer
+ * current). The reads to send go to @listings. */
 gboolean zkr__watches_fire_listings (ZkrSession *session, guint generation, int type,
                                      const char *path, GPtrArray *listings);
 /* No lock held: sends what zkr__watches_fire_listings() collected; frees
