@@ -15,6 +15,13 @@
 #include "path.h"
 #include "session-private.h"
 
+/* A request's ZOK reply may run in place, on the completion thread it
+ * arrives on, when the worker is idle (docs/design.md §1.2): op_reply then
+ * only changes the operation's state, sends (a retry, the next step) and
+ * posts the answer to the caller's context, where the user's callback runs:
+ * one hand-off per answer instead of two. */
+#define OP_WAKE ZKR_WAKE_IN_PLACE
+
 /* How often a create with parents creates them again: a container parent
  * may be reaped between its create and ours (as in nodes.h). */
 #define OP_MAX_PARENT_ROUNDS 5
@@ -406,8 +413,9 @@ op_send_create (NodeOp *op)
       op->create_in_flight = TRUE;
     }
   zkr__op_create_ext (op->session, op->path, op->data, op->len, op->zk_flags, op->acl,
-                      op->ttl_ms > 0 ? op->ttl_ms : -1, op_reply, op_ref (op));
+                      op->ttl_ms > 0 ? op->ttl_ms : -1, OP_WAKE, op_reply, op_ref (op));
 }
+
 
 static void
 op_send (NodeOp *op)
@@ -421,26 +429,31 @@ op_send (NodeOp *op)
       op_send_create (op);
       break;
     case ZKR_NODE_GET:
-      zkr__op_get (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
+      zkr__op_get_full (op->session, op->path, op->watch_armed != NULL, OP_WAKE, op_reply,
+                        op_ref (op));
       break;
     case ZKR_NODE_SET:
-      zkr__op_set (op->session, op->path, op->data, op->len, op->version, op_reply, op_ref (op));
+      zkr__op_set_full (op->session, op->path, op->data, op->len, op->version, OP_WAKE, op_reply,
+                        op_ref (op));
       break;
     case ZKR_NODE_DELETE:
       if (op->delete_flags & ZKR_DELETE_CHILDREN)
         /* The walk waits out connection trouble itself. */
         op->tree = zkr__node_tree_delete (op->session, op->path, op->version, op_tree_done, op);
       else
-        zkr__op_delete (op->session, op->path, op->version, op_reply, op_ref (op));
+        zkr__op_delete_full (op->session, op->path, op->version, OP_WAKE, op_reply,
+                             op_ref (op));
       break;
     case ZKR_NODE_EXISTS:
-      zkr__op_exists (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
+      zkr__op_exists_full (op->session, op->path, op->watch_armed != NULL, OP_WAKE, op_reply,
+                           op_ref (op));
       break;
     case ZKR_NODE_CHILDREN:
-      zkr__op_get_children2 (op->session, op->path, op->watch_armed != NULL, op_reply, op_ref (op));
+      zkr__op_get_children2 (op->session, op->path, op->watch_armed != NULL, OP_WAKE, op_reply,
+                             op_ref (op));
       break;
     case ZKR_NODE_MULTI:
-      zkr__op_multi (op->session, op->multi, op->multi_count, op_reply, op_ref (op));
+      zkr__op_multi (op->session, op->multi, op->multi_count, OP_WAKE, op_reply, op_ref (op));
       break;
     case ZKR_NODE_SYNC:
       zkr__op_sync_path (op->session, op->path, op_reply, op_ref (op));

@@ -441,11 +441,12 @@ zkr__op_create_full (ZkrSession *session, const char *path, const char *data, in
 
 void
 zkr__op_create_ext (ZkrSession *session, const char *path, const char *data, int len,
-                    int flags, const struct ACL_vector *acl, gint64 ttl_ms,
+                    int flags, const struct ACL_vector *acl, gint64 ttl_ms, ZkrWake wake,
                     ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->is_create = TRUE;
   call->data = data;
   call->len = len;
@@ -465,8 +466,16 @@ void
 zkr__op_delete (ZkrSession *session, const char *path, int version,
                 ZkrReplyFunc func, gpointer user_data)
 {
+  zkr__op_delete_full (session, path, version, ZKR_WAKE_ALWAYS, func, user_data);
+}
+
+void
+zkr__op_delete_full (ZkrSession *session, const char *path, int version, ZkrWake wake,
+                     ZkrReplyFunc func, gpointer user_data)
+{
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->version = version;
   op_send (session, call, issue_delete);
 }
@@ -481,8 +490,16 @@ void
 zkr__op_exists (ZkrSession *session, const char *path, gboolean watch,
                 ZkrReplyFunc func, gpointer user_data)
 {
+  zkr__op_exists_full (session, path, watch, ZKR_WAKE_ALWAYS, func, user_data);
+}
+
+void
+zkr__op_exists_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                     ZkrReplyFunc func, gpointer user_data)
+{
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->watch = watch;
   op_send (session, call, issue_exists);
 }
@@ -542,11 +559,12 @@ issue_get_children2 (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr__op_get_children2 (ZkrSession *session, const char *path, gboolean watch,
+zkr__op_get_children2 (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
                        ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->watch = watch;
   op_send (session, call, issue_get_children2);
 }
@@ -562,8 +580,16 @@ void
 zkr__op_set (ZkrSession *session, const char *path, const char *data, int len,
              int version, ZkrReplyFunc func, gpointer user_data)
 {
+  zkr__op_set_full (session, path, data, len, version, ZKR_WAKE_ALWAYS, func, user_data);
+}
+
+void
+zkr__op_set_full (ZkrSession *session, const char *path, const char *data, int len,
+                  int version, ZkrWake wake, ZkrReplyFunc func, gpointer user_data)
+{
   OpCall *call = op_call_new (path, func, user_data);
 
+  call->wake = wake;
   call->is_set = TRUE;
   call->data = data;
   call->len = len;
@@ -658,11 +684,12 @@ issue_multi (zhandle_t *zh, OpCall *call)
 }
 
 void
-zkr__op_multi (ZkrSession *session, const ZkrMultiOp *ops, guint count,
+zkr__op_multi (ZkrSession *session, const ZkrMultiOp *ops, guint count, ZkrWake wake,
                ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_new (NULL, func, user_data);
 
+  call->wake = wake;
   call->multi_ops = ops;
   call->multi_count = count;
   call->zops = g_new0 (zoo_op_t, count);

@@ -62,33 +62,6 @@ typedef struct {
  * call that sent it. @reply is borrowed for the call's duration. */
 typedef void (*ZkrReplyFunc) (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 
-/* Paths are full ZooKeeper paths (namespace already applied). With @watch,
- * a data (get, exists) or child (get_children) watch is left through the
- * session's watcher; register interest with zkr__session_watch_add(). The
- * session's ACL is used for creates. @path and @data are borrowed: the
- * request is written out before the call returns. */
-void zkr__op_create (ZkrSession *session, const char *path, const char *data, int len,
-                     int flags, ZkrReplyFunc func, gpointer user_data);
-/* A create with an ACL of its own (@acl nullable: the session's; borrowed,
- * written out before the call returns) and, for the TTL modes
- * (ZOO_PERSISTENT_WITH_TTL, ZOO_PERSISTENT_SEQUENTIAL_WITH_TTL), a @ttl_ms
- * > 0 (else -1). */
-void zkr__op_create_ext (ZkrSession *session, const char *path, const char *data, int len,
-                         int flags, const struct ACL_vector *acl, gint64 ttl_ms,
-                         ZkrReplyFunc func, gpointer user_data);
-/* ZooKeeper's multi: @ops (borrowed, written out before the call returns)
- * applied all or nothing, in one request; creates use the session's ACL.
- * The reply's rc is ZOK when all were applied, else the first failed
- * operation's code; reply->results says which (see ZkrMultiResult). */
-void zkr__op_multi (ZkrSession *session, const ZkrMultiOp *ops, guint count,
-                    ZkrReplyFunc func, gpointer user_data);
-void zkr__op_delete (ZkrSession *session, const char *path, int version,
-                     ZkrReplyFunc func, gpointer user_data);
-void zkr__op_exists (ZkrSession *session, const char *path, gboolean watch,
-                     ZkrReplyFunc func, gpointer user_data);
-void zkr__op_get (ZkrSession *session, const char *path, gboolean watch,
-                  ZkrReplyFunc func, gpointer user_data);
-
 /* When the reply wakes the worker, and where it runs (flags). A request
  * whose success needs no action until something else happens (a watch set
  * ahead of its event; a create with a listing sent right behind it, whose
@@ -103,6 +76,34 @@ typedef enum {
   ZKR_WAKE_ON_ERROR = 1 << 0,
   ZKR_WAKE_IN_PLACE = 1 << 1,
 } ZkrWake;
+
+/* Paths are full ZooKeeper paths (namespace already applied). With @watch,
+ * a data (get, exists) or child (get_children) watch is left through the
+ * session's watcher; register interest with zkr__session_watch_add(). The
+ * session's ACL is used for creates. @path and @data are borrowed: the
+ * request is written out before the call returns. */
+void zkr__op_create (ZkrSession *session, const char *path, const char *data, int len,
+                     int flags, ZkrReplyFunc func, gpointer user_data);
+/* A create with an ACL of its own (@acl nullable: the session's; borrowed,
+ * written out before the call returns) and, for the TTL modes
+ * (ZOO_PERSISTENT_WITH_TTL, ZOO_PERSISTENT_SEQUENTIAL_WITH_TTL), a @ttl_ms
+ * > 0 (else -1). */
+void zkr__op_create_ext (ZkrSession *session, const char *path, const char *data, int len,
+                         int flags, const struct ACL_vector *acl, gint64 ttl_ms, ZkrWake wake,
+                         ZkrReplyFunc func, gpointer user_data);
+/* ZooKeeper's multi: @ops (borrowed, written out before the call returns)
+ * applied all or nothing, in one request; creates use the session's ACL.
+ * The reply's rc is ZOK when all were applied, else the first failed
+ * operation's code; reply->results says which (see ZkrMultiResult). */
+void zkr__op_multi (ZkrSession *session, const ZkrMultiOp *ops, guint count, ZkrWake wake,
+                    ZkrReplyFunc func, gpointer user_data);
+void zkr__op_delete (ZkrSession *session, const char *path, int version,
+                     ZkrReplyFunc func, gpointer user_data);
+void zkr__op_exists (ZkrSession *session, const char *path, gboolean watch,
+                     ZkrReplyFunc func, gpointer user_data);
+void zkr__op_get (ZkrSession *session, const char *path, gboolean watch,
+                  ZkrReplyFunc func, gpointer user_data);
+
 
 /* Answered watches: node watches (see zkr__session_watch_add) whose event
  * is answered with reads sent right from the thread it arrives on
@@ -161,8 +162,15 @@ void zkr__op_get_children (ZkrSession *session, const char *path, gboolean watch
 void zkr__op_get_children_full (ZkrSession *session, const char *path, gboolean watch,
                                 ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
 /* get_children with the parent's stat from the same read (has_stat). */
-void zkr__op_get_children2 (ZkrSession *session, const char *path, gboolean watch,
+void zkr__op_get_children2 (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
                             ZkrReplyFunc func, gpointer user_data);
+/* The same with a ZkrWake (above), for replies that may run in place. */
+void zkr__op_set_full (ZkrSession *session, const char *path, const char *data, int len,
+                       int version, ZkrWake wake, ZkrReplyFunc func, gpointer user_data);
+void zkr__op_delete_full (ZkrSession *session, const char *path, int version, ZkrWake wake,
+                          ZkrReplyFunc func, gpointer user_data);
+void zkr__op_exists_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
+                          ZkrReplyFunc func, gpointer user_data);
 void zkr__op_set (ZkrSession *session, const char *path, const char *data, int len,
                   int version, ZkrReplyFunc func, gpointer user_data);
 /* ZooKeeper's sync: the server we are connected to catches up with the
