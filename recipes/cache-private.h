@@ -1,7 +1,8 @@
 /* zkr internal: what the node cache and the tree cache share. The engine
  * (cache-engine.c) mirrors a subtree on the session's worker; the hub
  * (cache-hub.c) delivers its events to the user's listeners and answers
- * wait_initialized; tree-cache.c and node-cache.c are the public objects. */
+ * wait_initialized; the object (cache-object.c) is the body both public
+ * objects share; tree-cache.c and node-cache.c are the public objects. */
 #pragma once
 
 #include <gio/gio.h>
@@ -67,5 +68,38 @@ void zkr__cache_hub_close (ZkrCacheHub *hub);
  * messages. */
 gboolean zkr__cache_hub_wait_initialized (ZkrCacheHub *hub, const char *what, int timeout_ms,
                                           GCancellable *cancellable, GError **error);
+
+/* ---- the object ------------------------------------------------------ */
+
+/* The body of a ZkrTreeCache or a ZkrNodeCache (their first member, so a
+ * pointer to one is a pointer to the other): the engine, closed under
+ * @lock, and the hub its events go to. */
+typedef struct {
+  gatomicrefcount ref;
+  ZkrSession *session;     /* (owned) */
+  char *path;              /* without the namespace */
+  const char *kind;        /* "tree cache", "node cache": for messages */
+  GMutex lock;
+  ZkrCacheEngine *engine;  /* (owned) (nullable) protected by lock: NULL once closed */
+  gboolean started;        /* protected by lock */
+  ZkrCacheHub *hub;        /* (owned) */
+} ZkrCacheObject;
+
+/* @path is valid, @max_depth >= -1; @source_unref unrefs the public object
+ * (for the hub's deliveries). */
+void zkr__cache_object_init (ZkrCacheObject *object, const char *kind, ZkrSession *session,
+                             const char *path, int max_depth, void (*source_unref) (gpointer),
+                             ZkrCacheMarshal marshal);
+void zkr__cache_object_ref (ZkrCacheObject *object);
+/* TRUE when that was the last reference: the object is closed and cleared,
+ * the caller frees the public struct. */
+gboolean zkr__cache_object_unref (ZkrCacheObject *object);
+gboolean zkr__cache_object_start (ZkrCacheObject *object, GError **error);
+gboolean zkr__cache_object_wait_initialized (ZkrCacheObject *object, int timeout_ms,
+                                             GCancellable *cancellable, GError **error);
+void zkr__cache_object_close (ZkrCacheObject *object);
+GBytes *zkr__cache_object_get_data (ZkrCacheObject *object, const char *path, ZkrStat *stat);
+char **zkr__cache_object_get_children (ZkrCacheObject *object, const char *path);
+guint zkr__cache_object_count (ZkrCacheObject *object);
 
 G_END_DECLS

@@ -1,22 +1,14 @@
-/* zkr: the node cache (Curator's NodeCache): the public object, the tree
- * cache's engine at depth 0 (cache-engine.c) and a hub for its listeners
- * (cache-hub.c), its events under the node cache's names. */
+/* zkr: the node cache (Curator's NodeCache): the public object over the
+ * shared body (cache-object.c: the tree cache's engine at depth 0 and a
+ * hub for its listeners), its events under the node cache's names. */
 
 #include "cache-private.h"
-#include "error-private.h"
 #include "path.h"
-#include "ref.h"
 
 #include <zkr/node-cache.h>
 
 struct _ZkrNodeCache {
-  gatomicrefcount ref;
-  ZkrSession *session;     /* (owned) */
-  char *path;
-  GMutex lock;
-  ZkrCacheEngine *engine;  /* (owned) (nullable) protected by lock: NULL once closed */
-  gboolean started;        /* protected by lock */
-  ZkrCacheHub *hub;        /* (owned) */
+  ZkrCacheObject object;   /* first: the hub's source is the object */
 };
 
 static const char *const event_names[] = {
@@ -30,14 +22,6 @@ zkr_node_cache_event_type_name (ZkrNodeCacheEventType type)
   if ((guint) type < G_N_ELEMENTS (event_names))
     return event_names[type];
   return "UNKNOWN";
-}
-
-static gpointer
-node_cache_try_ref (gpointer data)
-{
-  ZkrNodeCache *cache = data;
-
-  return zkr__ref_try (&cache->ref) ? cache : NULL;
 }
 
 /* The tree cache's types, in the same order, under the node cache's names. */
@@ -59,12 +43,6 @@ node_cache_marshal (GCallback func, gpointer source, const ZkrTreeCacheEvent *ev
   ((ZkrNodeCacheFunc) func) (source, &mine, user_data);
 }
 
-static void
-node_cache_hook (const ZkrTreeCacheEvent *event, gpointer user_data)
-{
-  zkr__cache_hub_emit (((ZkrNodeCache *) user_data)->hub, event);
-}
-
 ZkrNodeCache *
 zkr_node_cache_new (ZkrSession *session, const char *path, GError **error)
 {
@@ -75,13 +53,8 @@ zkr_node_cache_new (ZkrSession *session, const char *path, GError **error)
   if (!zkr__path_validate (path, error))
     return NULL;
   cache = g_new0 (ZkrNodeCache, 1);
-  g_atomic_ref_count_init (&cache->ref);
-  g_mutex_init (&cache->lock);
-  cache->session = zkr_session_ref (session);
-  cache->path = g_strdup (path);
-  cache->hub = zkr__cache_hub_new (cache, node_cache_try_ref,
-                                   (void (*) (gpointer)) zkr_node_cache_unref, node_cache_marshal);
-  cache->engine = zkr__cache_engine_new (session, path, 0, node_cache_hook, cache);
+  zkr__cache_object_init (&cache->object, "node cache", session, path, 0,
+                          (void (*) (gpointer)) zkr_node_cache_unref, node_cache_marshal);
   return cache;
 }
 
@@ -89,7 +62,7 @@ ZkrNodeCache *
 zkr_node_cache_ref (ZkrNodeCache *cache)
 {
   g_return_val_if_fail (cache != NULL, NULL);
-  g_atomic_ref_count_inc (&cache->ref);
+  zkr__cache_object_ref (&cache->object);
   return cache;
 }
 
@@ -97,72 +70,30 @@ void
 zkr_node_cache_unref (ZkrNodeCache *cache)
 {
   g_return_if_fail (cache != NULL);
-  if (!g_atomic_ref_count_dec (&cache->ref))
-    return;
-  zkr_node_cache_close (cache);
-  zkr__cache_hub_free (cache->hub);
-  zkr_session_unref (cache->session);
-  g_mutex_clear (&cache->lock);
-  g_free (cache->path);
-  g_free (cache);
+  if (zkr__cache_object_unref (&cache->object))
+    g_free (cache);
 }
 
 gboolean
 zkr_node_cache_start (ZkrNodeCache *cache, GError **error)
 {
-  gboolean ok = FALSE;
-
   g_return_val_if_fail (cache != NULL, FALSE);
-  if (zkr_session_get_state (cache->session) == ZKR_SESSION_STATE_CLOSED)
-    {
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
-                   "node cache of \"%s\": the session is closed", cache->path);
-      return FALSE;
-    }
-  g_mutex_lock (&cache->lock);
-  if (cache->engine != NULL && !cache->started)
-    {
-      cache->started = ok = TRUE;
-      zkr__cache_engine_start (cache->engine);
-    }
-  g_mutex_unlock (&cache->lock);
-  if (!ok)
-    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                 "node cache of \"%s\" was started or closed before", cache->path);
-  return ok;
+  return zkr__cache_object_start (&cache->object, error);
 }
 
 gboolean
 zkr_node_cache_wait_initialized (ZkrNodeCache *cache, int timeout_ms, GCancellable *cancellable,
                                  GError **error)
 {
-  gboolean started;
-
   g_return_val_if_fail (cache != NULL, FALSE);
-  g_mutex_lock (&cache->lock);
-  started = cache->started;
-  g_mutex_unlock (&cache->lock);
-  if (!started)
-    {
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                   "node cache of \"%s\" is not started", cache->path);
-      return FALSE;
-    }
-  return zkr__cache_hub_wait_initialized (cache->hub, cache->path, timeout_ms, cancellable, error);
+  return zkr__cache_object_wait_initialized (&cache->object, timeout_ms, cancellable, error);
 }
 
 void
 zkr_node_cache_close (ZkrNodeCache *cache)
 {
-  ZkrCacheEngine *engine;
-
   g_return_if_fail (cache != NULL);
-  g_mutex_lock (&cache->lock);
-  engine = g_steal_pointer (&cache->engine);
-  g_mutex_unlock (&cache->lock);
-  zkr__cache_hub_close (cache->hub);
-  if (engine != NULL)
-    zkr__cache_engine_stop (engine);
+  zkr__cache_object_close (&cache->object);
 }
 
 guint
@@ -171,25 +102,19 @@ zkr_node_cache_add_listener (ZkrNodeCache *cache, ZkrNodeCacheFunc func, gpointe
 {
   g_return_val_if_fail (cache != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  return zkr__cache_hub_add (cache->hub, G_CALLBACK (func), user_data, destroy);
+  return zkr__cache_hub_add (cache->object.hub, G_CALLBACK (func), user_data, destroy);
 }
 
 void
 zkr_node_cache_remove_listener (ZkrNodeCache *cache, guint id)
 {
   g_return_if_fail (cache != NULL);
-  zkr__cache_hub_remove (cache->hub, id);
+  zkr__cache_hub_remove (cache->object.hub, id);
 }
 
 GBytes *
 zkr_node_cache_get_data (ZkrNodeCache *cache, ZkrStat *stat)
 {
-  GBytes *data = NULL;
-
   g_return_val_if_fail (cache != NULL, NULL);
-  g_mutex_lock (&cache->lock);
-  if (cache->engine != NULL)
-    data = zkr__cache_engine_get_data (cache->engine, cache->path, stat);
-  g_mutex_unlock (&cache->lock);
-  return data;
+  return zkr__cache_object_get_data (&cache->object, cache->object.path, stat);
 }
