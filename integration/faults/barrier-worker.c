@@ -22,7 +22,6 @@
  * SIGTERM cancels the call under way and exits 0 once the session closed
  * (our node gone with it). */
 
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <glib-unix.h>
 
 #include "context.h"
+#include "fault-call.h"
 #include "session-private.h"
 
 #include <zkr/zkr.h>
@@ -82,20 +82,9 @@ member_set_state (Member *m, const char *state)
 static void
 publish_session (Member *m)
 {
-  clientid_t client;
-  g_autofree char *hex = NULL;
-  g_autofree char *text = NULL;
   g_autofree char *path = g_strdup_printf ("%s/w%d.sid", m->options->dir, m->options->id);
-  g_autofree char *tmp = g_strconcat (path, ".tmp", NULL);
 
-  if (!zkr__session_test_copy_client_id (m->session, &client))
-    return;
-  hex = g_malloc0 (2 * sizeof client.passwd + 1);
-  for (gsize i = 0; i < sizeof client.passwd; i++)
-    g_snprintf (hex + 2 * i, 3, "%02x", (guint8) client.passwd[i]);
-  text = g_strdup_printf ("%" PRIx64 " %s\n", (uint64_t) client.client_id, hex);
-  if (g_file_set_contents (tmp, text, -1, NULL))
-    rename (tmp, path);
+  fault_publish_session (m->session, path);
 }
 
 static void

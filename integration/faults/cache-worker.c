@@ -15,13 +15,13 @@
  * session's id and password) for the nemesis' expiry, as the fault worker
  * does. */
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <glib-unix.h>
 
 #include "context.h"
+#include "fault-call.h"
 #include "session-private.h"
 
 #include <zkr/zkr.h>
@@ -177,20 +177,9 @@ on_event (ZkrTreeCache *cache, const ZkrTreeCacheEvent *event, gpointer user_dat
 static void
 publish_session (Client *c)
 {
-  clientid_t client;
-  g_autofree char *hex = NULL;
-  g_autofree char *text = NULL;
   g_autofree char *path = g_strdup_printf ("%s/w%d.sid", c->options->dir, c->options->id);
-  g_autofree char *tmp = g_strconcat (path, ".tmp", NULL);
 
-  if (!zkr__session_test_copy_client_id (c->session, &client))
-    return;
-  hex = g_malloc0 (2 * sizeof client.passwd + 1);
-  for (gsize i = 0; i < sizeof client.passwd; i++)
-    g_snprintf (hex + 2 * i, 3, "%02x", (guint8) client.passwd[i]);
-  text = g_strdup_printf ("%" PRIx64 " %s\n", (uint64_t) client.client_id, hex);
-  if (g_file_set_contents (tmp, text, -1, NULL))
-    rename (tmp, path);
+  fault_publish_session (c->session, path);
 }
 
 static void

@@ -34,7 +34,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +42,7 @@
 #include <glib-unix.h>
 
 #include "context.h"
+#include "fault-call.h"
 #include "session-private.h"
 
 #include <zkr/zkr.h>
@@ -59,21 +59,8 @@ typedef struct {
   gboolean promoted;
 } Options;
 
-/* One bounded increment, as fault-worker.c's Call. */
-typedef struct {
-  int timeout_ms;
-  gint64 cancel_after_us;     /* from the start; -1: no cancel planned */
-  gboolean use_async;
-  GCancellable *cancellable;  /* NULL for a plain call */
-  gint64 t_start;
-  gint64 deadline;
-  gint64 cancel_at;           /* planned, 0 when none */
-  gint64 t_cancel;            /* when the timer thread cancelled, 0 if it did not */
-  gint64 t_answer;
-  gboolean answered;
-  gint64 timer_late_max;
-  gint64 timer_late_sum;
-} Call;
+/* One bounded increment (fault-call.h). */
+typedef FaultCall Call;
 
 typedef struct {
   const Options *options;
@@ -86,16 +73,11 @@ typedef struct {
   int state_fd;
   gint stop;                   /* set by SIGTERM */
 
-  GThread *timer_thread;
-  GMutex timer_lock;           /* guards timer_call, the Call it points to */
-  GCond timer_cond;
-  Call *timer_call;
-  gboolean timer_quit;
+  FaultCallTimer timer;        /* the deadline timer thread (fault-call.h) */
 } Client;
 
 #define SHORT_CALL_SHARE 0.33
 #define PLAIN_TIMEOUT_MS 1000
-#define TIMER_TICK_US (10 * 1000)
 
 /* One line, one write(2) on an O_APPEND descriptor: the client thread's
  * and the state listener's lines never interleave. */
@@ -123,20 +105,9 @@ set_state (Client *c, char state)
 static void
 publish_session (Client *c)
 {
-  clientid_t client;
-  g_autofree char *hex = NULL;
-  g_autofree char *text = NULL;
   g_autofree char *path = g_strdup_printf ("%s/w%d.sid", c->options->dir, c->options->id);
-  g_autofree char *tmp = g_strconcat (path, ".tmp", NULL);
 
-  if (!zkr__session_test_copy_client_id (c->session, &client))
-    return;
-  hex = g_malloc0 (2 * sizeof client.passwd + 1);
-  for (gsize i = 0; i < sizeof client.passwd; i++)
-    g_snprintf (hex + 2 * i, 3, "%02x", (guint8) client.passwd[i]);
-  text = g_strdup_printf ("%" PRIx64 " %s\n", (uint64_t) client.client_id, hex);
-  if (g_file_set_contents (tmp, text, -1, NULL))
-    rename (tmp, path);
+  fault_publish_session (c->session, path);
 }
 
 static void
@@ -172,100 +143,10 @@ call_plan (Client *c, Call *call)
   call->use_async = g_rand_boolean (c->rand);
 }
 
-/* timer_lock held: sleeps until the call's first bound, cancels when
- * planned, then wakes every tick until the answer; each wake-up's
- * lateness is time this process did not run although it should have. */
-static void
-timer_serve (Client *c, Call *call)
-{
-  gint64 planned = call->cancel_at != 0 ? call->cancel_at : call->deadline;
 
-  while (!call->answered)
-    {
-      gint64 now;
 
-      g_cond_wait_until (&c->timer_cond, &c->timer_lock, planned);
-      now = g_get_monotonic_time ();
-      if (now < planned)
-        continue;
-      call->timer_late_max = MAX (call->timer_late_max, now - planned);
-      call->timer_late_sum += now - planned;
-      if (!call->answered && planned == call->cancel_at && call->t_cancel == 0)
-        {
-          /* Unlocked: the library's cancel handlers run right here. */
-          call->t_cancel = now;
-          g_mutex_unlock (&c->timer_lock);
-          g_cancellable_cancel (call->cancellable);
-          g_mutex_lock (&c->timer_lock);
-        }
-      planned = now + TIMER_TICK_US;
-    }
-}
 
-static gpointer
-timer_main (gpointer data)
-{
-  Client *c = data;
 
-  g_mutex_lock (&c->timer_lock);
-  while (!c->timer_quit)
-    {
-      if (c->timer_call == NULL)
-        {
-          g_cond_wait (&c->timer_cond, &c->timer_lock);
-          continue;
-        }
-      timer_serve (c, c->timer_call);
-      c->timer_call = NULL;
-      g_cond_broadcast (&c->timer_cond);
-    }
-  g_mutex_unlock (&c->timer_lock);
-  return NULL;
-}
-
-/* Right before the call: its bounds count from here, a little before the
- * library's own start, so the check is if anything strict. */
-static void
-call_begin (Client *c, Call *call)
-{
-  g_mutex_lock (&c->timer_lock);
-  call->t_start = g_get_monotonic_time ();
-  call->deadline = call->t_start + (gint64) call->timeout_ms * 1000;
-  if (call->cancel_after_us >= 0)
-    call->cancel_at = call->t_start + MAX (call->cancel_after_us, 1);
-  c->timer_call = call;
-  g_cond_broadcast (&c->timer_cond);
-  g_mutex_unlock (&c->timer_lock);
-}
-
-/* Right at the answer: waits until the timer thread let go of the call. */
-static void
-call_end (Client *c, Call *call)
-{
-  gint64 now = g_get_monotonic_time ();
-
-  g_mutex_lock (&c->timer_lock);
-  call->t_answer = now;
-  call->answered = TRUE;
-  g_cond_broadcast (&c->timer_cond);
-  while (c->timer_call == call)
-    g_cond_wait (&c->timer_cond, &c->timer_lock);
-  g_mutex_unlock (&c->timer_lock);
-}
-
-static const char *
-call_outcome (gboolean ok, const GError *error)
-{
-  if (ok)
-    return "granted";
-  if (error == NULL || error->domain != ZKR_ERROR)
-    return "other";
-  if (error->code == ZKR_ERROR_TIMEOUT)
-    return "timeout";
-  if (error->code == ZKR_ERROR_CANCELLED)
-    return "cancelled";
-  return zkr_error_code_name ((ZkrError) error->code);
-}
 
 typedef struct {
   Client *client;
@@ -279,7 +160,7 @@ on_incremented (GObject *source, GAsyncResult *result, gpointer user_data)
   AsyncWait *wait = user_data;
 
   (void) source;
-  call_end (wait->client, wait->call);
+  fault_call_end (&wait->client->timer, wait->call);
   wait->result = g_object_ref (result);
 }
 
@@ -293,14 +174,14 @@ increment (Client *c, Call *call, ZkrAtomicLongValue *value, GError **error)
 
   if (!call->use_async)
     {
-      call_begin (c, call);
+      fault_call_begin (&c->timer, call);
       ok = zkr_atomic_long_increment (c->counter, call->timeout_ms, call->cancellable, value,
                                       error);
-      call_end (c, call);
+      fault_call_end (&c->timer, call);
       return ok;
     }
   g_main_context_push_thread_default (c->call_context);
-  call_begin (c, call);
+  fault_call_begin (&c->timer, call);
   zkr_atomic_long_increment_async (c->counter, call->timeout_ms, call->cancellable,
                                    on_incremented, &wait);
   while (wait.result == NULL)
@@ -329,7 +210,7 @@ increment_once (Client *c, guint64 seq)
            " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %s %" G_GINT64_FORMAT
            " %" G_GINT64_FORMAT "\n",
            seq, call.use_async ? "async" : "sync", call.timeout_ms, call.t_start, call.deadline,
-           call.cancel_at, call.t_cancel, call.t_answer, call_outcome (ok, error),
+           call.cancel_at, call.t_cancel, call.t_answer, fault_call_outcome (ok, error),
            call.timer_late_max, call.timer_late_sum);
   g_clear_object (&call.cancellable);
   if (ok && value.succeeded)
@@ -461,9 +342,7 @@ client_main (const Options *o)
   c.rand = g_rand_new_with_seed ((guint32) o->seed ^ (guint32) o->id * 2654435761u);
   c.loop = g_main_loop_new (NULL, FALSE);
   c.call_context = g_main_context_new ();
-  g_mutex_init (&c.timer_lock);
-  g_cond_init (&c.timer_cond);
-  c.timer_thread = g_thread_new ("deadline-timer", timer_main, &c);
+  fault_call_timer_start (&c.timer);
   printf ("started\n");
   fflush (stdout);
   term = g_unix_signal_add (SIGTERM, on_term_signal, &c);
@@ -472,11 +351,7 @@ client_main (const Options *o)
   g_thread_join (thread);
   g_source_remove (term);
 
-  g_mutex_lock (&c.timer_lock);
-  c.timer_quit = TRUE;
-  g_cond_broadcast (&c.timer_cond);
-  g_mutex_unlock (&c.timer_lock);
-  g_thread_join (c.timer_thread);
+  fault_call_timer_stop (&c.timer);
   g_clear_pointer (&c.counter, zkr_atomic_long_unref);
   /* Our lock node, if any, goes with the session. */
   zkr_session_close (c.session);
@@ -489,8 +364,6 @@ client_main (const Options *o)
   g_main_context_unref (c.call_context);
   g_main_loop_unref (c.loop);
   g_rand_free (c.rand);
-  g_mutex_clear (&c.timer_lock);
-  g_cond_clear (&c.timer_cond);
   printf ("stopped\n");
   return 0;
 }

@@ -30,6 +30,7 @@
 #include <zookeeper/zookeeper.h>
 #include <zkr/zkr.h>
 
+#include "fault-call.h"
 #include "log.h"
 #include "session-private.h"
 #include "wait.h"
@@ -38,24 +39,11 @@ typedef struct _Worker Worker;
 
 /* One deadline-bounded acquire. The plan is drawn before the call; the
  * times are CLOCK_MONOTONIC microseconds. */
-typedef struct {
-  int timeout_ms;
-  gint64 cancel_after_us;     /* from the start; -1: no cancel planned */
-  gboolean use_async;
-  GCancellable *cancellable;  /* NULL for a plain call */
-
-  gint64 t_start;             /* 0: the call never started */
-  gint64 deadline;
-  gint64 cancel_at;           /* planned, 0 when none */
-  gint64 t_cancel;            /* when the timer thread cancelled, 0 if it did not */
-  gint64 t_answer;            /* the blocking call returned, or the callback ran */
-  gboolean answered;
-  gint64 timer_late_max;      /* the timer thread's worst wake-up lateness */
-  gint64 timer_late_sum;      /* its total lateness, from the first bound on */
-} Call;
+/* A bounded call (fault-call.h). */
+typedef FaultCall Call;
 
 /* One lock kind. The acquires return the fencing token of the new hold;
- * the blocking one brackets its bounded call with call_begin/call_end.
+ * the blocking one brackets its bounded call with fault_call_begin/_end.
  * acquire_async is NULL when the kind has no _async twin. */
 typedef struct {
   const char *name;
@@ -108,13 +96,7 @@ struct _Worker {
   /* Async acquires run their callbacks here, on the main thread. */
   GMainContext *call_context;
 
-  /* The deadline timer thread; timer_lock guards timer_call and the Call
-   * it points to while it is set. */
-  GThread *timer_thread;
-  GMutex timer_lock;
-  GCond timer_cond;
-  Call *timer_call;
-  gboolean timer_quit;
+  FaultCallTimer timer;    /* the deadline timer thread (fault-call.h) */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -255,20 +237,7 @@ on_loss (gpointer lock, ZkrLockEvent event, gpointer user_data)
 static void
 publish_session (Worker *worker)
 {
-  clientid_t client;
-  g_autofree char *hex = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *tmp = NULL;
-
-  if (!zkr__session_test_copy_client_id (worker->session, &client))
-    return;
-  hex = g_malloc0 (2 * sizeof client.passwd + 1);
-  for (gsize i = 0; i < sizeof client.passwd; i++)
-    g_snprintf (hex + 2 * i, 3, "%02x", (guint8) client.passwd[i]);
-  text = g_strdup_printf ("%" PRIx64 " %s\n", (uint64_t) client.client_id, hex);
-  tmp = g_strconcat (worker->sid_path, ".tmp", NULL);
-  if (g_file_set_contents (tmp, text, -1, NULL))
-    rename (tmp, worker->sid_path);
+  fault_publish_session (worker->session, worker->sid_path);
 }
 
 static void
@@ -311,7 +280,6 @@ listener_main (gpointer data)
  * first bound. */
 #define SHORT_CALL_SHARE 0.33
 #define PLAIN_TIMEOUT_MS 1000
-#define TIMER_TICK_US (10 * 1000)
 
 /* Draws the plan of the next acquire from the worker's seeded generator:
  * a short call has a timeout of 200-1500 ms, a cancel in half of them
@@ -336,105 +304,10 @@ call_plan (Worker *worker, Call *call)
   call->use_async = worker->ops->acquire_async != NULL && g_rand_boolean (rand);
 }
 
-/* Serves one call, timer_lock held: sleeps until the call's first bound
- * (its planned cancel, else its deadline), cancels when planned, then
- * wakes every tick until the call answers. Each wake-up's lateness is
- * time this process did not run although it should have: their sum is
- * the part of a late answer that no library could have avoided. */
-static void
-timer_serve (Worker *worker, Call *call)
-{
-  gint64 planned = call->cancel_at != 0 ? call->cancel_at : call->deadline;
 
-  while (!call->answered)
-    {
-      gint64 now;
 
-      g_cond_wait_until (&worker->timer_cond, &worker->timer_lock, planned);
-      now = g_get_monotonic_time ();
-      if (now < planned)
-        continue;
-      call->timer_late_max = MAX (call->timer_late_max, now - planned);
-      call->timer_late_sum += now - planned;
-      if (!call->answered && planned == call->cancel_at && call->t_cancel == 0)
-        {
-          /* Unlocked: the library's cancel handlers run right here. */
-          call->t_cancel = now;
-          g_mutex_unlock (&worker->timer_lock);
-          g_cancellable_cancel (call->cancellable);
-          g_mutex_lock (&worker->timer_lock);
-        }
-      planned = now + TIMER_TICK_US;
-    }
-}
 
-static gpointer
-timer_main (gpointer data)
-{
-  Worker *worker = data;
 
-  g_mutex_lock (&worker->timer_lock);
-  while (!worker->timer_quit)
-    {
-      if (worker->timer_call == NULL)
-        {
-          g_cond_wait (&worker->timer_cond, &worker->timer_lock);
-          continue;
-        }
-      timer_serve (worker, worker->timer_call);
-      worker->timer_call = NULL;
-      g_cond_broadcast (&worker->timer_cond);
-    }
-  g_mutex_unlock (&worker->timer_lock);
-  return NULL;
-}
-
-/* Right before the bounded call: its deadline and cancel time count from
- * here, a little before the library's own start, so the check is if
- * anything strict. */
-static void
-call_begin (Worker *worker, Call *call)
-{
-  g_mutex_lock (&worker->timer_lock);
-  call->t_start = g_get_monotonic_time ();
-  call->deadline = call->t_start + (gint64) call->timeout_ms * 1000;
-  if (call->cancel_after_us >= 0)
-    call->cancel_at = call->t_start + MAX (call->cancel_after_us, 1);
-  worker->timer_call = call;
-  g_cond_broadcast (&worker->timer_cond);
-  g_mutex_unlock (&worker->timer_lock);
-}
-
-/* Right after the answer (on the main thread, in the async callback for
- * an async call): waits until the timer thread let go of the call, so
- * the call and its cancellable may go. */
-static void
-call_end (Worker *worker, Call *call)
-{
-  gint64 now = g_get_monotonic_time ();
-
-  g_mutex_lock (&worker->timer_lock);
-  call->t_answer = now;
-  call->answered = TRUE;
-  g_cond_broadcast (&worker->timer_cond);
-  while (worker->timer_call == call)
-    g_cond_wait (&worker->timer_cond, &worker->timer_lock);
-  g_mutex_unlock (&worker->timer_lock);
-}
-
-static const char *
-call_outcome (gboolean ok, const GError *error)
-{
-  if (ok)
-    return "granted";
-  if (error == NULL || error->domain != ZKR_ERROR)
-    return "other";
-  if (error->code == ZKR_ERROR_TIMEOUT)
-    return "timeout";
-  if (error->code == ZKR_ERROR_CANCELLED)
-    return "cancelled";
-  return zkr_error_code_name ((ZkrError) error->code);
-}
 
 /* call SEQ API TIMEOUT_MS START DEADLINE CANCEL_AT CANCELLED ANSWERED
  *      OUTCOME TIMER_LATE_MAX TIMER_LATE_SUM (times in us, 0 = none) */
@@ -448,7 +321,7 @@ call_log (Worker *worker, guint64 seq, const Call *call, gboolean ok, const GErr
            " %" G_GINT64_FORMAT "\n",
            seq, call->use_async ? "async" : "sync", call->timeout_ms, call->t_start,
            call->deadline, call->cancel_at, call->t_cancel, call->t_answer,
-           call_outcome (ok, error), call->timer_late_max, call->timer_late_sum);
+           fault_call_outcome (ok, error), call->timer_late_max, call->timer_late_sum);
 }
 
 typedef struct {
@@ -463,7 +336,7 @@ on_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
   AsyncWait *wait = user_data;
 
   (void) source;
-  call_end (wait->worker, wait->call);
+  fault_call_end (&wait->worker->timer, wait->call);
   wait->result = g_object_ref (result);
 }
 
@@ -476,7 +349,7 @@ acquire_async (Worker *worker, Call *call, gint64 *token, GError **error)
   gboolean ok;
 
   g_main_context_push_thread_default (worker->call_context);
-  call_begin (worker, call);
+  fault_call_begin (&worker->timer, call);
   worker->ops->acquire_async (worker, call, on_acquired, &wait);
   while (wait.result == NULL)
     g_main_context_iteration (worker->call_context, TRUE);
@@ -503,9 +376,9 @@ mutex_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
   gboolean ok;
 
-  call_begin (worker, call);
+  fault_call_begin (&worker->timer, call);
   ok = zkr_mutex_acquire (worker->mutex, call->timeout_ms, call->cancellable, error);
-  call_end (worker, call);
+  fault_call_end (&worker->timer, call);
   if (ok)
     *token = zkr_mutex_get_fencing_token (worker->mutex);
   return ok;
@@ -553,9 +426,9 @@ writer_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
   gboolean ok;
 
-  call_begin (worker, call);
+  fault_call_begin (&worker->timer, call);
   ok = zkr_rwlock_acquire_write (worker->rwlock, call->timeout_ms, call->cancellable, error);
-  call_end (worker, call);
+  fault_call_end (&worker->timer, call);
   if (ok)
     *token = zkr_rwlock_get_write_token (worker->rwlock);
   return ok;
@@ -588,9 +461,9 @@ reader_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
   gboolean ok;
 
-  call_begin (worker, call);
+  fault_call_begin (&worker->timer, call);
   ok = zkr_rwlock_acquire_read (worker->rwlock, call->timeout_ms, call->cancellable, error);
-  call_end (worker, call);
+  fault_call_end (&worker->timer, call);
   if (ok)
     *token = zkr_rwlock_get_read_token (worker->rwlock);
   return ok;
@@ -650,9 +523,9 @@ semaphore_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
 {
   GPtrArray *leases;
 
-  call_begin (worker, call);
+  fault_call_begin (&worker->timer, call);
   leases = zkr_semaphore_acquire (worker->semaphore, 1, call->timeout_ms, call->cancellable, error);
-  call_end (worker, call);
+  fault_call_end (&worker->timer, call);
   return semaphore_keep (worker, leases, token);
 }
 
@@ -752,9 +625,9 @@ latch_acquire (Worker *worker, Call *call, gint64 *token, GError **error)
   ok = zkr_leader_latch_start (make.latch, error);
   if (ok)
     {
-      call_begin (worker, call);
+      fault_call_begin (&worker->timer, call);
       ok = zkr_leader_latch_await (make.latch, call->timeout_ms, call->cancellable, error);
-      call_end (worker, call);
+      fault_call_end (&worker->timer, call);
     }
   if (!ok)
     {
@@ -1054,13 +927,7 @@ hold_once (Worker *worker, guint64 seq, gint64 t_req)
 static void
 timer_stop (Worker *worker)
 {
-  g_mutex_lock (&worker->timer_lock);
-  worker->timer_quit = TRUE;
-  g_cond_broadcast (&worker->timer_cond);
-  g_mutex_unlock (&worker->timer_lock);
-  g_thread_join (worker->timer_thread);
-  g_mutex_clear (&worker->timer_lock);
-  g_cond_clear (&worker->timer_cond);
+  fault_call_timer_stop (&worker->timer);
 }
 
 static gboolean
@@ -1089,9 +956,7 @@ worker_main (Worker *worker)
   worker->listener_context = g_main_context_new ();
   worker->listener_loop = g_main_loop_new (worker->listener_context, FALSE);
   worker->call_context = g_main_context_new ();
-  g_mutex_init (&worker->timer_lock);
-  g_cond_init (&worker->timer_cond);
-  worker->timer_thread = g_thread_new ("deadline-timer", timer_main, worker);
+  fault_call_timer_start (&worker->timer);
   zkr__wait_init (&worker->ready);
   worker->listener_thread = g_thread_new ("listener", listener_main, worker);
   zkr__wait_block (&worker->ready);
