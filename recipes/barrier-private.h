@@ -60,6 +60,10 @@ gboolean zkr__barrier_call_answered (ZkrBarrierCall *call);
 /* Ends the call: @error (transfer full) (nullable) prefixed with the
  * call's name, or success. */
 void zkr__barrier_call_end (ZkrBarrierCall *call, GError *error);
+/* A zkr_node_create_async() callback (@data: the call) that ends the call:
+ * created, or made by someone else first (NODE_EXISTS), is success. The
+ * barrier's set and the double barrier's ready node. */
+void zkr__barrier_call_end_created (GObject *source, GAsyncResult *result, gpointer data);
 /* Ends with TIMEOUT if the call only tries once, else waits for the
  * watch (at once if it fired already), then @on_wake. */
 void zkr__barrier_call_wait (ZkrBarrierCall *call, ZkrBarrierStepFunc on_wake);

@@ -415,8 +415,8 @@ barrier_finish (ZkrBarrier *barrier, GAsyncResult *result, gpointer tag, GError 
 
 /* ---- set ---------------------------------------------------------------- */
 
-static void
-set_created (GObject *source, GAsyncResult *result, gpointer data)
+void
+zkr__barrier_call_end_created (GObject *source, GAsyncResult *result, gpointer data)
 {
   ZkrBarrierCall *call = data;
   GError *error = NULL;
@@ -447,7 +447,7 @@ zkr_barrier_set_async (ZkrBarrier *barrier, int timeout_ms, GCancellable *cancel
   call->in_flight = TRUE;
   zkr_node_create_async (barrier->session, barrier->path, data, strlen (data),
                          ZKR_CREATE_PERSISTENT, ZKR_CREATE_PARENTS_CONTAINER,
-                         zkr__barrier_call_remaining (call), call->cancel, set_created, call);
+                         zkr__barrier_call_remaining (call), call->cancel, zkr__barrier_call_end_created, call);
 }
 
 gboolean

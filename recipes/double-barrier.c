@@ -201,25 +201,6 @@ enter_ended (ZkrBarrierCall *call, const GError *error)
 }
 
 static void
-enter_ready_made (GObject *source, GAsyncResult *result, gpointer data)
-{
-  ZkrBarrierCall *call = data;
-  GError *error = NULL;
-
-  (void) source;
-  /* Another member may have made it first: as good. */
-  if (!zkr_node_create_finish (call->session, result, NULL, NULL, &error) &&
-      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NODE_EXISTS))
-    g_clear_error (&error);
-  if (!zkr__barrier_call_answered (call))
-    {
-      g_clear_error (&error);
-      return;
-    }
-  zkr__barrier_call_end (call, error);
-}
-
-static void
 enter_listed (GObject *source, GAsyncResult *result, gpointer data)
 {
   ZkrBarrierCall *call = data;
@@ -258,7 +239,7 @@ enter_listed (GObject *source, GAsyncResult *result, gpointer data)
   call->in_flight = TRUE;
   zkr_node_create_async (call->session, step->barrier->ready_path, client_id,
                          strlen (client_id), ZKR_CREATE_PERSISTENT, ZKR_CREATE_PARENTS_NONE,
-                         zkr__barrier_call_remaining (call), call->cancel, enter_ready_made,
+                         zkr__barrier_call_remaining (call), call->cancel, zkr__barrier_call_end_created,
                          call);
 }
 
