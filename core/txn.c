@@ -248,6 +248,9 @@ zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_txn_commit_async);
   g_task_set_name (task, "transaction");
+  /* The header's promise: the commit holds the transaction until its
+   * callback, so the caller may unref it meanwhile. */
+  g_task_set_task_data (task, zkr_txn_ref (txn), (GDestroyNotify) zkr_txn_unref);
   /* A cancel is answered ZKR_ERROR_CANCELLED by the operation itself. */
   g_task_set_check_cancellable (task, FALSE);
   txn->state = TXN_COMMITTING;

@@ -546,6 +546,18 @@ test_txn__async_commit_outlives_its_references (void)
   CU_ASSERT_STRING_EQUAL (zkr_txn_get_created_path (txn, 0), node);
   itest_async_end (&wait);
   zkr_txn_unref (txn);
+  /* The transaction's own last reference dropped right after the commit
+   * started: the commit holds it, lands, and answers (ASan: nothing
+   * touched after its free, nothing leaked). */
+  txn = zkr_txn_new (direct);
+  zkr_txn_create (txn, "/zkr-it-txn-dropped", NULL, 0, ZKR_CREATE_EPHEMERAL);
+  itest_async_begin (&wait);
+  zkr_txn_commit_async (txn, CALL_MS, NULL, itest_async_done, &wait);
+  zkr_txn_unref (txn);
+  CU_ASSERT_PTR_NOT_NULL (itest_async_wait (&wait, CALL_MS));
+  itest_async_end (&wait);
+  CU_ASSERT_TRUE (node_exists (direct, "/zkr-it-txn-dropped"));
+  CU_ASSERT_TRUE (zkr_node_delete (direct, "/zkr-it-txn-dropped", -1, CALL_MS, NULL, NULL));
   itest_cleanup_root (direct, name_space, root);
 }
 
