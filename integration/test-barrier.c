@@ -238,6 +238,99 @@ test_double_barrier__a_dead_member_does_not_hold_the_others (void)
   itest_cleanup_root (alive, NULL, root);
 }
 
+/* Iterates @context (not the thread-default one) until @answer came. */
+static gboolean
+pump_context_until_done (GMainContext *context, Answer *answer, int timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (!answer->done && g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (context, FALSE))
+      g_usleep (2000);
+  return answer->done;
+}
+
+/* A barrier used round after round: the higher member deletes its node
+ * and is held (its context not run) while the lower one leaves and
+ * enters the next round. The higher one's next look sees only that new
+ * node; it belongs to a round that cannot open without the higher member,
+ * so waiting for it would hold both until the deadline (seen in the fault
+ * suite). The leave passes, and the next round opens. */
+static void
+test_double_barrier__a_leave_does_not_wait_for_the_next_round (void)
+{
+  g_autofree char *root = itest_scratch_path ("rounds");
+  ZkrSession *sessions[2];
+  ZkrDoubleBarrier *members[2];
+  g_autofree char *paths[2] = { NULL, NULL };
+  g_autoptr (GError) error = NULL;
+  GMainContext *context = context_begin ();
+  GMainContext *held = g_main_context_new ();
+  Answer answers[2], high_left;
+  guint high, low;
+  gint64 end;
+
+  for (guint i = 0; i < 2; i++)
+    {
+      sessions[i] = itest_connect_ns (itest_hosts (), NULL, 10000);
+      members[i] = zkr_double_barrier_new (sessions[i], root, 2, NULL);
+      enter_async (members[i], &answers[i], ITEST_WAIT_MS);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      CU_ASSERT_TRUE (pump_until_done (&answers[i], ITEST_WAIT_MS) && answers[i].ok);
+      paths[i] = zkr_double_barrier_dup_member_path (members[i]);
+    }
+  /* Curator's order: the lowest member leaves last. */
+  high = g_strcmp0 (paths[0], paths[1]) > 0 ? 0 : 1;
+  low = 1 - high;
+  g_main_context_push_thread_default (held);
+  leave_async (members[high], &high_left, SHORT_TIMEOUT_MS * 5);
+  g_main_context_pop_thread_default (held);
+  end = g_get_monotonic_time () + (gint64) ITEST_WAIT_MS * 1000;
+  while (!itest_node_absent (sessions[low], paths[high]) && g_get_monotonic_time () < end)
+    {
+      while (g_main_context_iteration (held, FALSE))
+        ;
+      g_usleep (2000);
+    }
+  CU_ASSERT_TRUE (itest_node_absent (sessions[low], paths[high]));
+  CU_ASSERT_FALSE (high_left.done);
+  /* The lower one is alone: through, and into the next round. */
+  CU_ASSERT_TRUE (zkr_double_barrier_leave (members[low], ITEST_CALL_MS, NULL, &error));
+  g_assert_no_error (error);
+  enter_async (members[low], &answers[low], ITEST_WAIT_MS);
+  CU_ASSERT_TRUE (pump_until_children (sessions[low], root, 1));
+  CU_ASSERT_FALSE (answers[low].done);
+  /* Now the held leave goes on: through, though a node is there. */
+  CU_ASSERT_TRUE (pump_context_until_done (held, &high_left, SHORT_TIMEOUT_MS * 5 + MARGIN_MS));
+  CU_ASSERT_TRUE (high_left.ok);
+  if (high_left.error != NULL)
+    g_printerr ("held leave: %s\n", high_left.error->message);
+  g_clear_error (&high_left.error);
+  while (g_main_context_iteration (held, FALSE))
+    ;
+  /* And the next round opens with both. */
+  enter_async (members[high], &answers[high], ITEST_WAIT_MS);
+  for (guint i = 0; i < 2; i++)
+    {
+      CU_ASSERT_TRUE (pump_until_done (&answers[i], ITEST_WAIT_MS) && answers[i].ok);
+      leave_async (members[i], &answers[i], ITEST_WAIT_MS);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      CU_ASSERT_TRUE (pump_until_done (&answers[i], ITEST_WAIT_MS) && answers[i].ok);
+      g_clear_error (&answers[i].error);
+      zkr_double_barrier_unref (members[i]);
+    }
+  context_end (context);
+  g_main_context_unref (held);
+  CU_ASSERT_EQUAL (itest_count_children (sessions[0], root), 0);
+  itest_cleanup_root (sessions[0], NULL, root);
+  for (guint i = 0; i < 2; i++)
+    zkr_session_unref (sessions[i]);
+}
+
 /* ---- deadlines through the proxy ---------------------------------------------- */
 
 static void
@@ -539,6 +632,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_barrier__waiters_pass_when_the_node_is_removed),
   ZKR_TEST_CASE (test_double_barrier__nobody_passes_before_all_came_or_left),
   ZKR_TEST_CASE (test_double_barrier__a_dead_member_does_not_hold_the_others),
+  ZKR_TEST_CASE (test_double_barrier__a_leave_does_not_wait_for_the_next_round),
   ZKR_TEST_CASE (test_barrier__calls_answer_by_the_deadline_in_every_state),
   ZKR_TEST_CASE (test_barrier__bad_input_is_named_and_foreign_data_is_never_read),
   ZKR_TEST_CASE (test_barrier__curator_and_zkr_set_remove_and_wait_on_one_path),

@@ -38,6 +38,8 @@ typedef struct {
   gboolean ready_seen;       /* enter: PATH/ready existed at our check */
   gboolean member_made;      /* enter: our create was answered OK */
   gboolean member_gone;      /* leave: we deleted our node */
+  GHashTable *leavers;       /* (owned) (nullable) leave: the members listed at
+                              * the first look, the only ones waited for */
 } Step;
 
 static void
@@ -47,6 +49,7 @@ step_free (gpointer data)
 
   zkr_double_barrier_unref (step->barrier);
   g_free (step->member_path);
+  g_clear_pointer (&step->leavers, g_hash_table_unref);
   g_free (step);
 }
 
@@ -481,15 +484,29 @@ name_compare (gconstpointer a, gconstpointer b)
 }
 
 /* The members' names (ready left out), sorted as Curator sorts them
- * (Java's String order, which is byte order for Curator's ASCII uuids). */
+ * (Java's String order, which is byte order for Curator's ASCII uuids).
+ * The first look of a leave keeps the names it saw; later looks count
+ * only those: a member that left this round and entered the next one has a
+ * new node, and waiting for it would wait for a round that cannot open
+ * without us (docs/design.md §4.2). */
 static GPtrArray *
-leave_members (char **children)
+leave_members (Step *step, char **children)
 {
   GPtrArray *members = g_ptr_array_new ();
+  gboolean first = step->leavers == NULL;
 
+  if (first)
+    step->leavers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; children != NULL && children[i] != NULL; i++)
-    if (strcmp (children[i], READY_NAME) != 0)
+    {
+      if (strcmp (children[i], READY_NAME) == 0)
+        continue;
+      if (first)
+        g_hash_table_add (step->leavers, g_strdup (children[i]));
+      else if (!g_hash_table_contains (step->leavers, children[i]))
+        continue;
       g_ptr_array_add (members, children[i]);
+    }
   g_ptr_array_sort (members, name_compare);
   return members;
 }
@@ -501,7 +518,7 @@ leave_judge (ZkrBarrierCall *call, char **children)
 {
   Step *step = call->data;
   const char *ours = strrchr (step->member_path, '/') + 1;
-  g_autoptr (GPtrArray) members = leave_members (children);
+  g_autoptr (GPtrArray) members = leave_members (step, children);
   const char *lowest, *highest;
   gboolean ours_listed = FALSE;
 

@@ -9,8 +9,10 @@
  * children or more. Entering: an exists watch on PATH/ready, our node,
  * a count of PATH's children; we pass once PATH/ready exists. Leaving:
  * our node goes, each member keeps one exists watch (the lowest member
- * on the highest, the others on the lowest) until no member node is left;
- * then PATH/ready is deleted. N is a threshold, not a limit: more members
+ * on the highest, the others on the lowest) until none of the member nodes
+ * it saw at its first look is left; then PATH/ready is deleted. (A member
+ * that left and entered again meanwhile has a new node, of the next round:
+ * it is not waited for; nor is one that enters after our first look.) N is a threshold, not a limit: more members
  * may enter.
  *
  * A member whose session dies: its node is ephemeral and goes when the
@@ -81,8 +83,9 @@ ZKR_API gboolean zkr_double_barrier_enter_finish (ZkrDoubleBarrier *barrier,
 
 /**
  * zkr_double_barrier_leave:
- * Leaves the barrier and blocks until no member node is left under PATH
- * (every member left, or its session died), then deletes PATH/ready.
+ * Leaves the barrier and blocks until none of the member nodes under PATH
+ * at its first look is left (every member then in left, or its session
+ * died), then deletes PATH/ready.
  * Either way (success or not) the member is out of the barrier afterwards
  * and may enter again.
  * Errors: ZKR_ERROR_NOT_HELD (not entered), ZKR_ERROR_NO_NODE (our node

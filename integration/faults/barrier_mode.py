@@ -19,11 +19,15 @@ What the checker holds the barrier to (times are CLOCK_MONOTONIC us):
   counted until the server expired it), which is why a window outlives a
   failure. Each pass is also held to the same count at its own moment.
 - No early leave: a member passes leave only once every other member node of
-  its round (the rounds are told apart by PATH/ready's czxid) is gone. A
-  member of the round that passed enter and had not yet called leave still
-  has its node, unless its session died meanwhile (it logged LOST or a
-  failed call by then, or the nemesis expired, black-holed or stopped it):
-  a leave completing inside such a member's stay is early.
+  its round (the rounds are told apart by PATH/ready's czxid) that was there
+  when its leave began is gone. A member of the round that passed enter
+  before that and had not yet called leave still has its node, unless its
+  session died meanwhile (it logged LOST or a failed call by then, or the
+  nemesis expired, black-holed or stopped it): a leave completing inside
+  such a member's stay is early. (A member that passes on the round's ready
+  node after the leave began joined late; a leave waits only for the nodes
+  it saw first, else it could wait for the next round: docs/design.md
+  §4.2.)
 - Liveness: once the faults stopped, every member gets through its current
   barrier (its next enter or leave passes) within one session timeout
   (+ 1 s for a machine of 2 loaded cores).
@@ -191,7 +195,7 @@ def check(run_dir, faults, stop_faults_at, stop_at, t_us):
                 if b is a or b.member == a.member:
                     continue
                 stay_end = b.leave if b.leave is not None else b.end
-                if b.passed < a.end and (stay_end is None or a.end < stay_end) \
+                if b.passed < a.leave and (stay_end is None or a.end < stay_end) \
                         and not in_doubt(b, b.passed, a.end):
                     early_leave += 1
                     if early_leave <= 10:
