@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "armed.h"
 #include "context.h"
 #include "error-private.h"
 #include "node-private.h"
@@ -83,10 +84,8 @@ typedef struct {
   gint64 deadline;           /* monotonic µs; G_MAXINT64: none */
   gboolean try_once;         /* timeout 0: one send, no wait, no retry */
   GCancellable *cancellable; /* (owned) (nullable) */
-  gulong cancel_id;
-  guint deadline_timer;
+  ZkrArmed armed;            /* the deadline, the cancel, the state listener */
   guint retry_timer;
-  guint listener_id;
   guint retries;
   gint64 first_send;         /* monotonic µs, 0 before the first send */
   guint parent_rounds;
@@ -240,15 +239,8 @@ answer_free (gpointer data)
 static void
 op_detach (NodeOp *op)
 {
-  zkr__session_timer_clear (op->session, &op->deadline_timer);
+  zkr__armed_detach (&op->armed);
   zkr__session_timer_clear (op->session, &op->retry_timer);
-  if (op->listener_id != 0)
-    zkr__session_remove_internal_listener (op->session, op->listener_id);
-  op->listener_id = 0;
-  /* Our handler only posts, so this never waits for long. */
-  if (op->cancel_id != 0)
-    g_cancellable_disconnect (op->cancellable, op->cancel_id);
-  op->cancel_id = 0;
 }
 
 /* The one way out, at most once: takes @error or @result. Worker or
@@ -729,18 +721,16 @@ op_tree_done (ZkrSession *session, int rc, gpointer user_data)
   op_unref (op);
 }
 
-static gboolean
-op_deadline_tick (gpointer data)
+static void
+op_on_deadline (gpointer data)
 {
   NodeOp *op = data;
   g_autofree char *what = NULL;
 
-  op->deadline_timer = 0;
   what = g_strdup_printf ("no answer within the deadline (%s)",
                           op->step == OP_WAITING ? "the session was not connected"
                                                  : "no reply came");
   op_answer_code (op, ZKR_ERROR_TIMEOUT, what);
-  return G_SOURCE_REMOVE;
 }
 
 /* An internal listener: synchronously on the worker at each transition. */
@@ -774,22 +764,25 @@ op_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
     }
 }
 
-static gboolean
-op_cancel_in_worker (gpointer data)
+static void
+op_on_cancelled (gpointer data)
 {
   op_answer_code (data, ZKR_ERROR_CANCELLED, "cancelled");
-  return G_SOURCE_REMOVE;
 }
 
-/* The cancelling thread (any): only posts (GCancellable's rule). */
-static void
-op_on_cancelled (GCancellable *cancellable, gpointer user_data)
+static gpointer
+op_ref_hook (gpointer data)
 {
-  NodeOp *op = user_data;
-
-  (void) cancellable;
-  zkr__session_post (op->session, op_cancel_in_worker, op_ref (op), op_unref);
+  return op_ref (data);
 }
+
+static const ZkrArmedHooks op_armed_hooks = {
+  .ref = op_ref_hook,
+  .unref = op_unref,
+  .on_state = op_on_state,
+  .on_deadline = op_on_deadline,
+  .on_cancelled = op_on_cancelled,
+};
 
 /* ---- the start ----------------------------------------------------- */
 
@@ -799,41 +792,36 @@ static gboolean
 op_start (gpointer data)
 {
   NodeOp *op = data;
-  ZkrSessionState state = zkr_session_get_state (op->session);
-  gint64 now = g_get_monotonic_time ();
 
   /* Held by what is armed here (the listener, the timers, the cancel
    * handler: none holds one of its own) until op_answer() detaches it. */
   op_ref (op);
-  op->listener_id = zkr__session_add_internal_listener (op->session, op_on_state, op);
-  if (op->cancellable != NULL)
-    /* Already cancelled: the handler runs here and posts the answer. */
-    op->cancel_id = g_cancellable_connect (op->cancellable, G_CALLBACK (op_on_cancelled), op,
-                                           NULL);
-  if (op->cancellable != NULL && g_cancellable_is_cancelled (op->cancellable))
-    /* Nothing sent for a call cancelled before it was made. */
-    op_answer_code (op, ZKR_ERROR_CANCELLED, "cancelled");
-  else if (state == ZKR_SESSION_STATE_CLOSED)
-    op_answer_rc (op, ZCLOSING);
-  else if (state == ZKR_SESSION_STATE_LOST)
-    op_answer_code (op, ZKR_ERROR_SESSION_EXPIRED,
-                    "the session is lost (expired); a fresh one is on its way");
-  else if (op->try_once && !zkr_session_is_connected (op->session))
-    op_answer_code (op, ZKR_ERROR_CONNECTION_LOSS,
-                    "the session is not connected (timeout 0: no wait)");
-  else
+  switch (zkr__armed_arm (&op->armed))
     {
-      op->accepted = TRUE;
-      if (op->deadline != G_MAXINT64)
-        {
-          gint64 left_us = MAX (op->deadline - now, 0);
-
-          op->deadline_timer = zkr__session_timer_add (op->session,
-                                                       (guint) ((left_us + 999) / 1000), 0,
-                                                       op_deadline_tick, op);
-        }
-      op_send_when_connected (op);
+    case ZKR_ARMED_CANCELLED:
+      /* Nothing sent for a call cancelled before it was made. */
+      op_answer_code (op, ZKR_ERROR_CANCELLED, "cancelled");
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_CLOSED:
+      op_answer_rc (op, ZCLOSING);
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_LOST:
+      op_answer_code (op, ZKR_ERROR_SESSION_EXPIRED,
+                      "the session is lost (expired); a fresh one is on its way");
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_GO:
+    default:
+      break;
     }
+  if (op->try_once && !zkr_session_is_connected (op->session))
+    {
+      op_answer_code (op, ZKR_ERROR_CONNECTION_LOSS,
+                      "the session is not connected (timeout 0: no wait)");
+      return G_SOURCE_REMOVE;
+    }
+  op->accepted = TRUE;
+  zkr__armed_set_deadline (&op->armed, op->deadline);
+  op_send_when_connected (op);
   return G_SOURCE_REMOVE;
 }
 
@@ -894,6 +882,7 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
   op->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
                                 : G_MAXINT64;
   op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  zkr__armed_init (&op->armed, &op_armed_hooks, op, op->session, op->cancellable);
   op->task = task;
   return op;
 }
@@ -908,13 +897,5 @@ zkr__node_op_start (ZkrSession *session, const ZkrNodeRequest *request, int time
 {
   NodeOp *op = op_new (session, request, timeout_ms, cancellable, task);
 
-  if (zkr__session_in_worker (session))
-    {
-      zkr__session_post (session, op_start, op, op_unref);
-      return;
-    }
-  zkr__session_stand_in_begin (session);
-  (void) op_start (op);
-  zkr__session_stand_in_end (session);
-  op_unref (op);
+  zkr__armed_run_start (session, op_start, op, op_unref);
 }

@@ -2,6 +2,7 @@
  * worker: read, compute, set with the version read or create, the
  * policies' sleeps on executor timers, a lost write reply resolved by a
  * sync and a read again; one answer in the caller's context. */
+#include "armed.h"
 #include "context.h"
 #include "counter-private.h"
 #include "error-private.h"
@@ -59,9 +60,7 @@ typedef struct {
   gint64 deadline;           /* monotonic µs; G_MAXINT64: none */
   gboolean try_once;         /* timeout 0: each request sent once, no wait */
   GCancellable *cancellable; /* (owned) (nullable) */
-  gulong cancel_id;
-  guint listener_id;
-  guint deadline_timer;
+  ZkrArmed armed;            /* the deadline, the cancel, the state listener */
   guint sleep_timer;
   TriesStep step;
   TriesStep resume;          /* WAITING, SLEEPING: what to send next (READING
@@ -120,15 +119,8 @@ static void tries_send_sync (Tries *tries);
 static void
 tries_detach (Tries *tries)
 {
-  zkr__session_timer_clear (tries->session, &tries->deadline_timer);
+  zkr__armed_detach (&tries->armed);
   zkr__session_timer_clear (tries->session, &tries->sleep_timer);
-  if (tries->listener_id != 0)
-    zkr__session_remove_internal_listener (tries->session, tries->listener_id);
-  tries->listener_id = 0;
-  /* Our handler only posts, so this never waits for long. */
-  if (tries->cancel_id != 0)
-    g_cancellable_disconnect (tries->cancellable, tries->cancel_id);
-  tries->cancel_id = 0;
 }
 
 /* The one way out, at most once: @error (transfer full) wins over the
@@ -577,14 +569,12 @@ tries_send_read (Tries *tries)
 
 /* ---- the start, the deadline, the cancel, the session's states ------- */
 
-static gboolean
-tries_deadline_tick (gpointer data)
+static void
+tries_on_deadline (gpointer data)
 {
   Tries *tries = data;
 
-  tries->deadline_timer = 0;
   tries_fail (tries, zkr__atomic_long_timeout_error (tries->path, tries->timeout_ms, tries->write));
-  return G_SOURCE_REMOVE;
 }
 
 /* An internal listener: synchronously on the worker at each transition. */
@@ -627,22 +617,25 @@ tries_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
     }
 }
 
-static gboolean
-tries_cancel_in_worker (gpointer data)
+static void
+tries_on_cancelled (gpointer data)
 {
   tries_fail_code (data, ZKR_ERROR_CANCELLED, "cancelled");
-  return G_SOURCE_REMOVE;
 }
 
-/* The cancelling thread (any): only posts (GCancellable's rule). */
-static void
-tries_on_cancelled (GCancellable *cancellable, gpointer user_data)
+static gpointer
+tries_ref_hook (gpointer data)
 {
-  Tries *tries = user_data;
-
-  (void) cancellable;
-  zkr__session_post (tries->session, tries_cancel_in_worker, tries_ref (tries), tries_unref);
+  return tries_ref (data);
 }
+
+static const ZkrArmedHooks tries_armed_hooks = {
+  .ref = tries_ref_hook,
+  .unref = tries_unref,
+  .on_state = tries_on_state,
+  .on_deadline = tries_on_deadline,
+  .on_cancelled = tries_on_cancelled,
+};
 
 /* Worker or stand-in: everything that can answer is armed here, before
  * the first send, so no reply can come before it. */
@@ -650,38 +643,34 @@ static gboolean
 tries_start (gpointer data)
 {
   Tries *tries = data;
-  ZkrSessionState state = zkr_session_get_state (tries->session);
 
   /* Held by what is armed here (the listener, the timers, the cancel
    * handler) until tries_answer() detaches it. */
   tries_ref (tries);
-  tries->listener_id = zkr__session_add_internal_listener (tries->session, tries_on_state,
-                                                           tries);
-  if (tries->cancellable != NULL)
-    /* Already cancelled: the handler runs here and posts the answer. */
-    tries->cancel_id = g_cancellable_connect (tries->cancellable,
-                                              G_CALLBACK (tries_on_cancelled), tries, NULL);
-  if (tries->cancellable != NULL && g_cancellable_is_cancelled (tries->cancellable))
-    tries_fail_code (tries, ZKR_ERROR_CANCELLED, "cancelled");
-  else if (state == ZKR_SESSION_STATE_CLOSED)
-    tries_fail_rc (tries, ZCLOSING, NULL);
-  else if (state == ZKR_SESSION_STATE_LOST)
-    tries_fail_code (tries, ZKR_ERROR_SESSION_EXPIRED,
-                     "the session is lost (expired); a fresh one is on its way");
-  else if (tries->deadline != G_MAXINT64 && tries->deadline <= g_get_monotonic_time ())
-    tries_fail (tries, zkr__atomic_long_timeout_error (tries->path, tries->timeout_ms, WRITE_NONE));
-  else
+  switch (zkr__armed_arm (&tries->armed))
     {
-      if (tries->deadline != G_MAXINT64)
-        {
-          gint64 left_us = MAX (tries->deadline - g_get_monotonic_time (), 0);
-
-          tries->deadline_timer = zkr__session_timer_add (tries->session,
-                                                          (guint) ((left_us + 999) / 1000), 0,
-                                                          tries_deadline_tick, tries);
-        }
-      tries_send_read (tries);
+    case ZKR_ARMED_CANCELLED:
+      tries_fail_code (tries, ZKR_ERROR_CANCELLED, "cancelled");
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_CLOSED:
+      tries_fail_rc (tries, ZCLOSING, NULL);
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_LOST:
+      tries_fail_code (tries, ZKR_ERROR_SESSION_EXPIRED,
+                       "the session is lost (expired); a fresh one is on its way");
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_GO:
+    default:
+      break;
     }
+  if (tries->deadline != G_MAXINT64 && tries->deadline <= g_get_monotonic_time ())
+    {
+      tries_fail (tries, zkr__atomic_long_timeout_error (tries->path, tries->timeout_ms,
+                                                         WRITE_NONE));
+      return G_SOURCE_REMOVE;
+    }
+  zkr__armed_set_deadline (&tries->armed, tries->deadline);
+  tries_send_read (tries);
   return G_SOURCE_REMOVE;
 }
 
@@ -711,13 +700,7 @@ zkr__atomic_long_run_tries (ZkrAtomicOp *op)
   tries->cancellable = op->cancellable != NULL ? g_object_ref (op->cancellable) : NULL;
   tries->phase_start = g_get_monotonic_time ();
   tries->read_version = -1;
-  if (zkr__session_in_worker (atomic->session))
-    {
-      zkr__session_post (atomic->session, tries_start, tries, tries_unref);
-      return;
-    }
-  zkr__session_stand_in_begin (atomic->session);
-  (void) tries_start (tries);
-  zkr__session_stand_in_end (atomic->session);
-  tries_unref (tries);
+  zkr__armed_init (&tries->armed, &tries_armed_hooks, tries, tries->session,
+                   tries->cancellable);
+  zkr__armed_run_start (atomic->session, tries_start, tries, tries_unref);
 }
