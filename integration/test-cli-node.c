@@ -1,8 +1,8 @@
 /* zkr integration: the zkr tool's node and watch commands against the
  * real ensemble, run as a user runs them (a subprocess): get, set, ls, rm
  * and create with their exit statuses and --json, binary-safe data,
- * fenced writes (--fenced, --fenced-by), and zkr watch through changes,
- * signals and a lost session. */
+ * fenced writes (--fenced, --fenced-by), zkr watch through changes,
+ * signals and a lost session, and where credentials come from. */
 
 #include <signal.h>
 #include <stdio.h>
@@ -454,6 +454,113 @@ test_cli__watch_says_session_lost_and_reads_again (void)
   zkr_session_unref (session);
 }
 
+/* ---- credentials: --auth-file, $ZKR_AUTH, --auth ------------------------- */
+
+#define AUTH_USER "cli-user"
+#define AUTH_SECRET "s3cret-never-shown"
+
+/* A node only AUTH_USER reads (the creator's ACL), with data "hidden". */
+static ZkrSession *
+auth_session_new (void)
+{
+  g_autoptr (ZkrSessionOptions) options = itest_options (itest_hosts (), 10000);
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session;
+
+  zkr_session_options_set_digest_auth (options, AUTH_USER, AUTH_SECRET);
+  session = zkr_session_connect (options, &error);
+  g_assert_no_error (error);
+  return session;
+}
+
+/* The credentials reach zkr from a file, from $ZKR_AUTH and (warned
+ * against) from the command line, where they are starred out once zkr
+ * runs; no output ever holds the password; without them (or with bad
+ * ones) the node is refused (77); a missing or malformed file is a usage
+ * error (64) that names the file and not its contents. */
+static void
+test_cli__credentials_from_a_file_or_the_environment_never_shown (void)
+{
+  g_autoptr (ZkrSession) owner = auth_session_new ();
+  g_autofree char *root = itest_scratch_path ("cli-auth");
+  g_autofree char *node = g_strconcat (root, "/secret", NULL);
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *file = g_build_filename (dir, "auth", NULL);
+  g_autofree char *bad_file = g_build_filename (dir, "bad", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing", NULL);
+  g_autofree char *file_arg = g_strconcat ("--auth-file=", file, NULL);
+  g_autofree char *bad_arg = g_strconcat ("--auth-file=", bad_file, NULL);
+  g_autofree char *missing_arg = g_strconcat ("--auth-file=", missing, NULL);
+  const ZkrAclEntry creator_only[] = { { ZKR_PERM_ALL, "auth", "" } };
+  ZkrCreateOptions only_owner = { .acl = creator_only, .n_acl = 1,
+                                  .parents = ZKR_CREATE_PARENTS_CONTAINER };
+  const char *const env_auth[] = { "ZKR_AUTH=" AUTH_USER ":" AUTH_SECRET, NULL };
+  const char *const env_bad[] = { "ZKR_AUTH=" AUTH_USER ":wrong", NULL };
+  g_autoptr (GError) error = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (owner);
+  CU_ASSERT_TRUE_FATAL (zkr_node_create_full (owner, node, "hidden", 6, &only_owner, 10000,
+                                              NULL, NULL, NULL, &error));
+  CU_ASSERT_TRUE (g_file_set_contents (file, AUTH_USER ":" AUTH_SECRET "\n", -1, NULL));
+  CU_ASSERT_TRUE (g_file_set_contents (bad_file, "no-colon-" AUTH_SECRET "\n", -1, NULL));
+  {
+    g_autofree char *out = NULL, *err = NULL;
+
+    CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", file_arg, node), 0);
+    CU_ASSERT_STRING_EQUAL (out != NULL ? out : "", "hidden");
+    CU_ASSERT_EQUAL (text_index (err, AUTH_SECRET), -1);
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *const args[] = { zkr_path (), "get", node, NULL };
+    g_autoptr (Proc) proc = proc_spawn (args, env_auth);
+
+    CU_ASSERT_EQUAL (proc != NULL ? proc_finish (proc, WAIT_MS, &out, &err) : -1, 0);
+    CU_ASSERT_STRING_EQUAL (out != NULL ? out : "", "hidden");
+    CU_ASSERT_EQUAL (text_index (err, AUTH_SECRET), -1);
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *const args[] = { zkr_path (), "get", node, NULL };
+    g_autoptr (Proc) proc = proc_spawn (args, env_bad);
+
+    CU_ASSERT_EQUAL (proc != NULL ? proc_finish (proc, WAIT_MS, &out, &err) : -1, 77);
+    CU_ASSERT_EQUAL (text_index (err, "wrong"), -1);
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+
+    CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", node), 77);
+  }
+  {
+    /* On the command line: it works, with a warning, and the command line
+     * zkr's child reads back holds stars, not the password. */
+    g_autofree char *out = NULL, *err = NULL;
+    g_autofree char *lock = g_strconcat (root, "/lock", NULL);
+
+    CU_ASSERT_EQUAL (zkr_run (&out, &err, "lock", "--auth=" AUTH_USER ":" AUTH_SECRET, lock,
+                              "--", "sh", "-c", "tr '\\0' ' ' < /proc/$PPID/cmdline"), 0);
+    CU_ASSERT_NOT_EQUAL (text_index (out, "--auth=****"), -1);
+    CU_ASSERT_EQUAL (text_index (out, AUTH_SECRET), -1);
+    CU_ASSERT_NOT_EQUAL (text_index (err, "warning: --auth"), -1);
+    CU_ASSERT_EQUAL (text_index (err, AUTH_SECRET), -1);
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+
+    CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", bad_arg, node), 64);
+    CU_ASSERT_NOT_EQUAL (text_index (err, "--auth-file"), -1);
+    CU_ASSERT_EQUAL (text_index (err, AUTH_SECRET), -1);
+    g_clear_pointer (&err, g_free);
+    CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", missing_arg, node), 64);
+    CU_ASSERT_NOT_EQUAL (text_index (err, missing), -1);
+    g_clear_pointer (&err, g_free);
+    CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", file_arg, "--auth=" AUTH_USER ":x", node), 64);
+  }
+  scratch_dir_remove (dir);
+  itest_cleanup_root (owner, NULL, root);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__node_get_set_and_create_round_trip_with_json),
   ZKR_TEST_CASE (test_cli__node_data_is_binary_safe),
@@ -464,6 +571,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__watch_prints_each_change_and_exits_0_on_sigterm),
   ZKR_TEST_CASE (test_cli__watch_json_carries_the_node_as_read_again),
   ZKR_TEST_CASE (test_cli__watch_says_session_lost_and_reads_again),
+  ZKR_TEST_CASE (test_cli__credentials_from_a_file_or_the_environment_never_shown),
   { NULL, NULL },
 };
 

@@ -68,8 +68,12 @@ zkr_cli_context_new (ZkrCli *cli, const char *summary, const char *description,
     { "session-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &cli->session_timeout_s,
       "Requested session timeout in seconds (default: 10); the server may adjust it",
       "SECONDS" },
+    { "auth-file", 0, 0, G_OPTION_ARG_FILENAME, &cli->auth_file,
+      "Digest credentials USER:PASSWORD from the first line of FILE, sent on every "
+      "connect (default: $ZKR_AUTH; never printed)", "FILE" },
     { "auth", 0, 0, G_OPTION_ARG_STRING, &cli->auth,
-      "Digest credentials sent on every connect (never printed)", "USER:PASSWORD" },
+      "Digest credentials on the command line (others can read them there until "
+      "zkr starts: prefer --auth-file or $ZKR_AUTH)", "USER:PASSWORD" },
     G_OPTION_ENTRY_NULL,
   };
   const GOptionEntry quiet_entry[] = {
@@ -94,6 +98,73 @@ zkr_cli_context_new (ZkrCli *cli, const char *summary, const char *description,
   return context;
 }
 
+/* Wipes and frees a secret. */
+static void
+secret_free (char *secret)
+{
+  if (secret != NULL)
+    memset (secret, 0, strlen (secret));
+  g_free (secret);
+}
+
+/* --auth-file's first line (without its line end), or NULL and a usage
+ * error naming the file (never a byte of what it holds). */
+static char *
+cli_read_auth_file (ZkrCli *cli)
+{
+  g_autoptr (GError) error = NULL;
+  char *contents = NULL;
+  char *line;
+  gsize len = 0;
+
+  if (!g_file_get_contents (cli->auth_file, &contents, &len, &error))
+    {
+      zkr_cli_usage_error (cli, "cannot read --auth-file: %s", error->message);
+      return NULL;
+    }
+  line = g_strndup (contents, strcspn (contents, "\r\n"));
+  memset (contents, 0, len);
+  g_free (contents);
+  return line;
+}
+
+/* The credentials: --auth-file, --auth (with a warning: the command line
+ * is readable by every local user), else $ZKR_AUTH. Never echoed. */
+static gboolean
+cli_read_credentials (ZkrCli *cli)
+{
+  const char *env_auth = g_getenv ("ZKR_AUTH");
+  const char *source = "--auth";
+
+  if (cli->auth != NULL && cli->auth_file != NULL)
+    {
+      zkr_cli_usage_error (cli, "--auth and --auth-file: give one");
+      return FALSE;
+    }
+  if (cli->auth_file != NULL)
+    {
+      cli->auth = cli_read_auth_file (cli);
+      if (cli->auth == NULL)
+        return FALSE;
+      source = "the first line of --auth-file";
+    }
+  else if (cli->auth != NULL)
+    zkr_cli_error (cli, "warning: --auth puts the password on the command line, where other "
+                   "local users can read it; use --auth-file FILE or $ZKR_AUTH");
+  else if (env_auth != NULL && *env_auth != '\0')
+    {
+      cli->auth = g_strdup (env_auth);
+      source = "$ZKR_AUTH";
+    }
+  if (cli->auth != NULL && (strchr (cli->auth, ':') == NULL || cli->auth[0] == ':'))
+    {
+      /* Never echo the value: it holds a password. */
+      zkr_cli_usage_error (cli, "bad credentials in %s: need USER:PASSWORD", source);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 cli_check_connection_options (ZkrCli *cli)
 {
@@ -106,12 +177,8 @@ cli_check_connection_options (ZkrCli *cli)
                            cli->session_timeout_s);
       return FALSE;
     }
-  if (cli->auth != NULL && (strchr (cli->auth, ':') == NULL || cli->auth[0] == ':'))
-    {
-      /* Never echo the value: it holds a password. */
-      zkr_cli_usage_error (cli, "bad --auth: need USER:PASSWORD");
-      return FALSE;
-    }
+  if (!cli_read_credentials (cli))
+    return FALSE;
   if (cli->hosts == NULL)
     cli->hosts = g_strdup (env_hosts != NULL && *env_hosts != '\0' ? env_hosts : DEFAULT_HOSTS);
   return TRUE;
@@ -121,11 +188,28 @@ gboolean
 zkr_cli_parse (ZkrCli *cli, GOptionContext *context, int *argc, char ***argv)
 {
   g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) secrets = g_ptr_array_new ();
 
+  /* The values of --auth, found before GOption moves the array about
+   * (the strings stay where they are; a CMD's own words after "--" are
+   * not ours). */
+  for (int i = 1; i < *argc && strcmp ((*argv)[i], "--") != 0; i++)
+    if (g_str_has_prefix ((*argv)[i], "--auth="))
+      g_ptr_array_add (secrets, (*argv)[i] + strlen ("--auth="));
+    else if (strcmp ((*argv)[i], "--auth") == 0 && i + 1 < *argc)
+      g_ptr_array_add (secrets, (*argv)[++i]);
   if (!g_option_context_parse (context, argc, argv, &error))
     {
       zkr_cli_usage_error (cli, "%s", error->message);
       return FALSE;
+    }
+  /* GOption kept a copy: what ps shows of our command line from now on
+   * is stars. */
+  for (guint i = 0; i < secrets->len; i++)
+    {
+      char *secret = g_ptr_array_index (secrets, i);
+
+      memset (secret, '*', strlen (secret));
     }
   return cli_check_connection_options (cli);
 }
@@ -230,7 +314,6 @@ zkr_cli_clear (ZkrCli *cli)
 {
   g_clear_pointer (&cli->hosts, g_free);
   g_clear_pointer (&cli->name_space, g_free);
-  if (cli->auth != NULL)
-    memset (cli->auth, 0, strlen (cli->auth));
-  g_clear_pointer (&cli->auth, g_free);
+  g_clear_pointer (&cli->auth, secret_free);
+  g_clear_pointer (&cli->auth_file, g_free);
 }

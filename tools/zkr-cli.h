@@ -1,5 +1,5 @@
 /* zkr CLI: what every subcommand shares: the exit codes, the connection
- * options (--hosts, --namespace, --session-timeout, --auth, --quiet), the
+ * options (--hosts, --namespace, --session-timeout, --auth-file, --auth, --quiet), the
  * parsing of a subcommand's command line with usage errors that exit 64,
  * and connecting a session from those options. */
 #pragma once
@@ -30,7 +30,9 @@ typedef struct {
   char *hosts;             /* --hosts, else $ZKR_HOSTS, else 127.0.0.1:2181 */
   char *name_space;        /* --namespace (Curator's): paths resolve under it */
   double session_timeout_s;
-  char *auth;              /* --auth user:password */
+  char *auth;              /* user:password: --auth, --auth-file's first line,
+                            * else $ZKR_AUTH; wiped at zkr_cli_clear() */
+  char *auth_file;         /* --auth-file */
   gboolean quiet;
 } ZkrCli;
 
