@@ -262,7 +262,7 @@ test_double_barrier__a_leave_does_not_wait_for_the_next_round (void)
   g_autofree char *root = itest_scratch_path ("rounds");
   ZkrSession *sessions[2];
   ZkrDoubleBarrier *members[2];
-  g_autofree char *paths[2] = { NULL, NULL };
+  char *paths[2] = { NULL, NULL };
   g_autoptr (GError) error = NULL;
   GMainContext *context = context_begin ();
   GMainContext *held = g_main_context_new ();
@@ -328,7 +328,10 @@ test_double_barrier__a_leave_does_not_wait_for_the_next_round (void)
   CU_ASSERT_EQUAL (itest_count_children (sessions[0], root), 0);
   itest_cleanup_root (sessions[0], NULL, root);
   for (guint i = 0; i < 2; i++)
-    zkr_session_unref (sessions[i]);
+    {
+      zkr_session_unref (sessions[i]);
+      g_free (paths[i]);
+    }
 }
 
 /* ---- deadlines through the proxy ---------------------------------------------- */

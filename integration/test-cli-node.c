@@ -551,9 +551,11 @@ test_cli__credentials_from_a_file_or_the_environment_never_shown (void)
     CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", bad_arg, node), 64);
     CU_ASSERT_NOT_EQUAL (text_index (err, "--auth-file"), -1);
     CU_ASSERT_EQUAL (text_index (err, AUTH_SECRET), -1);
+    g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
     CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", missing_arg, node), 64);
     CU_ASSERT_NOT_EQUAL (text_index (err, missing), -1);
+    g_clear_pointer (&out, g_free);
     g_clear_pointer (&err, g_free);
     CU_ASSERT_EQUAL (zkr_run (&out, &err, "get", file_arg, "--auth=" AUTH_USER ":x", node), 64);
   }
