@@ -383,6 +383,104 @@ test_persistent_node__wait_answers_by_its_deadline_while_black_holed (void)
   itest_proxied_finish (&f, TRUE);
 }
 
+/* A create whose reply is lost (the server made the node): adopted, not
+ * made twice; a set whose reply is lost: written again. Both for a
+ * protected EPHEMERAL_SEQUENTIAL node and a plain EPHEMERAL one. */
+static void
+lost_replies (const char *name, ZkrCreateMode mode, gboolean protection)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), SESSION_MS);
+  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), SESSION_MS);
+  g_autofree char *root = itest_scratch_path (name);
+  g_autofree char *path = g_strconcat (root, "/member", NULL);
+  g_autofree char *actual = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrPersistentNode *node;
+  Creations creations;
+
+  /* The parent first: the hook drops the reply of the next create that
+   * succeeds, which must be our node's, not its parent's. */
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, root, NULL, 0, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_CONTAINER, ITEST_CALL_MS, NULL,
+                                         NULL, NULL, &error));
+  node = node_new (session, path, mode, protection, "first");
+  creations_start (&creations, node);
+  zkr__session_test_drop_next_create_reply (session);
+  CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
+                                                                     &error));
+  /* The hook was used: the one create was answered "lost". */
+  CU_ASSERT_FALSE (zkr__session_test_take_drop_create_reply (session));
+  assert_exactly_one_of_ours (direct, root, node, "first");
+  zkr__session_test_drop_next_set_reply (session);
+  CU_ASSERT_TRUE (zkr_persistent_node_set_data (node, "second", 6, &error));
+  actual = zkr_persistent_node_dup_actual_path (node);
+  CU_ASSERT_TRUE (wait_node_holds (direct, actual, "second"));
+  CU_ASSERT_FALSE (zkr__session_test_take_drop_set_reply (session));
+  assert_exactly_one_of_ours (direct, root, node, "second");
+  close_and_check (node, direct, root);
+  itest_loop_thread_stop (&creations.runner, NULL, NULL);
+  /* Adopted by the protected create itself (one creation), or read back
+   * and found ours (none: not made by this object's create). */
+  CU_ASSERT_EQUAL (g_atomic_int_get (&creations.count), protection ? 1 : 0);
+  zkr_persistent_node_unref (node);
+  itest_cleanup_root (direct, NULL, root);
+}
+
+static void
+test_persistent_node__a_lost_create_reply_is_adopted_not_repeated (void)
+{
+  lost_replies ("pn-lost-seq", ZKR_CREATE_EPHEMERAL_SEQUENTIAL, TRUE);
+  lost_replies ("pn-lost-plain", ZKR_CREATE_EPHEMERAL, FALSE);
+}
+
+/* CURATOR-483: a reconnect of the same session (SUSPENDED, RECONNECTED)
+ * re-created a protected sequential node beside the one still there. zkr
+ * reads first: the same node stays, nothing is made. */
+static void
+test_persistent_node__a_reconnect_keeps_the_same_node_curator_483 (void)
+{
+  ItestProxied f;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  ZkrPersistentNode *node;
+  Creations creations;
+  guint from;
+
+  itest_proxied_init (&f, NULL, "pn-reconnect", SESSION_MS);
+  path = g_strconcat (f.root, "/member", NULL);
+  node = node_new (f.proxied, path, ZKR_CREATE_EPHEMERAL_SEQUENTIAL, TRUE, "r1");
+  creations_start (&creations, node);
+  CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
+                                                                     &error));
+  before = zkr_persistent_node_dup_actual_path (node);
+  for (int round = 0; round < 3; round++)
+    {
+      g_autofree char *text = g_strdup_printf ("r%d", round + 2);
+
+      from = itest_recorder_count (f.recorder);
+      zkr_test_proxy_reset (f.proxy);
+      CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_RECONNECTED, from,
+                                                 ITEST_WAIT_MS, NULL) >= 0);
+      /* The thread works in order: once this write landed, its check
+       * after the reconnect was done. */
+      CU_ASSERT_TRUE (zkr_persistent_node_set_data (node, text, strlen (text), &error));
+      CU_ASSERT_TRUE (wait_node_holds (f.direct, before, text));
+      assert_exactly_one_of_ours (f.direct, f.root, node, text);
+    }
+  after = zkr_persistent_node_dup_actual_path (node);
+  CU_ASSERT_STRING_EQUAL (before, after);
+  CU_ASSERT_EQUAL (g_atomic_int_get (&creations.count), 1);
+  CU_ASSERT_EQUAL (zkr_session_get_lost_count (f.proxied), 0);
+  close_and_check (node, f.direct, f.root);
+  itest_loop_thread_stop (&creations.runner, NULL, NULL);
+  zkr_persistent_node_unref (node);
+  itest_proxied_finish (&f, TRUE);
+}
+
 /* ---- unref from inside the listener ------------------------------------------ */
 
 typedef struct {
@@ -540,6 +638,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_persistent_node__twenty_expiries_leave_exactly_one_ephemeral_sequential_of_ours),
   ZKR_TEST_CASE (test_persistent_node__close_deletes_a_persistent_node),
   ZKR_TEST_CASE (test_persistent_node__wait_answers_by_its_deadline_while_black_holed),
+  ZKR_TEST_CASE (test_persistent_node__a_lost_create_reply_is_adopted_not_repeated),
+  ZKR_TEST_CASE (test_persistent_node__a_reconnect_keeps_the_same_node_curator_483),
   ZKR_TEST_CASE (test_persistent_node__unref_inside_its_listener_with_events_queued),
   ZKR_TEST_CASE (test_persistent_node__bad_input_is_named),
   { NULL, NULL },
