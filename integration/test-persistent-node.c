@@ -597,6 +597,39 @@ test_persistent_node__unref_inside_its_listener_with_events_queued (void)
   itest_cleanup_root (direct, NULL, root);
 }
 
+/* The last unref without a close deletes the node in the background; an
+ * unref right after start (the node's thread not yet running) is safe. */
+static void
+test_persistent_node__last_unref_deletes_the_node_in_the_background (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), SESSION_MS);
+  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), SESSION_MS);
+  g_autofree char *root = itest_scratch_path ("pn-last-unref");
+  g_autofree char *path = g_strconcat (root, "/member", NULL);
+  g_autofree char *early = g_strconcat (root, "/early", NULL);
+  g_autoptr (GError) error = NULL;
+  ZkrPersistentNode *node;
+  Remade gone = { direct, path, 0 };
+
+  node = node_new (session, path, ZKR_CREATE_PERSISTENT, FALSE, "v");
+  CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+  CU_ASSERT_TRUE (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
+                                                               &error));
+  CU_ASSERT_TRUE (zkr_node_sync (direct, path, ITEST_CALL_MS, NULL, NULL));
+  CU_ASSERT_FALSE (itest_node_absent (direct, path));
+  zkr_persistent_node_unref (node);
+  CU_ASSERT_TRUE (itest_wait_for (node_absent, &gone, ITEST_WAIT_MS));
+  for (int i = 0; i < 20; i++)
+    {
+      node = node_new (session, early, ZKR_CREATE_EPHEMERAL, TRUE, "e");
+      CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+      zkr_persistent_node_unref (node);
+    }
+  /* Whatever those made goes with the session. */
+  zkr_session_close (session);
+  itest_cleanup_root (direct, NULL, root);
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 static void
@@ -641,6 +674,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_persistent_node__a_lost_create_reply_is_adopted_not_repeated),
   ZKR_TEST_CASE (test_persistent_node__a_reconnect_keeps_the_same_node_curator_483),
   ZKR_TEST_CASE (test_persistent_node__unref_inside_its_listener_with_events_queued),
+  ZKR_TEST_CASE (test_persistent_node__last_unref_deletes_the_node_in_the_background),
   ZKR_TEST_CASE (test_persistent_node__bad_input_is_named),
   { NULL, NULL },
 };

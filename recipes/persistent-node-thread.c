@@ -157,7 +157,8 @@ watch_fired (ZkrSession *session, const char *path, ZkrWatchEvent event, gpointe
   (void) session;
   (void) path;
   core->watch_id = 0;
-  if (core->phase == PHASE_DONE || core->phase == PHASE_CLOSING || zkr__persistent_node_closing_requested (core))
+  if (core->phase == PHASE_DONE || core->phase == PHASE_CLOSING ||
+      zkr__persistent_node_closing_requested (core))
     return;
   core->checked = FALSE;
   if (event == ZKR_WATCH_EVENT_DELETED)
@@ -437,6 +438,7 @@ static void
 close_now (ZkrPersistentCore *core)
 {
   g_autofree char *path = NULL;
+  CloseReply *reply;
 
   unwatch (core);
   if (core->retry_source != 0)
@@ -455,8 +457,9 @@ close_now (ZkrPersistentCore *core)
     }
   set_phase (core, PHASE_CLOSING);
   core->outstanding++;
-  zkr_node_delete_full_async (core->session, path, -1, ZKR_DELETE_GUARANTEED,
-                              ((CloseReply *) g_atomic_pointer_get (&core->closing))->timeout_ms, NULL, final_deleted, core);
+  reply = g_atomic_pointer_get (&core->closing);
+  zkr_node_delete_full_async (core->session, path, -1, ZKR_DELETE_GUARANTEED, reply->timeout_ms,
+                              NULL, final_deleted, core);
 }
 
 /* ---- the decision ---------------------------------------------------------- */
@@ -554,6 +557,13 @@ close_requested (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+first_decision (gpointer data)
+{
+  decide (data);
+  return G_SOURCE_REMOVE;
+}
+
 gpointer
 zkr__persistent_node_thread (gpointer data)
 {
@@ -561,7 +571,9 @@ zkr__persistent_node_thread (gpointer data)
 
   g_main_context_push_thread_default (core->context);
   core->listener_id = zkr_session_add_state_listener (core->session, session_changed, core, NULL);
-  decide (core);
+  /* The first decision from inside the loop: a close already requested
+   * may end the loop at once, which must come after it started. */
+  zkr__context_post (core->context, first_decision, core, NULL);
   g_main_loop_run (core->loop);
   zkr_session_remove_state_listener (core->session, core->listener_id);
   unwatch (core);
@@ -597,7 +609,8 @@ zkr__persistent_node_wake (gpointer data)
 {
   ZkrPersistentCore *core = data;
 
-  if (!core->busy && !zkr__persistent_node_closing_requested (core) && core->phase != PHASE_BLOCKED)
+  if (!core->busy && !zkr__persistent_node_closing_requested (core) &&
+      core->phase != PHASE_BLOCKED)
     decide (core);
   return G_SOURCE_REMOVE;
 }

@@ -348,7 +348,8 @@ zkr_persistent_node_start (ZkrPersistentNode *node, GError **error)
                    life == LIFE_STARTED ? "started" : "closed");
       return FALSE;
     }
-  thread = g_thread_new ("zkr-persistent-node", zkr__persistent_node_thread, zkr__persistent_node_core_ref (core));
+  thread = g_thread_new ("zkr-persistent-node", zkr__persistent_node_thread,
+                         zkr__persistent_node_core_ref (core));
   g_thread_unref (thread);
   return TRUE;
 }
@@ -495,7 +496,8 @@ zkr_persistent_node_set_data (ZkrPersistentNode *node, const void *data, gsize l
   /* Posted under the lock, so before a close's post: the node's thread
    * always runs it before it ends. */
   if (core->life == LIFE_STARTED)
-    zkr__context_post (core->context, zkr__persistent_node_wake, zkr__persistent_node_core_ref (core),
+    zkr__context_post (core->context, zkr__persistent_node_wake,
+                       zkr__persistent_node_core_ref (core),
                        (GDestroyNotify) zkr__persistent_node_core_unref);
   g_mutex_unlock (&core->lock);
   return TRUE;
