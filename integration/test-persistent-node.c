@@ -481,6 +481,61 @@ test_persistent_node__a_reconnect_keeps_the_same_node_curator_483 (void)
   itest_proxied_finish (&f, TRUE);
 }
 
+typedef struct {
+  ZkrSession *direct;
+  const char *path;
+  ZkrSession *owner;
+} OwnedWait;
+
+static gboolean
+owned_by (gpointer data)
+{
+  OwnedWait *wait = data;
+  ZkrStat stat = { 0 };
+
+  return zkr_node_exists (wait->direct, wait->path, ITEST_CALL_MS, NULL, &stat, NULL) &&
+         stat.ephemeral_owner == zkr_session_get_id (wait->owner);
+}
+
+/* Another session's ephemeral node at our plain path is not ours (Curator
+ * writes its data into it and calls it created): we wait for it to go,
+ * then make ours. */
+static void
+test_persistent_node__another_sessions_node_at_our_path_is_not_taken_over (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), SESSION_MS);
+  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), SESSION_MS);
+  ZkrSession *other = itest_connect (itest_hosts (), SESSION_MS);
+  g_autofree char *root = itest_scratch_path ("pn-foreign");
+  g_autofree char *path = g_strconcat (root, "/member", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) theirs = NULL;
+  ZkrPersistentNode *node;
+  OwnedWait owned = { direct, path, session };
+
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (other, path, "theirs", 6, ZKR_CREATE_EPHEMERAL,
+                                         ZKR_CREATE_PARENTS_CONTAINER, ITEST_CALL_MS, NULL,
+                                         NULL, NULL, &error));
+  node = node_new (session, path, ZKR_CREATE_EPHEMERAL, FALSE, "ours");
+  CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+  CU_ASSERT_FALSE (zkr_persistent_node_wait_for_initial_create (node, SHORT_TIMEOUT_MS, NULL,
+                                                                &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  g_clear_error (&error);
+  theirs = zkr_node_get (direct, path, ITEST_CALL_MS, NULL, NULL, &error);
+  CU_ASSERT_TRUE (theirs != NULL && itest_bytes_equal (theirs, "theirs"));
+  /* Theirs goes with its session: ours is made. */
+  zkr_session_close (other);
+  zkr_session_unref (other);
+  CU_ASSERT_TRUE (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
+                                                               &error));
+  CU_ASSERT_TRUE (itest_wait_for (owned_by, &owned, ITEST_WAIT_MS));
+  assert_exactly_one_of_ours (direct, root, node, "ours");
+  close_and_check (node, direct, root);
+  zkr_persistent_node_unref (node);
+  itest_cleanup_root (direct, NULL, root);
+}
+
 /* ---- unref from inside the listener ------------------------------------------ */
 
 typedef struct {
@@ -673,6 +728,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_persistent_node__wait_answers_by_its_deadline_while_black_holed),
   ZKR_TEST_CASE (test_persistent_node__a_lost_create_reply_is_adopted_not_repeated),
   ZKR_TEST_CASE (test_persistent_node__a_reconnect_keeps_the_same_node_curator_483),
+  ZKR_TEST_CASE (test_persistent_node__another_sessions_node_at_our_path_is_not_taken_over),
   ZKR_TEST_CASE (test_persistent_node__unref_inside_its_listener_with_events_queued),
   ZKR_TEST_CASE (test_persistent_node__last_unref_deletes_the_node_in_the_background),
   ZKR_TEST_CASE (test_persistent_node__bad_input_is_named),
