@@ -11,6 +11,8 @@
 #include <zkr/txn.h>
 #include <zkr/node-cache.h>
 #include <zkr/tree-cache.h>
+#include <zkr/persistent-node.h>
+#include <zkr/group-member.h>
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
 #include <zkr/reentrant-mutex.h>

@@ -1,0 +1,173 @@
+/* zkr: a persistent node (Curator's PersistentNode): a node of ours,
+ * ephemeral or persistent, optionally sequential, with data, that is kept
+ * present while the object is started: made again after the session
+ * changes (RECONNECTED without it, a fresh session after LOST) and when
+ * someone else deletes it; its data settable while it lives; deleted by
+ * zkr_persistent_node_close() (docs/design.md, "Persistent node").
+ *
+ * Paths are absolute ZooKeeper paths under the session's namespace
+ * (include/zkr/node.h), returned without it. For a sequential mode @path is
+ * the prefix the counter is appended to. Missing parents are created as
+ * CONTAINER nodes. With protection the node's name gets Curator's
+ * "_c_<uuid>-" prefix, so that a create whose reply was lost with the
+ * connection is recognised and adopted (only if our current session owns
+ * it) instead of being made twice; a node is never left twice: after a
+ * re-creation made a new node while a previous one of ours still exists
+ * (a sequential node re-made, an old session's node not yet reaped), the
+ * previous one is deleted (guaranteed delete).
+ *
+ * An ephemeral node found at our (unprotected, non-sequential) path that
+ * another session owns is not ours: it is watched, and ours is made once
+ * it is gone (Curator would take it over by writing its data).
+ *
+ * Threads: every function may be called from any thread. The node's work
+ * (requests, watches, the session listener) runs on a thread of its own
+ * with a GMainContext of its own, so nothing has to iterate a context of
+ * the caller's for the node to be kept. Listeners and async answers run in
+ * the GMainContext that was thread-default where they were added or made,
+ * never on a ZooKeeper thread, a session's worker or the node's thread.
+ *
+ * Ownership: reference-counted. The object keeps a reference on its
+ * session; its thread keeps one until the last request is answered. An
+ * event queued for a listener keeps a reference until it is delivered, so
+ * an unref from inside a listener frees nothing under the listener's feet:
+ * the object goes after the last queued call. The last unref, from any
+ * thread, closes the node without waiting: its node is deleted in the
+ * background (guaranteed). */
+#pragma once
+
+#include <gio/gio.h>
+#include <zkr/macros.h>
+#include <zkr/node.h>
+#include <zkr/session.h>
+
+G_BEGIN_DECLS
+
+typedef struct _ZkrPersistentNode ZkrPersistentNode;
+
+/**
+ * ZkrPersistentNodeFunc:
+ * @node: the node, valid for the call (zkr_persistent_node_ref() it to
+ *   keep it)
+ * @path: (nullable): the node's path when the listener runs (without the
+ *   namespace), NULL if it is gone again by then
+ * Runs each time the node was made (the first time and every re-creation,
+ * not for a node adopted after a lost reply or found still there), in the
+ * GMainContext that was thread-default when the listener was added. It may
+ * remove itself, close or unref the node.
+ */
+typedef void (*ZkrPersistentNodeFunc) (ZkrPersistentNode *node, const char *path,
+                                       gpointer user_data);
+
+/**
+ * zkr_persistent_node_new:
+ * @session: the session (a reference is taken)
+ * @path: the node's path (the prefix, for a sequential mode); not "/"
+ * @mode: ZKR_CREATE_PERSISTENT, ZKR_CREATE_EPHEMERAL,
+ *   ZKR_CREATE_PERSISTENT_SEQUENTIAL or ZKR_CREATE_EPHEMERAL_SEQUENTIAL
+ * @protection: name the node with Curator's protected prefix (see above)
+ * @data: (nullable): the node's data, copied (NULL with @len 0: none)
+ * @len: the length of @data
+ * Makes the object; nothing is sent before zkr_persistent_node_start().
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT naming a bad @path, @mode (container
+ * and TTL modes are refused), or data (NULL with a length, over
+ * ZKR_NODE_MAX_DATA_SIZE). A NULL @session or @path is a programming
+ * error: a critical and NULL.
+ * Returns: (transfer full) (nullable): the node; zkr_persistent_node_unref().
+ */
+ZKR_API ZkrPersistentNode *zkr_persistent_node_new (ZkrSession *session, const char *path,
+                                                    ZkrCreateMode mode, gboolean protection,
+                                                    const void *data, gsize len,
+                                                    GError **error);
+ZKR_API ZkrPersistentNode *zkr_persistent_node_ref (ZkrPersistentNode *node);
+/* See "Ownership" above. NULL is ignored. */
+ZKR_API void zkr_persistent_node_unref (ZkrPersistentNode *node);
+
+/**
+ * zkr_persistent_node_start:
+ * Starts making the node in the background (waiting for the session to
+ * connect if it is not); returns at once. Add listeners first to hear the
+ * first creation.
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT if it was started or closed before;
+ * ZKR_ERROR_SESSION_CLOSED if the session is closed.
+ */
+ZKR_API gboolean zkr_persistent_node_start (ZkrPersistentNode *node, GError **error);
+
+/**
+ * zkr_persistent_node_wait_for_initial_create:
+ * @timeout_ms: the deadline: > 0 fixed when called; 0 only looks; < 0 none
+ * @cancellable: (nullable): cancels the wait (any thread)
+ * Waits until the node was first made (or found ours and given our data),
+ * answering by the deadline whatever the session does meanwhile.
+ * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED (also when the node is
+ * closed while waiting), ZKR_ERROR_SESSION_CLOSED (the session was closed
+ * first), ZKR_ERROR_INVALID_ARGUMENT (not started, or already closed).
+ * Returns: TRUE once the node was made.
+ */
+ZKR_API gboolean zkr_persistent_node_wait_for_initial_create (ZkrPersistentNode *node,
+                                                              int timeout_ms,
+                                                              GCancellable *cancellable,
+                                                              GError **error);
+/* The same, GIO style: @callback runs in the GMainContext thread-default
+ * here, never before this returns. */
+ZKR_API void zkr_persistent_node_wait_for_initial_create_async (ZkrPersistentNode *node,
+                                                                int timeout_ms,
+                                                                GCancellable *cancellable,
+                                                                GAsyncReadyCallback callback,
+                                                                gpointer user_data);
+ZKR_API gboolean zkr_persistent_node_wait_for_initial_create_finish (ZkrPersistentNode *node,
+                                                                     GAsyncResult *result,
+                                                                     GError **error);
+
+/**
+ * zkr_persistent_node_set_data:
+ * @data: (nullable): the new data, copied (NULL with @len 0: none)
+ * Sets the node's data: written to the node if it exists (in the
+ * background; returns at once) and used for every later creation. A write
+ * that fails is made again once the node is seen again (a check after
+ * every reconnect and every change).
+ * Errors: ZKR_ERROR_INVALID_ARGUMENT naming bad data, or if the node was
+ * closed.
+ */
+ZKR_API gboolean zkr_persistent_node_set_data (ZkrPersistentNode *node, const void *data,
+                                               gsize len, GError **error);
+/* The data last given. (transfer full): g_bytes_unref() it. */
+ZKR_API GBytes *zkr_persistent_node_dup_data (ZkrPersistentNode *node);
+/* The node's path now (with its protected prefix and sequence suffix,
+ * without the namespace), NULL if there is none at this moment.
+ * (transfer full) (nullable): g_free() it. */
+ZKR_API char *zkr_persistent_node_dup_actual_path (ZkrPersistentNode *node);
+
+/**
+ * zkr_persistent_node_add_listener:
+ * @destroy: (nullable): runs on @user_data in the listener's context after
+ *   it is removed or the node goes
+ * Adds a creation listener in the caller's thread-default GMainContext.
+ * Returns: an id for zkr_persistent_node_remove_listener() (> 0).
+ */
+ZKR_API guint zkr_persistent_node_add_listener (ZkrPersistentNode *node,
+                                                ZkrPersistentNodeFunc func,
+                                                gpointer user_data, GDestroyNotify destroy);
+/* No call of that listener starts after this returns. */
+ZKR_API void zkr_persistent_node_remove_listener (ZkrPersistentNode *node, guint id);
+
+/**
+ * zkr_persistent_node_close:
+ * @timeout_ms: how long to wait for the delete's answer (< 0: until the
+ *   session is LOST or CLOSED)
+ * @cancellable: (nullable): stops the wait, not the delete
+ * Stops keeping the node and deletes it (Curator's guaranteed delete: if
+ * the delete cannot be confirmed by the deadline, this fails, and it goes
+ * on in the background until the server confirms it or the session is
+ * closed). No listener call starts after this returns. Idempotent: a
+ * second close, or one on a node never started, is TRUE at once. Not
+ * from the node's own thread (there is no user code there).
+ * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, and those of
+ * zkr_node_delete_full() (a missing node is no error).
+ */
+ZKR_API gboolean zkr_persistent_node_close (ZkrPersistentNode *node, int timeout_ms,
+                                            GCancellable *cancellable, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrPersistentNode, zkr_persistent_node_unref)
+
+G_END_DECLS
