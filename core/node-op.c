@@ -33,7 +33,7 @@ typedef enum {
   OP_STARTING,   /* made; its start has not run yet */
   OP_WAITING,    /* for (RE)CONNECTED before sending */
   OP_SENT,       /* the request in flight */
-  OP_PAUSED,     /* a read's retry sleep */
+  OP_PAUSED,     /* a retry's sleep (a read, a protected create, a parent) */
   OP_PARENTS,    /* a create's missing ancestors being created */
   OP_ANSWERED,   /* detached and answered; replies still due are dropped */
 } OpStep;
@@ -136,13 +136,16 @@ op_step_allowed (OpStep from, OpStep to)
   switch (to)
     {
     case OP_WAITING:
-      return from == OP_STARTING || from == OP_SENT || from == OP_PAUSED;
+      return from == OP_STARTING || from == OP_SENT || from == OP_PAUSED ||
+             from == OP_PARENTS;
     case OP_SENT:
       return from == OP_STARTING || from == OP_WAITING || from == OP_PAUSED ||
              from == OP_PARENTS;
     case OP_PAUSED:
+      return from == OP_SENT || from == OP_PARENTS;
     case OP_PARENTS:
-      return from == OP_SENT;
+      /* From WAITING and PAUSED: the parents go on after a lost reply. */
+      return from == OP_SENT || from == OP_WAITING || from == OP_PAUSED;
     case OP_ANSWERED:
       return from != OP_ANSWERED;
     case OP_STARTING:
@@ -386,6 +389,7 @@ result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
 
 static void op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 static void op_parents_next (NodeOp *op);
+static gboolean op_never_left (const ZkrReply *reply);
 static void op_recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 static void op_tree_done (ZkrSession *session, int rc, gpointer user_data);
 
@@ -412,6 +416,14 @@ op_send_create (NodeOp *op)
 static void
 op_send (NodeOp *op)
 {
+  if (op->ancestors != NULL)
+    {
+      /* A parent's create was lost with the connection: on with the
+       * parents (made or not, the next one tells: NODEEXISTS is fine). */
+      op_set_step (op, OP_PARENTS);
+      op_parents_next (op);
+      return;
+    }
   op_set_step (op, OP_SENT);
   if (op->first_send == 0)
     op->first_send = g_get_monotonic_time ();
@@ -530,6 +542,12 @@ op_parent_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
           op->next_ancestor++;
           op_parents_next (op);
         }
+      else if (op_never_left (reply) && !op->try_once)
+        op_set_step (op, OP_WAITING);
+      else if (zkr__zk_rc_is_retryable (reply->rc))
+        /* A parent is made the same whoever made it, so its create may
+         * be sent again (our node's own create has not left yet). */
+        op_retry_later (op, reply->rc);
       else
         op_answer_rc (op, reply->rc);
     }

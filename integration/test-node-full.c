@@ -120,6 +120,33 @@ test_node__protected_create_recovers_a_lost_reply (void)
   CU_ASSERT_EQUAL (stat.ephemeral_owner, 0);
   zkr__op_sync_path_sync (direct, on_server);
   CU_ASSERT_EQUAL (itest_count_children (direct, on_server), 3);
+  g_clear_pointer (&second, g_free);
+  {
+    /* Under missing parents, the reply lost is a parent's: the parents go
+     * on (a parent is the same whoever made it), then our one node, for a
+     * protected create and a plain one alike. */
+    g_autofree char *deep_prefix = g_strdup_printf ("%s/deep/er/job-", root);
+    g_autofree char *deep_plain = g_strdup_printf ("%s/deep2/er/plain", root);
+    g_autofree char *deep_dir = g_strdup_printf ("%s/deep/er", on_server);
+    ZkrCreateOptions plain_with_parents = { .mode = ZKR_CREATE_PERSISTENT,
+                                            .parents = ZKR_CREATE_PARENTS_CONTAINER };
+
+    zkr__session_test_drop_next_create_reply (session);
+    CU_ASSERT_TRUE (zkr_node_create_full (session, deep_prefix, "p", 1, &options, CALL_MS, NULL,
+                                          &second, NULL, &error));
+    CU_ASSERT_PTR_NULL (error);
+    g_clear_error (&error);
+    CU_ASSERT_TRUE (second != NULL && g_str_has_suffix (second, "-job-0000000000"));
+    zkr__op_sync_path_sync (direct, deep_dir);
+    CU_ASSERT_EQUAL (itest_count_children (direct, deep_dir), 1);
+    zkr__session_test_drop_next_create_reply (session);
+    CU_ASSERT_TRUE (zkr_node_create_full (session, deep_plain, "q", 1, &plain_with_parents,
+                                          CALL_MS, NULL, NULL, NULL, &error));
+    CU_ASSERT_PTR_NULL (error);
+    g_clear_error (&error);
+    CU_ASSERT_TRUE (zkr_node_exists (session, deep_plain, CALL_MS, NULL, NULL, &error));
+    CU_ASSERT_FALSE (zkr__session_test_take_drop_create_reply (session));
+  }
   CU_ASSERT_TRUE (zkr_node_delete_tree (session, root, CALL_MS, NULL, &error));
   itest_cleanup_root (direct, name_space, root);
 }
