@@ -13,6 +13,7 @@
 #include <zkr/tree-cache.h>
 #include <zkr/persistent-node.h>
 #include <zkr/group-member.h>
+#include <zkr/discovery.h>
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
 #include <zkr/reentrant-mutex.h>

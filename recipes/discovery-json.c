@@ -1,0 +1,619 @@
+/* zkr: the service instance of curator-x-discovery as a value, and its JSON
+ * in the layout of Curator's JsonInstanceSerializer, read and written with
+ * json-glib (docs/design.md, "Service discovery"). */
+#include <string.h>
+
+#include "discovery-private.h"
+#include "path.h"
+
+#include <zkr/error.h>
+
+struct _ZkrServiceInstance {
+  char *name;
+  char *id;
+  char *address;              /* nullable */
+  int port;                   /* -1: none */
+  int ssl_port;               /* -1: none */
+  JsonNode *payload;          /* nullable, without Curator's type tag */
+  gint64 registration_time;   /* UTC ms */
+  ZkrServiceType type;
+  gboolean enabled;
+  char *uri_spec;             /* nullable, Curator's template syntax */
+};
+
+/* Jackson's type tags for a payload declared as Object: an object becomes
+ * a LinkedHashMap with its class as the member "@class", a list is
+ * wrapped as [class, list]. */
+#define CLASS_MEMBER "@class"
+#define MAP_CLASS "java.util.LinkedHashMap"
+#define LIST_CLASS "java.util.ArrayList"
+
+static const char *const type_names[] = { "DYNAMIC", "STATIC", "PERMANENT",
+                                          "DYNAMIC_SEQUENTIAL" };
+
+/* ---- input ------------------------------------------------------------------- */
+
+gboolean
+zkr__discovery_validate_name (const char *what, const char *value, GError **error)
+{
+  const char *bad = NULL;
+
+  if (*value == '\0')
+    bad = "it is empty";
+  else if (strlen (value) > ZKR_DISCOVERY_NAME_MAX_BYTES)
+    bad = "it is longer than ZKR_DISCOVERY_NAME_MAX_BYTES";
+  else if (strcmp (value, ".") == 0 || strcmp (value, "..") == 0)
+    bad = "it is not a node name";
+  else if (strchr (value, '/') != NULL)
+    bad = "it contains '/'";
+  else if (!g_utf8_validate (value, -1, NULL))
+    bad = "it is not UTF-8";
+  else
+    for (const char *p = value; *p != '\0' && bad == NULL; p++)
+      if ((guchar) *p < 0x20 || *p == 0x7f)
+        bad = "it contains a control character";
+  if (bad == NULL)
+    return TRUE;
+  {
+    g_autofree char *quoted = zkr__quote_value (value, -1);
+
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "invalid %s %s: %s", what,
+                 quoted, bad);
+  }
+  return FALSE;
+}
+
+static gboolean
+validate_port (const char *what, gint64 port, GError **error)
+{
+  if (port >= -1 && port <= 65535)
+    return TRUE;
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+               "invalid %s %" G_GINT64_FORMAT ": not 0..65535 (or -1 for none)", what, port);
+  return FALSE;
+}
+
+/* Curator's UriSpec parser: '{' opens a variable, '}' closes it, nothing
+ * nests, and every variable is closed. */
+static gboolean
+validate_uri_spec (const char *spec, GError **error)
+{
+  gboolean inside = FALSE;
+  const char *bad = NULL;
+
+  for (const char *p = spec; *p != '\0' && bad == NULL; p++)
+    if (*p == '{')
+      bad = inside ? "'{' inside a variable" : NULL, inside = TRUE;
+    else if (*p == '}')
+      bad = inside ? NULL : "'}' without '{'", inside = FALSE;
+  if (bad == NULL && inside)
+    bad = "a variable is not closed";
+  if (bad == NULL && g_utf8_validate (spec, -1, NULL))
+    return TRUE;
+  {
+    g_autofree char *quoted = zkr__quote_value (spec, -1);
+
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "invalid URI spec %s: %s",
+                 quoted, bad != NULL ? bad : "it is not UTF-8");
+  }
+  return FALSE;
+}
+
+/* ---- the value ----------------------------------------------------------------- */
+
+ZkrServiceInstance *
+zkr_service_instance_new (const char *name, const char *id, GError **error)
+{
+  ZkrServiceInstance *instance;
+
+  g_return_val_if_fail (name != NULL, NULL);
+  if (!zkr__discovery_validate_name ("service name", name, error)
+      || (id != NULL && !zkr__discovery_validate_name ("instance id", id, error)))
+    return NULL;
+  instance = g_new0 (ZkrServiceInstance, 1);
+  instance->name = g_strdup (name);
+  instance->id = id != NULL ? g_strdup (id) : g_uuid_string_random ();
+  instance->port = -1;
+  instance->ssl_port = -1;
+  instance->registration_time = g_get_real_time () / 1000;
+  instance->type = ZKR_SERVICE_DYNAMIC;
+  instance->enabled = TRUE;
+  return instance;
+}
+
+ZkrServiceInstance *
+zkr_service_instance_copy (const ZkrServiceInstance *instance)
+{
+  ZkrServiceInstance *copy;
+
+  g_return_val_if_fail (instance != NULL, NULL);
+  copy = g_memdup2 (instance, sizeof *instance);
+  copy->name = g_strdup (instance->name);
+  copy->id = g_strdup (instance->id);
+  copy->address = g_strdup (instance->address);
+  copy->payload = instance->payload != NULL ? json_node_copy (instance->payload) : NULL;
+  copy->uri_spec = g_strdup (instance->uri_spec);
+  return copy;
+}
+
+void
+zkr_service_instance_free (ZkrServiceInstance *instance)
+{
+  if (instance == NULL)
+    return;
+  g_free (instance->name);
+  g_free (instance->id);
+  g_free (instance->address);
+  if (instance->payload != NULL)
+    json_node_unref (instance->payload);
+  g_free (instance->uri_spec);
+  g_free (instance);
+}
+
+#define GETTER(type, function, field, fallback)                                \
+  type zkr_service_instance_##function (const ZkrServiceInstance *instance)  \
+  {                                                                             \
+    g_return_val_if_fail (instance != NULL, fallback);                          \
+    return instance->field;                                                     \
+  }
+
+GETTER (const char *, get_name, name, NULL)
+GETTER (const char *, get_id, id, NULL)
+GETTER (const char *, get_address, address, NULL)
+GETTER (int, get_port, port, -1)
+GETTER (int, get_ssl_port, ssl_port, -1)
+GETTER (JsonNode *, get_payload, payload, NULL)
+GETTER (gint64, get_registration_time, registration_time, 0)
+GETTER (ZkrServiceType, get_service_type, type, ZKR_SERVICE_DYNAMIC)
+GETTER (gboolean, is_enabled, enabled, FALSE)
+GETTER (const char *, get_uri_spec, uri_spec, NULL)
+
+void
+zkr_service_instance_set_address (ZkrServiceInstance *instance, const char *address)
+{
+  g_return_if_fail (instance != NULL);
+  g_free (instance->address);
+  instance->address = g_strdup (address);
+}
+
+gboolean
+zkr_service_instance_set_port (ZkrServiceInstance *instance, int port, GError **error)
+{
+  g_return_val_if_fail (instance != NULL, FALSE);
+  if (!validate_port ("port", port, error))
+    return FALSE;
+  instance->port = port;
+  return TRUE;
+}
+
+gboolean
+zkr_service_instance_set_ssl_port (ZkrServiceInstance *instance, int port, GError **error)
+{
+  g_return_val_if_fail (instance != NULL, FALSE);
+  if (!validate_port ("ssl port", port, error))
+    return FALSE;
+  instance->ssl_port = port;
+  return TRUE;
+}
+
+/* The payload without Curator's type tag: an object's "@class" dropped.
+ * Members keep their order (json_object_get_members; an iterator would
+ * walk the hash table). */
+static JsonNode *
+payload_untagged (JsonNode *payload)
+{
+  JsonObject *object;
+  GList *members;
+
+  if (payload == NULL || JSON_NODE_HOLDS_NULL (payload))
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (payload))
+    return json_node_copy (payload);
+  object = json_object_new ();
+  members = json_object_get_members (json_node_get_object (payload));
+  for (GList *m = members; m != NULL; m = m->next)
+    if (strcmp (m->data, CLASS_MEMBER) != 0)
+      json_object_set_member (object, m->data,
+                              json_node_copy (json_object_get_member (
+                                json_node_get_object (payload), m->data)));
+  g_list_free (members);
+  return json_node_init_object (json_node_alloc (), object);
+}
+
+void
+zkr_service_instance_set_payload (ZkrServiceInstance *instance, JsonNode *payload)
+{
+  g_return_if_fail (instance != NULL);
+  if (instance->payload != NULL)
+    json_node_unref (instance->payload);
+  instance->payload = payload_untagged (payload);
+}
+
+void
+zkr_service_instance_set_registration_time (ZkrServiceInstance *instance, gint64 utc_ms)
+{
+  g_return_if_fail (instance != NULL);
+  instance->registration_time = utc_ms;
+}
+
+gboolean
+zkr_service_instance_set_service_type (ZkrServiceInstance *instance, ZkrServiceType type,
+                                       GError **error)
+{
+  g_return_val_if_fail (instance != NULL, FALSE);
+  if ((guint) type >= G_N_ELEMENTS (type_names))
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid service type %d: not a ZkrServiceType", (int) type);
+      return FALSE;
+    }
+  instance->type = type;
+  return TRUE;
+}
+
+void
+zkr_service_instance_set_enabled (ZkrServiceInstance *instance, gboolean enabled)
+{
+  g_return_if_fail (instance != NULL);
+  instance->enabled = !!enabled;
+}
+
+gboolean
+zkr_service_instance_set_uri_spec (ZkrServiceInstance *instance, const char *uri_spec,
+                                   GError **error)
+{
+  g_return_val_if_fail (instance != NULL, FALSE);
+  if (uri_spec != NULL && !validate_uri_spec (uri_spec, error))
+    return FALSE;
+  g_free (instance->uri_spec);
+  instance->uri_spec = g_strdup (uri_spec);
+  return TRUE;
+}
+
+/* ---- writing --------------------------------------------------------------------- */
+
+static void
+add_nullable_int (JsonBuilder *builder, const char *member, int value)
+{
+  json_builder_set_member_name (builder, member);
+  if (value < 0)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_int_value (builder, value);
+}
+
+/* Jackson's tagging of a payload declared as Object (see above); scalars
+ * go as they are. */
+static void
+add_payload (JsonBuilder *builder, JsonNode *payload)
+{
+  json_builder_set_member_name (builder, "payload");
+  if (payload == NULL)
+    json_builder_add_null_value (builder);
+  else if (JSON_NODE_HOLDS_OBJECT (payload))
+    {
+      JsonObject *object = json_node_get_object (payload);
+      GList *members = json_object_get_members (object);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, CLASS_MEMBER);
+      json_builder_add_string_value (builder, MAP_CLASS);
+      for (GList *m = members; m != NULL; m = m->next)
+        {
+          json_builder_set_member_name (builder, m->data);
+          json_builder_add_value (builder, json_node_copy (json_object_get_member (object,
+                                                                                   m->data)));
+        }
+      json_builder_end_object (builder);
+      g_list_free (members);
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (payload))
+    {
+      json_builder_begin_array (builder);
+      json_builder_add_string_value (builder, LIST_CLASS);
+      json_builder_add_value (builder, json_node_copy (payload));
+      json_builder_end_array (builder);
+    }
+  else
+    json_builder_add_value (builder, json_node_copy (payload));
+}
+
+/* Curator writes the parsed spec: its parts in order, a variable's name
+ * without its braces. */
+static void
+add_uri_spec (JsonBuilder *builder, const char *spec)
+{
+  g_auto (GStrv) tokens = NULL;
+  gboolean inside = FALSE;
+
+  json_builder_set_member_name (builder, "uriSpec");
+  if (spec == NULL)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "parts");
+  json_builder_begin_array (builder);
+  tokens = g_strsplit_set (spec, "{}", -1);
+  for (const char *p = spec, *const *token = (const char *const *) tokens; *token != NULL;
+       token++)
+    {
+      /* Between two delimiters; an empty token is no part (Java's
+       * StringTokenizer skips them). */
+      p += strlen (*token);
+      if (**token != '\0')
+        {
+          g_autofree char *value = inside ? g_strstrip (g_strdup (*token)) : g_strdup (*token);
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "value");
+          json_builder_add_string_value (builder, value);
+          json_builder_set_member_name (builder, "variable");
+          json_builder_add_boolean_value (builder, inside);
+          json_builder_end_object (builder);
+        }
+      if (*p != '\0')
+        inside = (*p++ == '{');
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+}
+
+char *
+zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  g_return_val_if_fail (instance != NULL, NULL);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, instance->name);
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_string_value (builder, instance->id);
+  json_builder_set_member_name (builder, "address");
+  if (instance->address == NULL)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_string_value (builder, instance->address);
+  add_nullable_int (builder, "port", instance->port);
+  add_nullable_int (builder, "sslPort", instance->ssl_port);
+  add_payload (builder, instance->payload);
+  json_builder_set_member_name (builder, "registrationTimeUTC");
+  json_builder_add_int_value (builder, instance->registration_time);
+  json_builder_set_member_name (builder, "serviceType");
+  json_builder_add_string_value (builder, type_names[instance->type]);
+  add_uri_spec (builder, instance->uri_spec);
+  /* Curator's default serializer leaves "enabled" out and its reader
+   * takes a missing one as TRUE: written only when it says something. */
+  if (!instance->enabled)
+    {
+      json_builder_set_member_name (builder, "enabled");
+      json_builder_add_boolean_value (builder, FALSE);
+    }
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  return json_generator_to_data (generator, length);
+}
+
+/* ---- reading ------------------------------------------------------------------------ */
+
+/* Each reader takes the member @name of @object (missing or null: the
+ * default, already in place) and fails on a value of the wrong type. */
+static gboolean
+wrong_type (const char *name, const char *expected, GError **error)
+{
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+               "not a service instance: \"%s\" is not %s", name, expected);
+  return FALSE;
+}
+
+static JsonNode *
+member_or_null (JsonObject *object, const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  return node == NULL || JSON_NODE_HOLDS_NULL (node) ? NULL : node;
+}
+
+static gboolean
+read_string (JsonObject *object, const char *name, char **out, GError **error)
+{
+  JsonNode *node = member_or_null (object, name);
+
+  if (node == NULL)
+    return TRUE;
+  if (json_node_get_value_type (node) != G_TYPE_STRING)
+    return wrong_type (name, "a string", error);
+  g_free (*out);
+  *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+static gboolean
+read_int (JsonObject *object, const char *name, gint64 min, gint64 max, gint64 *out,
+          GError **error)
+{
+  JsonNode *node = member_or_null (object, name);
+
+  if (node == NULL)
+    return TRUE;
+  if (json_node_get_value_type (node) != G_TYPE_INT64 || json_node_get_int (node) < min
+      || json_node_get_int (node) > max)
+    return wrong_type (name, "an integer in range", error);
+  *out = json_node_get_int (node);
+  return TRUE;
+}
+
+static gboolean
+read_port (JsonObject *object, const char *name, int *out, GError **error)
+{
+  gint64 port = -1;
+
+  if (!read_int (object, name, 0, 65535, &port, error))
+    return FALSE;
+  *out = (int) port;
+  return TRUE;
+}
+
+static gboolean
+read_service_type (JsonObject *object, ZkrServiceType *out, GError **error)
+{
+  g_autofree char *name = NULL;
+
+  if (!read_string (object, "serviceType", &name, error))
+    return FALSE;
+  if (name == NULL)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (type_names); i++)
+    if (strcmp (name, type_names[i]) == 0)
+      {
+        *out = (ZkrServiceType) i;
+        return TRUE;
+      }
+  return wrong_type ("serviceType", "a service type", error);
+}
+
+static gboolean
+read_boolean (JsonObject *object, const char *name, gboolean *out, GError **error)
+{
+  JsonNode *node = member_or_null (object, name);
+
+  if (node == NULL)
+    return TRUE;
+  if (json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return wrong_type (name, "a boolean", error);
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+/* Jackson's list wrapper [class, list] unwrapped; an object's tag is
+ * dropped by zkr_service_instance_set_payload(). A bare array is what
+ * Jackson refuses for a payload declared as Object: so do we. */
+static gboolean
+read_payload (JsonObject *object, ZkrServiceInstance *instance, GError **error)
+{
+  JsonNode *node = member_or_null (object, "payload");
+  JsonArray *wrapper;
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    {
+      zkr_service_instance_set_payload (instance, node);
+      return TRUE;
+    }
+  wrapper = json_node_get_array (node);
+  if (json_array_get_length (wrapper) != 2
+      || json_node_get_value_type (json_array_get_element (wrapper, 0)) != G_TYPE_STRING
+      || !JSON_NODE_HOLDS_ARRAY (json_array_get_element (wrapper, 1)))
+    return wrong_type ("payload", "a typed list [class, list]", error);
+  zkr_service_instance_set_payload (instance, json_array_get_element (wrapper, 1));
+  return TRUE;
+}
+
+/* {"parts": [{"value": V, "variable": B}, ...]} back to the template. */
+static gboolean
+read_uri_spec (JsonObject *object, ZkrServiceInstance *instance, GError **error)
+{
+  JsonNode *node = member_or_null (object, "uriSpec");
+  JsonNode *parts_node;
+  g_autoptr (GString) spec = NULL;
+  JsonArray *parts;
+
+  if (node == NULL)
+    return TRUE;
+  parts_node = JSON_NODE_HOLDS_OBJECT (node)
+                   ? member_or_null (json_node_get_object (node), "parts") : NULL;
+  if (parts_node == NULL || !JSON_NODE_HOLDS_ARRAY (parts_node))
+    return wrong_type ("uriSpec", "an object with a list \"parts\"", error);
+  parts = json_node_get_array (parts_node);
+  spec = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *part = json_array_get_element (parts, i);
+      g_autofree char *value = NULL;
+      gboolean variable = FALSE;
+
+      if (!JSON_NODE_HOLDS_OBJECT (part))
+        return wrong_type ("uriSpec", "an object with a list of parts", error);
+      if (!read_string (json_node_get_object (part), "value", &value, error)
+          || !read_boolean (json_node_get_object (part), "variable", &variable, error))
+        return FALSE;
+      g_string_append_printf (spec, variable ? "{%s}" : "%s", value != NULL ? value : "");
+    }
+  return zkr_service_instance_set_uri_spec (instance, spec->str, error);
+}
+
+static gboolean
+read_fields (JsonObject *object, ZkrServiceInstance *instance, GError **error)
+{
+  gint64 time = 0;
+
+  if (!read_string (object, "address", &instance->address, error)
+      || !read_port (object, "port", &instance->port, error)
+      || !read_port (object, "sslPort", &instance->ssl_port, error)
+      || !read_payload (object, instance, error)
+      || !read_int (object, "registrationTimeUTC", G_MININT64, G_MAXINT64, &time, error)
+      || !read_service_type (object, &instance->type, error)
+      || !read_uri_spec (object, instance, error)
+      || !read_boolean (object, "enabled", &instance->enabled, error))
+    return FALSE;
+  instance->registration_time = time;
+  return TRUE;
+}
+
+ZkrServiceInstance *
+zkr_service_instance_from_json (const void *data, gsize len, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr (GError) parse_error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *id = NULL;
+  ZkrServiceInstance *instance;
+  JsonObject *object;
+  JsonNode *root;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  /* json-glib takes a gssize length and wants UTF-8. */
+  if (len > G_MAXSSIZE || !g_utf8_validate (data, (gssize) len, NULL))
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "not a service instance: not UTF-8 text");
+      return NULL;
+    }
+  if (!json_parser_load_from_data (parser, data, (gssize) len, &parse_error))
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "not a service instance: %s", parse_error->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "not a service instance: not a JSON object");
+      return NULL;
+    }
+  object = json_node_get_object (root);
+  /* Curator refuses an instance without a name or an id. */
+  if (!read_string (object, "name", &name, error) || !read_string (object, "id", &id, error))
+    return NULL;
+  if (name == NULL || id == NULL)
+    {
+      wrong_type (name == NULL ? "name" : "id", "there", error);
+      return NULL;
+    }
+  instance = g_new0 (ZkrServiceInstance, 1);
+  instance->name = g_steal_pointer (&name);
+  instance->id = g_steal_pointer (&id);
+  instance->port = instance->ssl_port = -1;
+  instance->enabled = TRUE;
+  if (!read_fields (object, instance, error))
+    {
+      zkr_service_instance_free (instance);
+      return NULL;
+    }
+  return instance;
+}
