@@ -221,10 +221,18 @@ zkr_service_discovery_register (ZkrServiceDiscovery *discovery,
   if (!zkr__path_validate (path, error))
     return FALSE;
   json = zkr_service_instance_to_json (instance, &len);
-  /* A registration of the same id replaces ours (Curator's too). */
-  if (!zkr_service_discovery_unregister (discovery, name, id, deadline_left (&deadline),
-                                         cancellable, error))
-    return FALSE;
+  /* A registration of the same id replaces ours (Curator's too): the old
+   * one stops being kept first, so that it cannot make its node again. */
+  {
+    ZkrPersistentNode *old = dynamic_steal (discovery, name, id);
+    gboolean closed = old == NULL
+                      || zkr_persistent_node_close (old, deadline_left (&deadline), cancellable,
+                                                    error);
+
+    zkr_persistent_node_unref (old);
+    if (!closed)
+      return FALSE;
+  }
   type = zkr_service_instance_get_service_type (instance);
   if (type == ZKR_SERVICE_DYNAMIC || type == ZKR_SERVICE_DYNAMIC_SEQUENTIAL)
     return register_dynamic (discovery, instance, path, json, len, &deadline, cancellable,
