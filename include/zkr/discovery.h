@@ -171,7 +171,10 @@ ZKR_API const char *zkr_service_discovery_get_base_path (ZkrServiceDiscovery *di
  * @instance: (transfer none): copied
  * Registers @instance at BASE/NAME/ID. DYNAMIC and DYNAMIC_SEQUENTIAL:
  * kept present by this object until unregistered, closed or unreffed;
- * returns once the node was first made. STATIC and PERMANENT: written once
+ * returns once the node was first made (while another session's node
+ * holds BASE/NAME/ID, it waits for that node to go: ZKR_ERROR_TIMEOUT,
+ * and the registration goes on in the background; Curator would delete
+ * it). STATIC and PERMANENT: written once
  * (an existing node is deleted and made again, as Curator does, so that
  * watchers fire). Registering an id this object registered before
  * replaces it.
