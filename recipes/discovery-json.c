@@ -203,6 +203,7 @@ static JsonNode *
 payload_untagged (JsonNode *payload)
 {
   JsonObject *object;
+  JsonNode *copy;
   GList *members;
 
   if (payload == NULL || JSON_NODE_HOLDS_NULL (payload))
@@ -217,7 +218,10 @@ payload_untagged (JsonNode *payload)
                               json_node_copy (json_object_get_member (
                                 json_node_get_object (payload), m->data)));
   g_list_free (members);
-  return json_node_init_object (json_node_alloc (), object);
+  /* The node takes its own reference on the object. */
+  copy = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+  return copy;
 }
 
 void

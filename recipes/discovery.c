@@ -130,13 +130,15 @@ static ZkrPersistentNode *
 dynamic_steal (ZkrServiceDiscovery *discovery, const char *name, const char *id)
 {
   g_autofree char *key = dynamic_key (name, id);
+  gpointer stolen_key = NULL;
   gpointer node = NULL;
 
   g_mutex_lock (&discovery->lock);
-  if (!g_hash_table_steal_extended (discovery->dynamic, key, NULL, &node))
+  if (!g_hash_table_steal_extended (discovery->dynamic, key, &stolen_key, &node))
     node = NULL;
   g_mutex_unlock (&discovery->lock);
-  /* The key was freed by nobody: steal leaves both to us. */
+  /* A steal leaves both the key and the value to us. */
+  g_free (stolen_key);
   return node;
 }
 
