@@ -8,3 +8,6 @@
  * "instance id"): ZKR_ERROR_INVALID_ARGUMENT naming it if it is no node
  * name. */
 gboolean zkr__discovery_validate_name (const char *what, const char *value, GError **error);
+
+/* The discovery's session, borrowed. */
+ZkrSession *zkr__service_discovery_get_session (ZkrServiceDiscovery *discovery);

@@ -433,3 +433,9 @@ zkr_service_discovery_query_instances (ZkrServiceDiscovery *discovery, const cha
     }
   return g_steal_pointer (&instances);
 }
+
+ZkrSession *
+zkr__service_discovery_get_session (ZkrServiceDiscovery *discovery)
+{
+  return discovery->session;
+}

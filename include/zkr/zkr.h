@@ -14,6 +14,7 @@
 #include <zkr/persistent-node.h>
 #include <zkr/group-member.h>
 #include <zkr/discovery.h>
+#include <zkr/service-cache.h>
 #include <zkr/lock.h>
 #include <zkr/mutex.h>
 #include <zkr/reentrant-mutex.h>
