@@ -3,6 +3,7 @@
  * incrementing one atomic long to the exact sum, and a shared count set by
  * each side heard by the other's listener. This program doubles as the zkr
  * incrementer process (--incrementer PATH N). */
+#include "itest-child.h"
 #include "itest.h"
 #include "zkr-test.h"
 
@@ -25,168 +26,27 @@
 #define CALL_MS ITEST_CALL_MS
 #define WAIT_MS ITEST_WAIT_MS
 
-/* ---- child processes: plain fds, every read with a deadline ------------- */
-
-/* No GSubprocess: its pipe threads trip ThreadSanitizer inside GIO, and a
- * blocking line read could not keep a deadline. */
-typedef struct {
-  const char *name;
-  GPid pid;
-  int in_fd;
-  int out_fd;
-  GString *pending;          /* bytes read, not yet a whole line */
-  gboolean reaped;
-} Child;
-
-static void
-child_setup (gpointer data)
-{
-  (void) data;
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static Child *
-child_spawn (const char *name, const char *const *argv)
-{
-  g_autoptr (GError) error = NULL;
-  Child *child = g_new0 (Child, 1);
-  gboolean ok;
-
-  child->name = name;
-  child->pending = g_string_new (NULL);
-  ok = g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
-                                 G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, child_setup,
-                                 NULL, &child->pid, &child->in_fd, &child->out_fd, NULL, &error);
-  if (!ok)
-    g_printerr ("%s: cannot start: %s\n", name, error->message);
-  CU_ASSERT_TRUE_FATAL (ok);
-  return child;
-}
-
-/* The next line @child prints, by @deadline_us (monotonic); NULL at its
- * end of output or the deadline. (transfer full) */
-static char *
-child_read_line (Child *child, gint64 deadline_us)
-{
-  for (;;)
-    {
-      const char *newline = memchr (child->pending->str, '\n', child->pending->len);
-      struct pollfd pfd = { .fd = child->out_fd, .events = POLLIN };
-      gint64 left_ms = (deadline_us - g_get_monotonic_time ()) / 1000;
-      char buffer[4096];
-      ssize_t got;
-
-      if (newline != NULL)
-        {
-          gsize len = (gsize) (newline - child->pending->str);
-          char *line = g_strndup (child->pending->str, len);
-
-          g_string_erase (child->pending, 0, (gssize) len + 1);
-          return line;
-        }
-      if (left_ms <= 0)
-        return NULL;
-      if (poll (&pfd, 1, (int) MIN (left_ms, G_MAXINT)) < 0 && errno != EINTR)
-        return NULL;
-      if (pfd.revents == 0)
-        continue;
-      got = read (child->out_fd, buffer, sizeof buffer);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return NULL;
-      g_string_append_len (child->pending, buffer, got);
-    }
-}
-
-/* The next answer line, skipping the peer's CHANGED lines (its listener
- * prints them whenever it hears a change). (transfer full) (nullable) */
-static char *
-child_answer (Child *child, gint64 deadline_us)
-{
-  char *line;
-
-  while ((line = child_read_line (child, deadline_us)) != NULL &&
-         g_str_has_prefix (line, "CHANGED "))
-    g_free (line);
-  if (line == NULL)
-    g_printerr ("%s: no answer in time\n", child->name);
-  return line;
-}
-
-static void
-child_send (Child *child, const char *command)
-{
-  g_autofree char *line = g_strdup_printf ("%s\n", command);
-  gsize len = strlen (line);
-
-  CU_ASSERT_EQUAL (write (child->in_fd, line, len), (ssize_t) len);
-}
-
-static void
-child_expect (Child *child, const char *expected)
-{
-  g_autofree char *line = child_answer (child, g_get_monotonic_time () + WAIT_MS * 1000);
-
-  if (g_strcmp0 (line, expected) != 0)
-    g_printerr ("%s answered '%s', expected '%s'\n", child->name,
-                line != NULL ? line : "(nothing)", expected);
-  CU_ASSERT_STRING_EQUAL (line != NULL ? line : "", expected);
-}
-
-/* Closes @child's stdin (its cue to end), waits for its exit by the
- * deadline, kills it if it did not come. Returns its exit status, -1 if
- * killed. */
-static int
-child_finish (Child *child)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
-  int status = 0;
-  pid_t done = 0;
-
-  close (child->in_fd);
-  while ((done = waitpid (child->pid, &status, WNOHANG)) == 0 && g_get_monotonic_time () < end)
-    {
-      struct pollfd pfd = { .fd = child->out_fd, .events = POLLIN };
-      char buffer[4096];
-
-      /* Drain its output so a full pipe cannot hold its exit. */
-      if (poll (&pfd, 1, 20) > 0 && read (child->out_fd, buffer, sizeof buffer) <= 0)
-        g_usleep (20000);
-    }
-  if (done == 0)
-    {
-      kill (child->pid, SIGKILL);
-      waitpid (child->pid, &status, 0);
-      status = -1;
-    }
-  else
-    status = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-  close (child->out_fd);
-  g_string_free (child->pending, TRUE);
-  g_free (child);
-  return status;
-}
-
-static Child *
+static ItestChild *
 peer_start (void)
 {
   const char *classpath = g_getenv ("ZKR_INTEROP_CLASSPATH");
-  Child *peer;
+  ItestChild *peer;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (classpath);
-  peer = child_spawn ("CounterPeer", (const char *const[]) { "java", "-cp", classpath,
-                                                             "CounterPeer", itest_hosts (),
-                                                             NULL });
+  peer = itest_child_spawn ("CounterPeer", (const char *const[]) { "java", "-cp", classpath,
+                                                                   "CounterPeer", itest_hosts (),
+                                                                   NULL });
+  /* Its listener prints a CHANGED line whenever it hears a change. */
+  peer->skip_prefix = "CHANGED ";
   return peer;
 }
 
 static void
-peer_quit (Child *peer)
+peer_quit (ItestChild *peer)
 {
-  child_send (peer, "quit");
-  child_expect (peer, "OK");
-  CU_ASSERT_EQUAL (child_finish (peer), 0);
+  itest_child_send (peer, "quit");
+  itest_child_expect (peer, "OK");
+  CU_ASSERT_EQUAL (itest_child_finish (peer), 0);
 }
 
 /* ---- the zkr incrementer process ---------------------------------------- */
@@ -234,18 +94,18 @@ incrementer_main (const char *path, const char *count_text)
   return 0;
 }
 
-static Child *
+static ItestChild *
 incrementer_start (const char *path)
 {
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
   g_autofree char *count = g_strdup_printf ("%d", INCREMENTS);
-  Child *child;
+  ItestChild *child;
   g_autofree char *ready = NULL;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (self);
-  child = child_spawn ("zkr incrementer", (const char *const[]) { self, "--incrementer", path,
+  child = itest_child_spawn ("zkr incrementer", (const char *const[]) { self, "--incrementer", path,
                                                                   count, NULL });
-  ready = child_read_line (child, g_get_monotonic_time () + (gint64) WAIT_MS * 1000);
+  ready = itest_child_read_line (child, g_get_monotonic_time () + (gint64) WAIT_MS * 1000);
   CU_ASSERT_STRING_EQUAL (ready != NULL ? ready : "(nothing)", "READY");
   return child;
 }
@@ -280,7 +140,7 @@ test_counter_interop__curator_and_zkr_processes_sum_exactly (void)
   g_autofree char *expected_get = g_strdup_printf ("OK %d", 2 * PROCESSES * INCREMENTS);
   g_autoptr (GError) error = NULL;
   g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (session, path, NULL, &error);
-  Child *curator[PROCESSES], *zkr[PROCESSES];
+  ItestChild *curator[PROCESSES], *zkr[PROCESSES];
   ZkrAtomicLongValue value = { 0 };
   guint64 curator_failed = 0, zkr_failed = 0;
   guint complete = 0;
@@ -292,20 +152,20 @@ test_counter_interop__curator_and_zkr_processes_sum_exactly (void)
   for (guint i = 0; i < PROCESSES; i++)
     zkr[i] = incrementer_start (path);
   for (guint i = 0; i < PROCESSES; i++)
-    child_expect (curator[i], "READY");
+    itest_child_expect (curator[i], "READY");
 
   /* Everybody counts at once. */
   start_us = g_get_monotonic_time ();
   end_us = start_us + (gint64) RUN_MS * 1000;
   for (guint i = 0; i < PROCESSES; i++)
     {
-      child_send (curator[i], increment);
-      child_send (zkr[i], "go");
+      itest_child_send (curator[i], increment);
+      itest_child_send (zkr[i], "go");
     }
   for (guint i = 0; i < PROCESSES; i++)
     {
-      g_autofree char *from_curator = child_answer (curator[i], end_us);
-      g_autofree char *from_zkr = child_answer (zkr[i], end_us);
+      g_autofree char *from_curator = itest_child_answer (curator[i], end_us);
+      g_autofree char *from_zkr = itest_child_answer (zkr[i], end_us);
 
       complete += report_is_complete (from_curator, &curator_failed);
       complete += report_is_complete (from_zkr, &zkr_failed);
@@ -318,11 +178,11 @@ test_counter_interop__curator_and_zkr_processes_sum_exactly (void)
   /* The sum, exactly, as both sides read it. */
   CU_ASSERT_TRUE (zkr_atomic_long_get (atomic, CALL_MS, NULL, &value, &error));
   CU_ASSERT_EQUAL (value.post_value, 2 * PROCESSES * INCREMENTS);
-  child_send (curator[0], get);
-  child_expect (curator[0], expected_get);
+  itest_child_send (curator[0], get);
+  itest_child_expect (curator[0], expected_get);
   for (guint i = 0; i < PROCESSES; i++)
     {
-      CU_ASSERT_EQUAL (child_finish (zkr[i]), 0);
+      CU_ASSERT_EQUAL (itest_child_finish (zkr[i]), 0);
       peer_quit (curator[i]);
     }
   CU_ASSERT_PTR_NULL (error);
@@ -380,29 +240,29 @@ test_counter_interop__shared_count_set_by_each_side_reaches_the_others_listener 
   g_autoptr (ZkrSharedCount) count = zkr_shared_count_new (session, path, 5, &error);
   Heard heard = { .values = g_array_new (FALSE, FALSE, sizeof (gint)),
                   .context = g_main_context_default () };
-  Child *peer = peer_start ();
+  ItestChild *peer = peer_start ();
 
-  child_expect (peer, "READY");
+  itest_child_expect (peer, "READY");
   /* zkr seeds the node; Curator's start reads zkr's seed, not its own. */
   CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (count, CALL_MS, NULL, &error));
   zkr_shared_count_add_listener (count, heard_changed, &heard, NULL);
-  child_send (peer, start);
-  child_expect (peer, "OK 5");
+  itest_child_send (peer, start);
+  itest_child_expect (peer, "OK 5");
 
   /* zkr sets, Curator's listener hears it. */
   CU_ASSERT_TRUE (zkr_shared_count_set (count, 12, CALL_MS, NULL, &error));
-  child_send (peer, "heard 12 30000");
-  child_expect (peer, "HEARD 12");
+  itest_child_send (peer, "heard 12 30000");
+  itest_child_expect (peer, "HEARD 12");
 
   /* Curator sets, zkr's listener hears it, in its own context. */
-  child_send (peer, "count-set 21");
-  child_expect (peer, "OK");
+  itest_child_send (peer, "count-set 21");
+  itest_child_expect (peer, "OK");
   CU_ASSERT_TRUE (heard_wait (&heard, 21));
   CU_ASSERT_FALSE (heard.wrong_context);
   CU_ASSERT_EQUAL (zkr_shared_count_get_count (count), 21);
   /* Curator's 4-byte layout: zkr's create, zkr's set, Curator's set. */
-  child_send (peer, bytes);
-  child_expect (peer, "OK 00000015 2");
+  itest_child_send (peer, bytes);
+  itest_child_expect (peer, "OK 00000015 2");
 
   peer_quit (peer);
   CU_ASSERT_PTR_NULL (error);

@@ -2,7 +2,8 @@
  * (integration/interop/DiscoveryPeer, Debian's curator-x-discovery): a
  * Java ServiceDiscovery lists the instances zkr registered with every field
  * equal, payload included, and zkr lists the ones Java registered the
- * same. The child-process helpers are test-counter-interop.c's. */
+ * same. */
+#include "itest-child.h"
 #include "itest.h"
 #include "zkr-test.h"
 
@@ -20,169 +21,31 @@
 #define SESSION_MS 10000
 #define WAIT_MS ITEST_WAIT_MS
 
-/* ---- child processes: plain fds, every read with a deadline ------------- */
-
-/* No GSubprocess: its pipe threads trip ThreadSanitizer inside GIO, and a
- * blocking line read could not keep a deadline. */
-typedef struct {
-  const char *name;
-  GPid pid;
-  int in_fd;
-  int out_fd;
-  GString *pending;          /* bytes read, not yet a whole line */
-  gboolean reaped;
-} Child;
-
-static void
-child_setup (gpointer data)
-{
-  (void) data;
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static Child *
-child_spawn (const char *name, const char *const *argv)
-{
-  g_autoptr (GError) error = NULL;
-  Child *child = g_new0 (Child, 1);
-  gboolean ok;
-
-  child->name = name;
-  child->pending = g_string_new (NULL);
-  ok = g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
-                                 G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, child_setup,
-                                 NULL, &child->pid, &child->in_fd, &child->out_fd, NULL, &error);
-  if (!ok)
-    g_printerr ("%s: cannot start: %s\n", name, error->message);
-  CU_ASSERT_TRUE_FATAL (ok);
-  return child;
-}
-
-/* The next line @child prints, by @deadline_us (monotonic); NULL at its
- * end of output or the deadline. (transfer full) */
-static char *
-child_read_line (Child *child, gint64 deadline_us)
-{
-  for (;;)
-    {
-      const char *newline = memchr (child->pending->str, '\n', child->pending->len);
-      struct pollfd pfd = { .fd = child->out_fd, .events = POLLIN };
-      gint64 left_ms = (deadline_us - g_get_monotonic_time ()) / 1000;
-      char buffer[4096];
-      ssize_t got;
-
-      if (newline != NULL)
-        {
-          gsize len = (gsize) (newline - child->pending->str);
-          char *line = g_strndup (child->pending->str, len);
-
-          g_string_erase (child->pending, 0, (gssize) len + 1);
-          return line;
-        }
-      if (left_ms <= 0)
-        return NULL;
-      if (poll (&pfd, 1, (int) MIN (left_ms, G_MAXINT)) < 0 && errno != EINTR)
-        return NULL;
-      if (pfd.revents == 0)
-        continue;
-      got = read (child->out_fd, buffer, sizeof buffer);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return NULL;
-      g_string_append_len (child->pending, buffer, got);
-    }
-}
-
-/* The next answer line. (transfer full) (nullable) */
-static char *
-child_answer (Child *child, gint64 deadline_us)
-{
-  char *line = child_read_line (child, deadline_us);
-
-  if (line == NULL)
-    g_printerr ("%s: no answer in time\n", child->name);
-  return line;
-}
-
-static void
-child_send (Child *child, const char *command)
-{
-  g_autofree char *line = g_strdup_printf ("%s\n", command);
-  gsize len = strlen (line);
-
-  CU_ASSERT_EQUAL (write (child->in_fd, line, len), (ssize_t) len);
-}
-
-static void
-child_expect (Child *child, const char *expected)
-{
-  g_autofree char *line = child_answer (child, g_get_monotonic_time () + WAIT_MS * 1000);
-
-  if (g_strcmp0 (line, expected) != 0)
-    g_printerr ("%s answered '%s', expected '%s'\n", child->name,
-                line != NULL ? line : "(nothing)", expected);
-  CU_ASSERT_STRING_EQUAL (line != NULL ? line : "", expected);
-}
-
-/* Closes @child's stdin (its cue to end), waits for its exit by the
- * deadline, kills it if it did not come. Returns its exit status, -1 if
- * killed. */
-static int
-child_finish (Child *child)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
-  int status = 0;
-  pid_t done = 0;
-
-  close (child->in_fd);
-  while ((done = waitpid (child->pid, &status, WNOHANG)) == 0 && g_get_monotonic_time () < end)
-    {
-      struct pollfd pfd = { .fd = child->out_fd, .events = POLLIN };
-      char buffer[4096];
-
-      /* Drain its output so a full pipe cannot hold its exit. */
-      if (poll (&pfd, 1, 20) > 0 && read (child->out_fd, buffer, sizeof buffer) <= 0)
-        g_usleep (20000);
-    }
-  if (done == 0)
-    {
-      kill (child->pid, SIGKILL);
-      waitpid (child->pid, &status, 0);
-      status = -1;
-    }
-  else
-    status = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-  close (child->out_fd);
-  g_string_free (child->pending, TRUE);
-  g_free (child);
-  return status;
-}
-
-static Child *
+static ItestChild *
 peer_start (const char *base)
 {
   const char *classpath = g_getenv ("ZKR_INTEROP_CLASSPATH");
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (classpath);
-  return child_spawn ("DiscoveryPeer", (const char *const[]) { "java", "-cp", classpath,
-                                                               "DiscoveryPeer", itest_hosts (),
-                                                               base, NULL });
+  return itest_child_spawn ("DiscoveryPeer", (const char *const[]) { "java", "-cp", classpath,
+                                                                     "DiscoveryPeer",
+                                                                     itest_hosts (), base,
+                                                                     NULL });
 }
 
 static void
-peer_quit (Child *peer)
+peer_quit (ItestChild *peer)
 {
-  child_send (peer, "quit");
-  child_expect (peer, "OK");
-  CU_ASSERT_EQUAL (child_finish (peer), 0);
+  itest_child_send (peer, "quit");
+  itest_child_expect (peer, "OK");
+  CU_ASSERT_EQUAL (itest_child_finish (peer), 0);
 }
 
 /* An answer "OK ..." (a register's). */
 static void
-peer_expect_ok (Child *peer)
+peer_expect_ok (ItestChild *peer)
 {
-  g_autofree char *line = child_answer (peer, g_get_monotonic_time () + (gint64) WAIT_MS * 1000);
+  g_autofree char *line = itest_child_answer (peer, g_get_monotonic_time () + (gint64) WAIT_MS * 1000);
 
   if (line == NULL || !g_str_has_prefix (line, "OK "))
     g_printerr ("DiscoveryPeer answered '%s'\n", line != NULL ? line : "(nothing)");
@@ -192,15 +55,15 @@ peer_expect_ok (Child *peer)
 /* The peer's "list NAME": its INSTANCE lines joined by newlines, or NULL
  * if it did not answer "OK COUNT". (transfer full) */
 static char *
-peer_list (Child *peer, const char *name)
+peer_list (ItestChild *peer, const char *name)
 {
   g_autofree char *command = g_strdup_printf ("list %s", name);
   gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
   GString *lines = g_string_new (NULL);
   char *line;
 
-  child_send (peer, command);
-  while ((line = child_answer (peer, deadline)) != NULL && g_str_has_prefix (line, "INSTANCE "))
+  itest_child_send (peer, command);
+  while ((line = itest_child_answer (peer, deadline)) != NULL && g_str_has_prefix (line, "INSTANCE "))
     {
       g_string_append_printf (lines, "%s%s", lines->len > 0 ? "\n" : "", line);
       g_free (line);
@@ -306,7 +169,7 @@ test_discovery_interop__curator_lists_zkrs_instances_with_every_field (void)
   g_autofree char *line_one = describe (one), *line_two = describe (two);
   g_autofree char *expected = g_strconcat (line_one, "\n", line_two, NULL);
   g_autofree char *listed = NULL;
-  Child *peer;
+  ItestChild *peer;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (discovery);
   CU_ASSERT_TRUE (zkr_service_discovery_register (discovery, one, ITEST_CALL_MS, NULL, NULL));
@@ -340,13 +203,13 @@ test_discovery_interop__zkr_lists_curators_instances_with_every_field (void)
   g_autoptr (ZkrServiceDiscovery) discovery = zkr_service_discovery_new (session, base, NULL);
   g_autoptr (GPtrArray) instances = NULL;
   g_autofree char *java_view = NULL, *zkr_view = NULL;
-  Child *peer = peer_start (base);
+  ItestChild *peer = peer_start (base);
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (discovery);
-  child_send (peer, "register api j-one 10.9.8.7 8000 8001 1700000000999 DYNAMIC true "
+  itest_child_send (peer, "register api j-one 10.9.8.7 8000 8001 1700000000999 DYNAMIC true "
                     "{scheme}://{address}:{port} {\"zone\":\"us\",\"n\":[3,{\"d\":true}]}");
   peer_expect_ok (peer);
-  child_send (peer, "register api j-two - - - 42 PERMANENT false - \"text payload\"");
+  itest_child_send (peer, "register api j-two - - - 42 PERMANENT false - \"text payload\"");
   peer_expect_ok (peer);
   java_view = peer_list (peer, "api");
   CU_ASSERT_PTR_NOT_NULL_FATAL (java_view);
@@ -362,10 +225,10 @@ test_discovery_interop__zkr_lists_curators_instances_with_every_field (void)
     g_printerr ("zkr listed:\n%s\nJava listed:\n%s\n", zkr_view, java_view);
   CU_ASSERT_STRING_EQUAL (zkr_view, java_view);
 
-  child_send (peer, "unregister j-one");
-  child_expect (peer, "OK");
-  child_send (peer, "unregister j-two");
-  child_expect (peer, "OK");
+  itest_child_send (peer, "unregister j-one");
+  itest_child_expect (peer, "OK");
+  itest_child_send (peer, "unregister j-two");
+  itest_child_expect (peer, "OK");
   g_clear_pointer (&instances, g_ptr_array_unref);
   instances = zkr_service_discovery_query_instances (discovery, "api", ITEST_CALL_MS, NULL,
                                                      NULL);
