@@ -98,5 +98,8 @@ int zkr_cmd_watch (int argc, char **argv);
 int zkr_cmd_barrier (int argc, char **argv);
 int zkr_cmd_counter (int argc, char **argv);
 int zkr_cmd_revoke (int argc, char **argv);
+int zkr_cmd_register (int argc, char **argv);
+int zkr_cmd_services (int argc, char **argv);
+int zkr_cmd_members (int argc, char **argv);
 
 G_END_DECLS

@@ -27,6 +27,9 @@ static const ZkrCommand commands[] = {
   { "counter", "Read, add to or set a shared atomic counter", zkr_cmd_counter },
   { "revoke", "Ask the holder of a revocable lock to release it", zkr_cmd_revoke },
   { "holders", "List who holds and who waits for a lock or leadership", zkr_cmd_holders },
+  { "register", "Run a command while a service instance is registered (discovery)", zkr_cmd_register },
+  { "services", "List the registered services, or a service's instances", zkr_cmd_services },
+  { "members", "List the members of a group and their payloads", zkr_cmd_members },
   { "bench", "Measure a contended lock", zkr_cmd_bench },
 };
 
@@ -43,7 +46,7 @@ print_usage (FILE *out)
            "\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf (out, "  %-9s %s\n", commands[i].name, commands[i].summary);
   fprintf (out,
            "\n"
            "Every command takes --hosts HOSTS (default: $ZKR_HOSTS, else\n"
@@ -58,6 +61,8 @@ print_usage (FILE *out)
            "  zkr bench --impl mutex --clients 4\n"
            "  zkr get --json /config/mode\n"
            "  zkr lock /locks/config -- zkr set --fenced /config/mode active\n"
+           "  zkr register api --address 10.0.0.5 --port 8080 -- ./api-server\n"
+           "  zkr services --json api\n"
            "\n"
            "Exit status: 64 bad arguments; 65 bad version; 66 no such node; 67 node\n"
            "not empty; 69 ZooKeeper unreachable or failed; 70 lock lost (or a\n"
