@@ -118,6 +118,31 @@ test_cli__register_id_defaults_to_a_uuid (void)
   zkr_session_unref (session);
 }
 
+/* Another session's node holds BASE/NAME/ID: not registered by
+ * --timeout, exit 75, and CMD never runs. (What becomes of that node is
+ * not asserted: stopping the pending registration may delete it, see
+ * recipes/persistent-node-thread.c close_now.) */
+static void
+test_cli__register_times_out_with_75_while_the_id_is_taken (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("cli-register-taken");
+  g_autofree char *node = instance_path (base, "svc", "taken");
+  g_autofree char *out = NULL, *err = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, node, "theirs", 6, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_PERSISTENT, 10000, NULL, NULL, NULL,
+                                         NULL));
+  CU_ASSERT_EQUAL (zkr_run (&out, &err, "register", "svc", "--base-path", base, "--id", "taken",
+                            "--address", "h", "--port", "1", "--timeout", "1", "--", "echo",
+                            "ran"), 75);
+  CU_ASSERT_EQUAL (text_index (out, "ran"), -1);
+  CU_ASSERT_NOT_EQUAL (text_index (err, "not registered"), -1);
+  itest_cleanup_root (session, NULL, base);
+  zkr_session_unref (session);
+}
+
 static void
 assert_usage_naming (const char *bad_value, const char *const *args)
 {
@@ -193,6 +218,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__register_lists_the_instance_while_cmd_runs_and_passes_its_status),
   ZKR_TEST_CASE (test_cli__register_is_listed_from_outside_and_gone_after_sigterm),
   ZKR_TEST_CASE (test_cli__register_id_defaults_to_a_uuid),
+  ZKR_TEST_CASE (test_cli__register_times_out_with_75_while_the_id_is_taken),
   ZKR_TEST_CASE (test_cli__register_bad_values_exit_64_naming_them),
   ZKR_TEST_CASE (test_cli__members_lists_ids_and_payloads),
   { NULL, NULL },
