@@ -119,9 +119,8 @@ test_cli__register_id_defaults_to_a_uuid (void)
 }
 
 /* Another session's node holds BASE/NAME/ID: not registered by
- * --timeout, exit 75, and CMD never runs. (What becomes of that node is
- * not asserted: stopping the pending registration may delete it, see
- * recipes/persistent-node-thread.c close_now.) */
+ * --timeout, exit 75, CMD never runs, and that node is left alone (the
+ * pending registration's close once deleted it). */
 static void
 test_cli__register_times_out_with_75_while_the_id_is_taken (void)
 {
@@ -139,6 +138,14 @@ test_cli__register_times_out_with_75_while_the_id_is_taken (void)
                             "ran"), 75);
   CU_ASSERT_EQUAL (text_index (out, "ran"), -1);
   CU_ASSERT_NOT_EQUAL (text_index (err, "not registered"), -1);
+  {
+    g_autoptr (GBytes) data = NULL;
+
+    CU_ASSERT_TRUE (zkr_node_sync (session, node, 10000, NULL, NULL));
+    data = zkr_node_get (session, node, 10000, NULL, NULL, NULL);
+    CU_ASSERT_TRUE (data != NULL && g_bytes_get_size (data) == 6 &&
+                    memcmp (g_bytes_get_data (data, NULL), "theirs", 6) == 0);
+  }
   itest_cleanup_root (session, NULL, base);
   zkr_session_unref (session);
 }

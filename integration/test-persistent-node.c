@@ -524,6 +524,30 @@ test_persistent_node__another_sessions_node_at_our_path_is_not_taken_over (void)
   g_clear_error (&error);
   theirs = zkr_node_get (direct, path, ITEST_CALL_MS, NULL, NULL, &error);
   CU_ASSERT_TRUE (theirs != NULL && itest_bytes_equal (theirs, "theirs"));
+  {
+    /* Closed while it waits for theirs to go: theirs stays (the close
+     * once deleted it blindly). */
+    g_autofree char *path2 = g_strconcat (root, "/member2", NULL);
+    g_autoptr (GBytes) still = NULL;
+    ZkrPersistentNode *blocked;
+
+    CU_ASSERT_TRUE (zkr_node_create (other, path2, "theirs", 6, ZKR_CREATE_EPHEMERAL,
+                                     ZKR_CREATE_PARENTS_CONTAINER, ITEST_CALL_MS, NULL, NULL,
+                                     NULL, &error));
+    blocked = node_new (session, path2, ZKR_CREATE_EPHEMERAL, FALSE, "ours");
+    CU_ASSERT_TRUE (zkr_persistent_node_start (blocked, &error));
+    CU_ASSERT_FALSE (zkr_persistent_node_wait_for_initial_create (blocked, SHORT_TIMEOUT_MS,
+                                                                  NULL, &error));
+    g_clear_error (&error);
+    CU_ASSERT_TRUE (zkr_persistent_node_close (blocked, ITEST_CALL_MS, NULL, &error));
+    CU_ASSERT_PTR_NULL (error);
+    g_clear_error (&error);
+    zkr_persistent_node_unref (blocked);
+    CU_ASSERT_TRUE (zkr_node_sync (direct, path2, ITEST_CALL_MS, NULL, NULL));
+    still = zkr_node_get (direct, path2, ITEST_CALL_MS, NULL, NULL, &error);
+    CU_ASSERT_TRUE (still != NULL && itest_bytes_equal (still, "theirs"));
+    g_clear_error (&error);
+  }
   /* Theirs goes with its session: ours is made. */
   zkr_session_close (other);
   zkr_session_unref (other);

@@ -62,6 +62,8 @@ typedef struct {
   gboolean gone;              /* our path is known not to exist */
   gboolean checked;           /* our path was read (and watched) since the last event */
   gboolean path_unique;       /* the path is one we made (protected or sequential) */
+  gboolean ours;              /* the node at our path is known to be ours (we made it,
+                               * or a read found it ours) */
   guint64 written_serial;     /* the serial of the data known to be on the node */
   CloseReply *closing;        /* (owned) (nullable) set by close */
 } ZkrPersistentCore;

@@ -191,6 +191,7 @@ create_answered (GObject *source, GAsyncResult *result, gpointer data)
         delete_stale (core, previous);
       set_path (core, made);
       core->gone = FALSE;
+      core->ours = TRUE;
       core->checked = FALSE;
       core->path_unique = core->protection || mode_is_sequential (core->mode);
       zkr__persistent_node_emit_created (core);
@@ -203,6 +204,7 @@ create_answered (GObject *source, GAsyncResult *result, gpointer data)
        * check tells, by the node's owner. */
       set_path (core, core->base_path);
       core->gone = FALSE;
+      core->ours = FALSE;
       core->checked = FALSE;
       core->path_unique = FALSE;
       core->written_serial = 0;
@@ -215,6 +217,7 @@ create_answered (GObject *source, GAsyncResult *result, gpointer data)
        * create cleans up what it may have made by itself.) */
       set_path (core, core->base_path);
       core->gone = FALSE;
+      core->ours = FALSE;
       core->checked = FALSE;
       core->path_unique = FALSE;
       core->written_serial = 0;
@@ -292,11 +295,13 @@ check_found (ZkrPersistentCore *core, GBytes *data, const ZkrStat *stat)
         }
       g_debug ("persistent node %s: held by session 0x%" G_GINT64_MODIFIER "x, not ours: "
                "waiting for it to go", core->base_path, stat->ephemeral_owner);
+      core->ours = FALSE;
       core->checked = TRUE;
       set_phase (core, PHASE_BLOCKED);
       return;
     }
   core->checked = TRUE;
+  core->ours = TRUE;
   note_data_found (core, data);
   decide (core);
 }
@@ -432,6 +437,32 @@ final_deleted (GObject *source, GAsyncResult *result, gpointer data)
   request_done (core);
 }
 
+/* The read before a close's delete of a node not known to be ours. */
+static void
+close_checked (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ZkrPersistentCore *core = data;
+  ZkrStat stat = { 0 };
+  GError *error = NULL;
+  CloseReply *reply = g_atomic_pointer_get (&core->closing);
+  gboolean exists = zkr_node_exists_finish (core->session, result, &stat, &error);
+
+  (void) source;
+  if (exists && stat.ephemeral_owner == zkr_session_get_id (core->session))
+    {
+      g_autofree char *path = g_strdup (core->base_path);
+
+      zkr_node_delete_full_async (core->session, path, stat.version, ZKR_DELETE_GUARANTEED,
+                                  reply->timeout_ms, NULL, final_deleted, core);
+      return;
+    }
+  /* Not ours, gone, or unknown (an ephemeral of ours then goes with the
+   * session): nothing to delete. */
+  set_phase (core, PHASE_DONE);
+  closing_answer (core, error);
+  request_done (core);
+}
+
 /* Closed and nothing of ours out: delete the node (guaranteed: it goes on
  * in the background past the close's deadline). */
 static void
@@ -458,6 +489,14 @@ close_now (ZkrPersistentCore *core)
   set_phase (core, PHASE_CLOSING);
   core->outstanding++;
   reply = g_atomic_pointer_get (&core->closing);
+  if (!core->ours && mode_is_ephemeral (core->mode) && !core->path_unique)
+    {
+      /* Our plain path may hold another session's node (we were waiting
+       * for it to go, or our create found the path taken): never delete
+       * that one. Read first; delete only our own, at the version read. */
+      zkr_node_exists_async (core->session, path, reply->timeout_ms, NULL, close_checked, core);
+      return;
+    }
   zkr_node_delete_full_async (core->session, path, -1, ZKR_DELETE_GUARANTEED, reply->timeout_ms,
                               NULL, final_deleted, core);
 }
