@@ -95,6 +95,52 @@ test_cli__register_is_listed_from_outside_and_gone_after_sigterm (void)
   zkr_session_unref (session);
 }
 
+/* zkr register SIGKILLed (no unregister can run): its instance goes with
+ * its session, at the server's expiry of it: within one session timeout
+ * (4 s here) and a margin for the server's session tick. */
+static void
+test_cli__register_sigkilled_is_gone_within_a_session_timeout (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("cli-register-kill");
+  g_autofree char *node = instance_path (base, "web", "k1");
+  g_autofree char *cmd_pid = NULL;
+  g_autoptr (Proc) proc = NULL;
+  gint64 killed, end;
+  gboolean gone = FALSE;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  proc = zkr_spawn ("register", "web", "--base-path", base, "--id", "k1", "--address",
+                    "10.0.0.2", "--port", "9001", "--session-timeout", "4", "--", "sh", "-c",
+                    "echo \"pid $$\"; exec sleep 600");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
+  CU_ASSERT_TRUE_FATAL (wait_output (proc->out_path, "pid ", 1));
+  CU_ASSERT_FALSE (node_absent_synced (session, node));
+  {
+    g_autofree char *out = NULL;
+
+    if (g_file_get_contents (proc->out_path, &out, NULL, NULL))
+      cmd_pid = g_strdup (g_strstrip (out + strlen ("pid ")));
+  }
+  proc_signal (proc, SIGKILL);
+  killed = g_get_monotonic_time ();
+  /* CMD outlives zkr: it is ours to stop. */
+  if (cmd_pid != NULL && g_ascii_strtoll (cmd_pid, NULL, 10) > 1)
+    kill ((pid_t) g_ascii_strtoll (cmd_pid, NULL, 10), SIGKILL);
+  end = killed + (4000 + 3000) * (gint64) 1000;
+  while (!gone && g_get_monotonic_time () < end)
+    {
+      gone = node_absent_synced (session, node);
+      if (!gone)
+        g_usleep (50 * 1000);
+    }
+  if (!gone)
+    g_printerr ("the instance of a SIGKILLed zkr register was still there after 7 s\n");
+  CU_ASSERT_TRUE (gone);
+  itest_cleanup_root (session, NULL, base);
+  zkr_session_unref (session);
+}
+
 /* Without --id, Curator's default: a random UUID, which CMD is told. */
 static void
 test_cli__register_id_defaults_to_a_uuid (void)
@@ -225,6 +271,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__register_lists_the_instance_while_cmd_runs_and_passes_its_status),
   ZKR_TEST_CASE (test_cli__register_is_listed_from_outside_and_gone_after_sigterm),
   ZKR_TEST_CASE (test_cli__register_id_defaults_to_a_uuid),
+  ZKR_TEST_CASE (test_cli__register_sigkilled_is_gone_within_a_session_timeout),
   ZKR_TEST_CASE (test_cli__register_times_out_with_75_while_the_id_is_taken),
   ZKR_TEST_CASE (test_cli__register_bad_values_exit_64_naming_them),
   ZKR_TEST_CASE (test_cli__members_lists_ids_and_payloads),

@@ -52,12 +52,12 @@ peer_expect_ok (ItestChild *peer)
   CU_ASSERT_TRUE (line != NULL && g_str_has_prefix (line, "OK "));
 }
 
-/* The peer's "list NAME": its INSTANCE lines joined by newlines, or NULL
- * if it did not answer "OK COUNT". (transfer full) */
+/* The peer's answer to @command ("list NAME", "cached NAME COUNT MS"):
+ * its INSTANCE lines joined by newlines, or NULL if it did not answer "OK
+ * COUNT". (transfer full) */
 static char *
-peer_list (ItestChild *peer, const char *name)
+peer_instances (ItestChild *peer, const char *command)
 {
-  g_autofree char *command = g_strdup_printf ("list %s", name);
   gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
   GString *lines = g_string_new (NULL);
   char *line;
@@ -70,13 +70,21 @@ peer_list (ItestChild *peer, const char *name)
     }
   if (line == NULL || !g_str_has_prefix (line, "OK "))
     {
-      g_printerr ("DiscoveryPeer: list answered '%s'\n", line != NULL ? line : "(nothing)");
+      g_printerr ("DiscoveryPeer: %s answered '%s'\n", command, line != NULL ? line : "(nothing)");
       g_free (line);
       g_string_free (lines, TRUE);
       return NULL;
     }
   g_free (line);
   return g_string_free (lines, FALSE);
+}
+
+static char *
+peer_list (ItestChild *peer, const char *name)
+{
+  g_autofree char *command = g_strdup_printf ("list %s", name);
+
+  return peer_instances (peer, command);
 }
 
 /* Java's class for a payload read by Jackson as Object. */
@@ -238,9 +246,44 @@ test_discovery_interop__zkr_lists_curators_instances_with_every_field (void)
   itest_assert_path_clean (session, root);
 }
 
+/* Curator's ServiceCache (kept by Java's own watches) sees a zkr
+ * instance come, with every field, and go. */
+static void
+test_discovery_interop__curators_service_cache_sees_a_zkr_instance_come_and_go (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), SESSION_MS);
+  g_autofree char *root = itest_scratch_path ("discovery-java-cache");
+  g_autofree char *base = g_strconcat (root, "/services", NULL);
+  g_autoptr (ZkrServiceDiscovery) discovery = zkr_service_discovery_new (session, base, NULL);
+  g_autoptr (ZkrServiceInstance) one = make_instance ("c-cached", "{\"zone\":\"ap\"}",
+                                                      ZKR_SERVICE_DYNAMIC, TRUE);
+  g_autofree char *expected = describe (one);
+  g_autofree char *cached = NULL;
+  g_autofree char *wait_one = g_strdup_printf ("cached api 1 %d", WAIT_MS);
+  g_autofree char *wait_none = g_strdup_printf ("cached api 0 %d", WAIT_MS);
+  ItestChild *peer;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (discovery);
+  peer = peer_start (base);
+  itest_child_send (peer, "cache api");
+  itest_child_expect (peer, "OK");
+  CU_ASSERT_TRUE (zkr_service_discovery_register (discovery, one, ITEST_CALL_MS, NULL, NULL));
+  cached = peer_instances (peer, wait_one);
+  CU_ASSERT_STRING_EQUAL (cached != NULL ? cached : "(none)", expected);
+  g_clear_pointer (&cached, g_free);
+  CU_ASSERT_TRUE (zkr_service_discovery_unregister (discovery, "api", "c-cached", ITEST_CALL_MS,
+                                                    NULL, NULL));
+  cached = peer_instances (peer, wait_none);
+  CU_ASSERT_STRING_EQUAL (cached != NULL ? cached : "(none)", "");
+  peer_quit (peer);
+  itest_cleanup_root (session, NULL, root);
+  itest_assert_path_clean (session, root);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_discovery_interop__curator_lists_zkrs_instances_with_every_field),
   ZKR_TEST_CASE (test_discovery_interop__zkr_lists_curators_instances_with_every_field),
+  ZKR_TEST_CASE (test_discovery_interop__curators_service_cache_sees_a_zkr_instance_come_and_go),
   { NULL, NULL },
 };
 

@@ -65,16 +65,22 @@ typedef struct {
 } Fixture;
 
 static void
-fixture_init (Fixture *f, const char *name)
+fixture_init_hosts (Fixture *f, const char *name, const char *hosts)
 {
   g_autoptr (GError) error = NULL;
 
-  f->session = itest_connect (itest_hosts (), SESSION_MS);
+  f->session = itest_connect (hosts, SESSION_MS);
   f->direct = itest_connect (itest_hosts (), SESSION_MS);
   f->root = itest_scratch_path (name);
   f->base = g_strconcat (f->root, "/services", NULL);
   f->discovery = zkr_service_discovery_new (f->session, f->base, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (f->discovery);
+}
+
+static void
+fixture_init (Fixture *f, const char *name)
+{
+  fixture_init_hosts (f, name, itest_hosts ());
 }
 
 static void
@@ -248,6 +254,54 @@ test_discovery__a_dynamic_registration_is_back_after_its_session_expired (void)
   fixture_finish (&f);
 }
 
+/* The member our session is on dies: the session moves to another one and
+ * the registration stays, the same node of the same session, our data. */
+static void
+test_discovery__a_dynamic_registration_survives_a_killed_member (void)
+{
+  Fixture f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrServiceInstance) instance = make_instance ("api", "through-a-kill", 7150,
+                                                           ZKR_SERVICE_DYNAMIC);
+  g_autofree char *followers = itest_followers_hosts ();
+  g_autofree char *path = NULL, *json = NULL, *host = NULL, *command = NULL;
+  OwnedWait owned;
+  gint64 id, moved_by;
+  guint server;
+
+  fixture_init_hosts (&f, "discovery-kill", followers);
+  CU_ASSERT_TRUE (zkr_service_discovery_register (f.discovery, instance, ITEST_CALL_MS, NULL,
+                                                  &error));
+  path = g_strconcat (f.base, "/api/through-a-kill", NULL);
+  json = describe (instance);
+  owned = (OwnedWait) { f.direct, path, f.session, json };
+  CU_ASSERT_TRUE (itest_wait_for (owned_with_our_data, &owned, ITEST_WAIT_MS));
+  id = zkr_session_get_id (f.session);
+  host = zkr_session_dup_connected_host (f.session);
+  server = itest_server_index (host);
+  CU_ASSERT_FATAL (server > 0);
+  command = g_strdup_printf ("kill %u", server);
+  CU_ASSERT_FATAL (itest_ensemble (command));
+  moved_by = g_get_monotonic_time () + (gint64) ITEST_WAIT_MS * 1000;
+  for (;;)
+    {
+      g_autofree char *now = zkr_session_dup_connected_host (f.session);
+
+      if ((now != NULL && g_strcmp0 (now, host) != 0) || g_get_monotonic_time () > moved_by)
+        break;
+      g_usleep (20 * 1000);
+    }
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.session, ITEST_CALL_MS, NULL));
+  CU_ASSERT_EQUAL (zkr_session_get_id (f.session), id);
+  CU_ASSERT_TRUE (itest_wait_for (owned_with_our_data, &owned, ITEST_WAIT_MS));
+  g_free (command);
+  command = g_strdup_printf ("restart %u", server);
+  CU_ASSERT (itest_ensemble (command));
+  CU_ASSERT_TRUE (zkr_service_discovery_close (f.discovery, ITEST_CALL_MS, NULL, &error));
+  CU_ASSERT_TRUE (itest_node_absent (f.direct, path));
+  fixture_finish (&f);
+}
+
 static void
 test_discovery__calls_answer_by_the_deadline_in_every_state (void)
 {
@@ -348,6 +402,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_discovery__register_update_unregister_and_query_round_trip),
   ZKR_TEST_CASE (test_discovery__malformed_instances_are_skipped_beside_valid_ones),
   ZKR_TEST_CASE (test_discovery__a_dynamic_registration_is_back_after_its_session_expired),
+  ZKR_TEST_CASE (test_discovery__a_dynamic_registration_survives_a_killed_member),
   ZKR_TEST_CASE (test_discovery__calls_answer_by_the_deadline_in_every_state),
   ZKR_TEST_CASE (test_discovery__bad_input_is_named),
   { NULL, NULL },

@@ -13,6 +13,11 @@
  *   list NAME      queryForInstances, sorted by id: one "INSTANCE ..." line
  *                  each (describe() below), then "OK COUNT"
  *   unregister ID  unregisters an instance this peer registered: "OK"
+ *   cache NAME     starts Curator's ServiceCache for NAME: "OK"
+ *   cached NAME COUNT MS
+ *                  waits (MS at most) until that cache holds COUNT
+ *                  instances: one "INSTANCE ..." line each, sorted by id,
+ *                  then "OK COUNT"; else "ERROR timeout: N instances"
  *   quit           "OK", then exit
  * Failures answer "ERROR text".
  */
@@ -32,6 +37,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.x.discovery.ServiceCache;
 import org.apache.curator.x.discovery.ServiceDiscovery;
 import org.apache.curator.x.discovery.ServiceDiscoveryBuilder;
 import org.apache.curator.x.discovery.ServiceInstance;
@@ -44,6 +50,7 @@ public final class DiscoveryPeer
   private static final ObjectMapper plain = new ObjectMapper ();
   private final ServiceDiscovery<Object> discovery;
   private final Map<String, ServiceInstance<Object>> ours = new HashMap<> ();
+  private final Map<String, ServiceCache<Object>> caches = new HashMap<> ();
 
   private DiscoveryPeer (ServiceDiscovery<Object> discovery)
   {
@@ -118,6 +125,49 @@ public final class DiscoveryPeer
     return lines;
   }
 
+  private String cache (String name) throws Exception
+  {
+    ServiceCache<Object> cache = discovery.serviceCacheBuilder ().name (name).build ();
+
+    cache.start ();
+    caches.put (name, cache);
+    return "OK";
+  }
+
+  private List<String> cached (String name, int count, long ms) throws Exception
+  {
+    ServiceCache<Object> cache = caches.get (name);
+    long end = System.nanoTime () + ms * 1000000L;
+    List<ServiceInstance<Object>> instances;
+    List<String> lines = new ArrayList<> ();
+
+    if (cache == null)
+      {
+        lines.add ("ERROR no cache for " + name);
+        return lines;
+      }
+    while ((instances = new ArrayList<> (cache.getInstances ())).size () != count
+           && System.nanoTime () < end)
+      Thread.sleep (20);
+    if (instances.size () != count)
+      {
+        lines.add ("ERROR timeout: " + instances.size () + " instances");
+        return lines;
+      }
+    instances.sort (Comparator.comparing (ServiceInstance::getId));
+    for (ServiceInstance<Object> instance : instances)
+      lines.add (describe (instance));
+    lines.add ("OK " + instances.size ());
+    return lines;
+  }
+
+  private void closeCaches () throws Exception
+  {
+    for (ServiceCache<Object> cache : caches.values ())
+      cache.close ();
+    caches.clear ();
+  }
+
   private String unregister (String id) throws Exception
   {
     ServiceInstance<Object> instance = ours.remove (id);
@@ -160,7 +210,16 @@ public final class DiscoveryPeer
               case "unregister":
                 out.println (peer.unregister (words[1]));
                 break;
+              case "cache":
+                out.println (peer.cache (words[1]));
+                break;
+              case "cached":
+                for (String answer : peer.cached (words[1], Integer.parseInt (words[2]),
+                                                  Long.parseLong (words[3])))
+                  out.println (answer);
+                break;
               case "quit":
+                peer.closeCaches ();
                 discovery.close ();
                 client.close ();
                 out.println ("OK");
@@ -174,6 +233,7 @@ public final class DiscoveryPeer
             out.println ("ERROR " + e.toString ().replace ('\n', ' '));
           }
       }
+    peer.closeCaches ();
     discovery.close ();
     client.close ();
   }
