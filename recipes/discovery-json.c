@@ -322,12 +322,26 @@ add_payload (JsonBuilder *builder, JsonNode *payload)
     json_builder_add_value (builder, json_node_copy (payload));
 }
 
+static void
+add_uri_part (JsonBuilder *builder, const char *value, gboolean variable)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "value");
+  json_builder_add_string_value (builder, value);
+  json_builder_set_member_name (builder, "variable");
+  json_builder_add_boolean_value (builder, variable);
+  json_builder_end_object (builder);
+}
+
 /* Curator writes the parsed spec: its parts in order, a variable's name
- * without its braces. */
+ * without its braces. An empty piece is no part (Java's StringTokenizer
+ * skips them), and the literals on both sides of an empty variable are one
+ * part, as a second read of what we write would make them. */
 static void
 add_uri_spec (JsonBuilder *builder, const char *spec)
 {
   g_auto (GStrv) tokens = NULL;
+  g_autoptr (GString) literal = g_string_new (NULL);
   gboolean inside = FALSE;
 
   json_builder_set_member_name (builder, "uriSpec");
@@ -343,23 +357,23 @@ add_uri_spec (JsonBuilder *builder, const char *spec)
   for (const char *p = spec, *const *token = (const char *const *) tokens; *token != NULL;
        token++)
     {
-      /* Between two delimiters; an empty token is no part (Java's
-       * StringTokenizer skips them). */
-      p += strlen (*token);
-      if (**token != '\0')
-        {
-          g_autofree char *value = inside ? g_strstrip (g_strdup (*token)) : g_strdup (*token);
+      g_autofree char *value = inside ? g_strstrip (g_strdup (*token)) : g_strdup (*token);
 
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "value");
-          json_builder_add_string_value (builder, value);
-          json_builder_set_member_name (builder, "variable");
-          json_builder_add_boolean_value (builder, inside);
-          json_builder_end_object (builder);
+      p += strlen (*token);
+      if (!inside)
+        g_string_append (literal, value);
+      else if (*value != '\0')
+        {
+          if (literal->len > 0)
+            add_uri_part (builder, literal->str, FALSE);
+          g_string_truncate (literal, 0);
+          add_uri_part (builder, value, TRUE);
         }
       if (*p != '\0')
         inside = (*p++ == '{');
     }
+  if (literal->len > 0)
+    add_uri_part (builder, literal->str, FALSE);
   json_builder_end_array (builder);
   json_builder_end_object (builder);
 }
@@ -545,7 +559,13 @@ read_uri_spec (JsonObject *object, ZkrServiceInstance *instance, GError **error)
       if (!read_string (json_node_get_object (part), "value", &value, error)
           || !read_boolean (json_node_get_object (part), "variable", &variable, error))
         return FALSE;
-      g_string_append_printf (spec, variable ? "{%s}" : "%s", value != NULL ? value : "");
+      if (variable && value != NULL)
+        g_strstrip (value);
+      /* An empty part is no part (as the writer makes none): "{}" in the
+       * template would part two literals that a second read joins. */
+      if (value == NULL || *value == '\0')
+        continue;
+      g_string_append_printf (spec, variable ? "{%s}" : "%s", value);
     }
   return zkr_service_instance_set_uri_spec (instance, spec->str, error);
 }
