@@ -389,6 +389,7 @@ result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
 
 static void op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 static void op_parents_next (NodeOp *op);
+static void op_parents_start (NodeOp *op);
 static gboolean op_never_left (const ZkrReply *reply);
 static void op_recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 static void op_tree_done (ZkrSession *session, int rc, gpointer user_data);
@@ -542,6 +543,11 @@ op_parent_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
           op->next_ancestor++;
           op_parents_next (op);
         }
+      else if (reply->rc == ZNONODE && op->parent_rounds < OP_MAX_PARENT_ROUNDS)
+        /* An ancestor made (or found) a moment ago is gone: a container
+         * the server reaped once emptied, or someone's delete. Make the
+         * chain again from the top. */
+        op_parents_start (op);
       else if (op_never_left (reply) && !op->try_once)
         op_set_step (op, OP_WAITING);
       else if (zkr__zk_rc_is_retryable (reply->rc))

@@ -133,9 +133,13 @@ typedef struct {
   ZkrSession *session;
   char **ancestors;     /* "/a", "/a/b", ... (owned) */
   guint next;
+  guint restarts;       /* rounds begun again after an ancestor vanished */
   ZkrDoneFunc func;
   gpointer user_data;
 } EnsureParents;
+
+/* How often a chain is begun again after an ancestor vanished under it. */
+#define ENSURE_MAX_RESTARTS 5
 
 static void ensure_next (EnsureParents *ensure);
 
@@ -160,6 +164,15 @@ ensure_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   EnsureParents *ensure = user_data;
 
   (void) session;
+  if (reply->rc == ZNONODE && ensure->restarts++ < ENSURE_MAX_RESTARTS)
+    {
+      /* An ancestor made (or found) a moment ago is gone: a container the
+       * server reaped once emptied, or a delete by someone else. Make the
+       * chain again from the top. */
+      ensure->next = 0;
+      ensure_next (ensure);
+      return;
+    }
   if (reply->rc != ZOK && reply->rc != ZNODEEXISTS)
     {
       ensure_finish (ensure, reply->rc);

@@ -17,6 +17,7 @@ typedef struct {
   gpointer user_data;
   gboolean is_create;
   gboolean is_set;
+  gboolean may_rewrite;  /* tests: the answer may be rewritten (hook) */
   ZkrReply reply;
   /* Request arguments, borrowed from the zkr_op_* call: libzookeeper
    * writes them into its request as it is sent, and nothing reads them
@@ -120,7 +121,7 @@ op_dispatch (gpointer data)
 static void
 op_complete (OpCall *call, int rc, const struct Stat *stat)
 {
-  if (zkr__zk_rc_is_server_answer (rc) && call->reply.send_time != 0 &&
+  if (zkr__zk_rc_is_server_answer (rc) && call->reply.send_time != 0 && call->may_rewrite &&
       zkr__session_test_take_rewrite (call->session, &rc))
     stat = NULL;
   call->reply.rc = rc;
@@ -351,6 +352,8 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
   int rc;
 
   call->session = session;
+  /* Before the handle's lock, which is the session's. */
+  call->may_rewrite = zkr__session_test_rewrite_applies (session, call->path);
   zh = zkr__session_lock_handle (session, &call->reply.session_id, &call->reply.generation);
   if (zh == NULL)
     {

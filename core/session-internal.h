@@ -46,6 +46,8 @@ struct _ZkrSession {
   gint rewrite_rc;            /* the answer given instead; atomic */
   gint rewrite_left;          /* answers still to rewrite (-1: all); atomic */
   gint rewritten;             /* answers rewritten so far; atomic */
+  char *rewrite_prefix;       /* only requests at or under it (NULL: all);
+                               * protected by lock */
   ZkrNotifier *listeners;     /* public state listeners */
   GArray *internal_listeners; /* of InternalListener; protected by lock */
   GHashTable *watches;        /* id -> Watch* (watches.c); protected by lock */

@@ -198,6 +198,13 @@ gboolean zkr__session_test_take_drop_set_reply (ZkrSession *session);
  * answers a connection whose session was closed while a follower kept it
  * open; ZTHROTTLEDOP as a server shedding load. */
 void zkr__session_test_rewrite_answers (ZkrSession *session, int rc, int count);
+/* The same for requests whose path starts with @prefix only (as the
+ * requests see it: under the namespace, if any), so that the liveness
+ * pings ("/") and other requests cannot take the count. */
+void zkr__session_test_rewrite_answers_under (ZkrSession *session, const char *prefix, int rc,
+                                              int count);
+/* Whether a request on @path, being sent, may have its answer rewritten. */
+gboolean zkr__session_test_rewrite_applies (ZkrSession *session, const char *path);
 gboolean zkr__session_test_take_rewrite (ZkrSession *session, int *rc);
 guint zkr__session_test_count_rewritten (ZkrSession *session);
 /* Test hook: how many posts threads standing in ran so far. */

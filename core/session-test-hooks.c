@@ -25,11 +25,22 @@ zkr__session_test_drop_next_set_reply (ZkrSession *session)
 }
 
 void
-zkr__session_test_rewrite_answers (ZkrSession *session, int rc, int count)
+zkr__session_test_rewrite_answers_under (ZkrSession *session, const char *prefix, int rc,
+                                         int count)
 {
   g_atomic_int_set (&session->rewrite_left, 0);
+  g_mutex_lock (&session->lock);
+  g_free (session->rewrite_prefix);
+  session->rewrite_prefix = g_strdup (prefix);
+  g_mutex_unlock (&session->lock);
   g_atomic_int_set (&session->rewrite_rc, rc);
   g_atomic_int_set (&session->rewrite_left, count);
+}
+
+void
+zkr__session_test_rewrite_answers (ZkrSession *session, int rc, int count)
+{
+  zkr__session_test_rewrite_answers_under (session, NULL, rc, count);
 }
 
 guint

@@ -489,6 +489,7 @@ session_free (ZkrSession *session)
     g_free (session->acl.data);
   zkr__hosts_clear (&session->hosts);
   zkr_session_options_free (session->options);
+  g_free (session->rewrite_prefix);
   g_mutex_clear (&session->lock);
   g_cond_clear (&session->cond);
   g_mutex_clear (&session->clock_lock);
@@ -727,6 +728,20 @@ zkr__session_test_take_drop_set_reply (ZkrSession *session)
   session->drop_next_set_reply = FALSE;
   g_mutex_unlock (&session->lock);
   return drop;
+}
+
+gboolean
+zkr__session_test_rewrite_applies (ZkrSession *session, const char *path)
+{
+  gboolean applies;
+
+  if (g_atomic_int_get (&session->rewrite_left) == 0)
+    return FALSE;
+  g_mutex_lock (&session->lock);
+  applies = session->rewrite_prefix == NULL ||
+            (path != NULL && g_str_has_prefix (path, session->rewrite_prefix));
+  g_mutex_unlock (&session->lock);
+  return applies;
 }
 
 gboolean

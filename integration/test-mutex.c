@@ -886,6 +886,43 @@ test_mutex__a_waiters_listing_is_handled_in_place (void)
   CU_ASSERT_TRUE (in_place);
 }
 
+/* An ancestor made or found while the lock's parents are made vanishes
+ * before the next one is made (a container the server reaped once emptied:
+ * the fresh-clone run of 4b8b8ae failed a semaphore's acquire with "no
+ * node" so). The chain is made again from the top and the acquire goes on.
+ * Three answers under the lock's root are rewritten to "no node": the lock
+ * node's create and the listing behind it (both truly "no node": nothing
+ * exists yet) and the root's create as a parent (made, but seen as gone). Before, the acquire
+ * failed with NO_NODE. */
+static void
+test_mutex__an_ancestor_gone_while_parents_are_made_is_made_again (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("mutex-ancestor-gone");
+  g_autofree char *path = g_strdup_printf ("%s/a/b", root);
+  g_autoptr (GError) error = NULL;
+  ZkrMutex *mutex;
+  guint before;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  mutex = mutex_new (session, path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  before = zkr__session_test_count_rewritten (session);
+  zkr__session_test_rewrite_answers_under (session, root, ZNONODE, 3);
+  CU_ASSERT_TRUE (zkr_mutex_acquire (mutex, 10000, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  if (error != NULL)
+    g_printerr ("acquire: %s\n", error->message);
+  CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (session) - before, 3);
+  zkr__session_test_rewrite_answers (session, 0, 0);
+  CU_ASSERT_TRUE (zkr_mutex_is_held (mutex));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
+  CU_ASSERT_TRUE (zkr_mutex_release (mutex, NULL));
+  zkr_mutex_unref (mutex);
+  CU_ASSERT_TRUE (itest_delete_tree (session, root));
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
   ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
@@ -902,6 +939,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__a_waiters_listing_is_handled_in_place),
   ZKR_TEST_CASE (test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
+  ZKR_TEST_CASE (test_mutex__an_ancestor_gone_while_parents_are_made_is_made_again),
   { NULL, NULL },
 };
 

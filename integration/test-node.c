@@ -320,6 +320,41 @@ test_node__create_parents_persistent_or_container (void)
   itest_cleanup_root (direct, name_space, root);
 }
 
+/* An ancestor made or found while the parents are made vanishes before the
+ * next one is made (a container the server reaped once emptied): the chain
+ * is made again from the top and the create goes on. Two answers under
+ * the test's root are rewritten to "no node": the node's own create (truly
+ * "no node", its parents are missing) and the root's create as a parent
+ * (made, but seen as gone). Before, the create failed with NO_NODE. */
+static void
+test_node__an_ancestor_gone_while_parents_are_made_is_made_again (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), name_space, 10000);
+  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("node-ancestor-gone");
+  g_autofree char *leaf = g_strdup_printf ("%s/a/b/leaf", root);
+  g_autofree char *full_root = g_strdup_printf ("/%s%s", name_space, root);
+  g_autoptr (GError) error = NULL;
+  guint before;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  /* The namespace's root exists: its first use is behind us. */
+  CU_ASSERT_TRUE_FATAL (zkr_node_create (session, root, NULL, 0, ZKR_CREATE_PERSISTENT,
+                                         ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
+                                         &error));
+  CU_ASSERT_TRUE_FATAL (zkr_node_delete (session, root, -1, CALL_MS, NULL, &error));
+  before = zkr__session_test_count_rewritten (session);
+  zkr__session_test_rewrite_answers_under (session, full_root, ZNONODE, 2);
+  CU_ASSERT_TRUE (zkr_node_create (session, leaf, "x", 1, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_CONTAINER, CALL_MS, NULL, NULL, NULL,
+                                   &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (session) - before, 2);
+  zkr__session_test_rewrite_answers (session, 0, 0);
+  CU_ASSERT_TRUE (zkr_node_exists (session, leaf, CALL_MS, NULL, NULL, &error));
+  itest_cleanup_root (direct, name_space, root);
+}
+
 /* ---- async calls ------------------------------------------------------------- */
 
 static void
@@ -825,6 +860,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_node__sequential_names_and_children_with_namespace),
   ZKR_TEST_CASE (test_node__ephemeral_goes_with_its_session),
   ZKR_TEST_CASE (test_node__create_parents_persistent_or_container),
+  ZKR_TEST_CASE (test_node__an_ancestor_gone_while_parents_are_made_is_made_again),
   ZKR_TEST_CASE (test_node__async_calls_answer_in_the_callers_context),
   ZKR_TEST_CASE (test_node__bad_input_is_refused_with_nothing_sent),
   ZKR_TEST_CASE (test_node__black_holed_calls_answer_timeout_by_the_deadline),
