@@ -886,6 +886,33 @@ test_mutex__a_waiters_listing_is_handled_in_place (void)
   CU_ASSERT_TRUE (in_place);
 }
 
+/* An acquire whose cancellable is already cancelled is answered CANCELLED
+ * by the call itself and sends nothing: the lock's path is never made. */
+static void
+test_mutex__an_acquire_cancelled_before_the_call_sends_nothing (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-cancelled-before");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  ZkrMutex *mutex;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  mutex = mutex_new (session, path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (zkr_mutex_acquire (mutex, 10000, cancellable, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
+  CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
+  CU_ASSERT_TRUE (itest_node_absent (session, path));
+  /* The object is usable afterwards. */
+  CU_ASSERT_TRUE (zkr_mutex_acquire (mutex, 10000, NULL, NULL));
+  CU_ASSERT_TRUE (zkr_mutex_release (mutex, NULL));
+  zkr_mutex_unref (mutex);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
 /* An ancestor made or found while the lock's parents are made vanishes
  * before the next one is made (a container the server reaped once emptied:
  * the fresh-clone run of 4b8b8ae failed a semaphore's acquire with "no
@@ -940,6 +967,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   ZKR_TEST_CASE (test_mutex__an_ancestor_gone_while_parents_are_made_is_made_again),
+  ZKR_TEST_CASE (test_mutex__an_acquire_cancelled_before_the_call_sends_nothing),
   { NULL, NULL },
 };
 

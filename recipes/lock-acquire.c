@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "armed.h"
 #include "error-private.h"
 #include "lock-queue-private.h"
 #include "path.h"
@@ -39,7 +40,7 @@ struct _ZkrQueueAcquire {
                                   * the caller asked, fixed for the
                                   * acquire's life */
   GCancellable *cancellable;     /* (owned) (nullable) */
-  gulong cancel_id;
+  ZkrArmed armed;                /* the deadline, the cancel, the state listener */
   ZkrProtectedCreate *create;    /* (nullable) in flight */
   char *node_name;               /* (nullable) ours, once created */
   char *node_path;
@@ -48,8 +49,6 @@ struct _ZkrQueueAcquire {
   guint listings_in_flight;
   guint watch_id;
   char *watch_name;              /* (nullable) the node watch_id is on */
-  guint timeout_timer;           /* session timer for the deadline (0: none) */
-  guint listener_id;
   AcquireStep step;              /* acquire_set_step() only. The step alone
                                   * says where the acquire is; the rest is
                                   * data (the create in flight, our node,
@@ -175,16 +174,10 @@ acquire_detach (Acquire *acquire)
   acquire_set_step (acquire, ACQUIRE_ENDED);
   if (lock->acquire == acquire)
     lock->acquire = NULL;
-  zkr__session_timer_clear (lock->session, &acquire->timeout_timer);
+  zkr__armed_detach (&acquire->armed);
   if (acquire->watch_id != 0)
     zkr__session_watch_remove (lock->session, acquire->watch_id);
   acquire->watch_id = 0;
-  if (acquire->listener_id != 0)
-    zkr__session_remove_internal_listener (lock->session, acquire->listener_id);
-  acquire->listener_id = 0;
-  if (acquire->cancellable != NULL && acquire->cancel_id != 0)
-    g_cancellable_disconnect (acquire->cancellable, acquire->cancel_id);
-  acquire->cancel_id = 0;
   zkr__resend_pause_stop (&acquire->resend, TRUE);
 }
 
@@ -287,38 +280,26 @@ acquire_fail_rc (Acquire *acquire, int rc, const char *what)
   acquire_fail (acquire, error);
 }
 
-static gboolean
-acquire_timeout_tick (gpointer data)
+/* The armed deadline passed (worker). */
+static void
+acquire_on_deadline (gpointer owner)
 {
-  Acquire *acquire = data;
+  Acquire *acquire = owner;
 
-  acquire->timeout_timer = 0;
   acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT,
                                       "timed out acquiring %s %s", acquire->lock->recipe->kind,
                                       acquire->lock->user_path));
-  return G_SOURCE_REMOVE;
 }
 
-static gboolean
-acquire_cancel_in_worker (gpointer data)
+/* The cancellable was cancelled (worker, or the start standing in for it). */
+static void
+acquire_on_cancelled (gpointer owner)
 {
-  Acquire *acquire = data;
+  Acquire *acquire = owner;
 
   acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
                                       "acquiring %s %s was cancelled", acquire->lock->recipe->kind,
                                       acquire->lock->user_path));
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs in the cancelling thread: only posts (GCancellable's rule). */
-static void
-acquire_on_cancelled (GCancellable *cancellable, gpointer user_data)
-{
-  Acquire *acquire = user_data;
-
-  (void) cancellable;
-  zkr__session_post (acquire->lock->session, acquire_cancel_in_worker, acquire_ref (acquire),
-                     (GDestroyNotify) acquire_unref);
 }
 
 /* Watch events that woke a waiter, process-wide: the herd test counts them. */
@@ -529,7 +510,7 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
     }
   if (acquire->try_once)
     {
-      acquire_timeout_tick (acquire);
+      acquire_on_deadline (acquire);
       return;
     }
   if (wait_on == NULL)
@@ -761,38 +742,53 @@ acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
     }
 }
 
+static gpointer
+acquire_ref_owner (gpointer owner)
+{
+  return acquire_ref (owner);
+}
+
+static void
+acquire_unref_owner (gpointer owner)
+{
+  acquire_unref (owner);
+}
+
+static const ZkrArmedHooks acquire_hooks = {
+  .ref = acquire_ref_owner,
+  .unref = acquire_unref_owner,
+  .on_state = acquire_on_state,
+  .on_deadline = acquire_on_deadline,
+  .on_cancelled = acquire_on_cancelled,
+};
+
 static gboolean
 acquire_start (gpointer data)
 {
   Acquire *acquire = data;
   ZkrQueueLock *lock = acquire->lock;
-  gint64 now = g_get_monotonic_time ();
 
   /* What a release from the caller's thread left running. */
   zkr__lock_hold_stop (lock);
   lock->acquire = acquire;
-  acquire->listener_id = zkr__session_add_internal_listener (lock->session, acquire_on_state, acquire);
-  if (acquire->cancellable != NULL)
+  switch (zkr__armed_arm (&acquire->armed))
     {
-      acquire->cancel_id = g_cancellable_connect (acquire->cancellable,
-                                                  G_CALLBACK (acquire_on_cancelled),
-                                                  acquire, NULL);
-      if (acquire->step == ACQUIRE_ENDED)
-        return G_SOURCE_REMOVE;
-    }
-  if (zkr_session_get_state (lock->session) == ZKR_SESSION_STATE_CLOSED)
-    {
+    case ZKR_ARMED_CANCELLED:
+      /* Cancelled before the call: nothing is sent. */
+      acquire_on_cancelled (acquire);
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_CLOSED:
       acquire_fail_rc (acquire, ZCLOSING, "acquire");
       return G_SOURCE_REMOVE;
+    case ZKR_ARMED_LOST:
+      /* A fresh session is on its way: wait for it, as for a reconnect. */
+    case ZKR_ARMED_GO:
+    default:
+      break;
     }
-  if (acquire->deadline != G_MAXINT64)
-    {
-      guint ms = acquire->deadline > now ? (guint) ((acquire->deadline - now) / 1000) : 0;
-      /* A session timer: added by a stand-in, it wakes the worker only if
-       * due before the worker's planned wake-up. */
-      acquire->timeout_timer = zkr__session_timer_add (lock->session, ms, 0, acquire_timeout_tick,
-                                                       acquire);
-    }
+  /* A session timer: added by a stand-in, it wakes the worker only if due
+   * before the worker's planned wake-up. */
+  zkr__armed_set_deadline (&acquire->armed, acquire->deadline);
   if (zkr_session_is_connected (lock->session))
     acquire_create (acquire);
   else
@@ -850,6 +846,7 @@ zkr__lock_acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancell
   acquire->deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000
                                      : G_MAXINT64;
   acquire->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  zkr__armed_init (&acquire->armed, &acquire_hooks, acquire, lock->session, acquire->cancellable);
   acquire->fixed_suffix = g_strdup (fixed_suffix);
   return acquire;
 }
