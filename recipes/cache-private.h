@@ -102,4 +102,25 @@ GBytes *zkr__cache_object_get_data (ZkrCacheObject *object, const char *path, Zk
 char **zkr__cache_object_get_children (ZkrCacheObject *object, const char *path);
 guint zkr__cache_object_count (ZkrCacheObject *object);
 
+/* ---- one node's direct children, for the recipes on a tree cache ---- */
+
+/* Calls a children listener's real callback @func: the direct child @name
+ * of the parent was added, updated or removed (@type); @data is its data
+ * (borrowed; for a removal the last cached). @owner is held for the call. */
+typedef void (*ZkrCacheChildMarshal) (GCallback func, gpointer owner, ZkrTreeCacheEventType type,
+                                      const char *name, GBytes *data, gpointer user_data);
+
+/* A listener on @cache that hears only the direct children of @parent
+ * (without the namespace), on behalf of @owner, the recipe object whose
+ * reference count is @owner_ref: an event that comes while the owner is
+ * being finalized is dropped, and @owner_unref drops what a call took.
+ * @destroy (nullable) gets @user_data when the listener goes. In the
+ * caller's thread-default context, as zkr_tree_cache_add_listener(), whose
+ * id it returns (zkr_tree_cache_remove_listener() removes it). */
+guint zkr__tree_cache_add_child_listener (ZkrTreeCache *cache, const char *parent,
+                                          gpointer owner, gatomicrefcount *owner_ref,
+                                          GDestroyNotify owner_unref, ZkrCacheChildMarshal marshal,
+                                          GCallback func, gpointer user_data,
+                                          GDestroyNotify destroy);
+
 G_END_DECLS

@@ -5,6 +5,7 @@
  * membership"). */
 #include <string.h>
 
+#include "cache-private.h"
 #include "path.h"
 #include "ref.h"
 
@@ -22,13 +23,6 @@ struct _ZkrGroupMember {
   gint closed;                /* atomic: close was called */
 };
 
-typedef struct {
-  ZkrGroupMember *member;     /* not owned: taken with zkr__ref_try for a call */
-  char *prefix;               /* "PATH/" */
-  ZkrGroupMemberFunc func;
-  gpointer user_data;
-  GDestroyNotify destroy;
-} GroupListener;
 
 /* ---- input --------------------------------------------------------------- */
 
@@ -222,63 +216,28 @@ zkr_group_member_close (ZkrGroupMember *member, int timeout_ms, GCancellable *ca
 
 /* ---- listeners --------------------------------------------------------------- */
 
-static void
-group_listener_free (gpointer data)
-{
-  GroupListener *listener = data;
-
-  if (listener->destroy != NULL)
-    listener->destroy (listener->user_data);
-  g_free (listener->prefix);
-  g_free (listener);
-}
-
 /* A node event of a direct child of the group is a member's. */
 static void
-cache_heard (ZkrTreeCache *cache, const ZkrTreeCacheEvent *event, gpointer data)
+member_marshal (GCallback func, gpointer owner, ZkrTreeCacheEventType type, const char *id,
+                GBytes *data, gpointer user_data)
 {
-  GroupListener *listener = data;
-  ZkrGroupMember *member = listener->member;
-  ZkrGroupEvent group_event;
-  const char *id;
+  ZkrGroupEvent group_event = type == ZKR_TREE_CACHE_NODE_ADDED     ? ZKR_GROUP_MEMBER_JOINED
+                              : type == ZKR_TREE_CACHE_NODE_UPDATED ? ZKR_GROUP_MEMBER_CHANGED
+                                                                    : ZKR_GROUP_MEMBER_LEFT;
 
-  (void) cache;
-  if (event->type == ZKR_TREE_CACHE_NODE_ADDED)
-    group_event = ZKR_GROUP_MEMBER_JOINED;
-  else if (event->type == ZKR_TREE_CACHE_NODE_UPDATED)
-    group_event = ZKR_GROUP_MEMBER_CHANGED;
-  else if (event->type == ZKR_TREE_CACHE_NODE_REMOVED)
-    group_event = ZKR_GROUP_MEMBER_LEFT;
-  else
-    return;
-  if (event->path == NULL || !g_str_has_prefix (event->path, listener->prefix))
-    return;
-  id = event->path + strlen (listener->prefix);
-  if (*id == '\0' || strchr (id, '/') != NULL)
-    return;
-  /* The member may be going (its last unref closes the cache, after which
-   * no call starts): then this event is nobody's. */
-  if (!zkr__ref_try (&member->ref))
-    return;
-  listener->func (member, group_event, id, event->data, listener->user_data);
-  zkr_group_member_unref (member);
+  ((ZkrGroupMemberFunc) func) (owner, group_event, id, data, user_data);
 }
 
 guint
 zkr_group_member_add_listener (ZkrGroupMember *member, ZkrGroupMemberFunc func,
                                gpointer user_data, GDestroyNotify destroy)
 {
-  GroupListener *listener;
-
   g_return_val_if_fail (member != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  listener = g_new0 (GroupListener, 1);
-  listener->member = member;
-  listener->prefix = g_strconcat (member->path, "/", NULL);
-  listener->func = func;
-  listener->user_data = user_data;
-  listener->destroy = destroy;
-  return zkr_tree_cache_add_listener (member->cache, cache_heard, listener, group_listener_free);
+  return zkr__tree_cache_add_child_listener (member->cache, member->path, member, &member->ref,
+                                             (GDestroyNotify) zkr_group_member_unref,
+                                             member_marshal, G_CALLBACK (func), user_data,
+                                             destroy);
 }
 
 void

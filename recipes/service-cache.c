@@ -5,6 +5,7 @@
  * DownInstanceManager) (docs/design.md, "Service discovery"). */
 #include <string.h>
 
+#include "cache-private.h"
 #include "discovery-private.h"
 #include "path.h"
 #include "ref.h"
@@ -21,13 +22,6 @@ struct _ZkrServiceCache {
   GHashTable *warned;         /* "mzxid path" already warned about: lock */
 };
 
-typedef struct {
-  ZkrServiceCache *cache;     /* not owned: taken with zkr__ref_try for a call */
-  char *prefix;               /* "BASE/NAME/" */
-  ZkrServiceCacheFunc func;
-  gpointer user_data;
-  GDestroyNotify destroy;
-} CacheListener;
 
 /* Curator's DownInstanceManager entry: errors counted from the first. */
 typedef struct {
@@ -167,56 +161,27 @@ zkr_service_cache_dup_instances (ZkrServiceCache *cache)
   return instances;
 }
 
-static void
-cache_listener_free (gpointer data)
-{
-  CacheListener *listener = data;
-
-  if (listener->destroy != NULL)
-    listener->destroy (listener->user_data);
-  g_free (listener->prefix);
-  g_free (listener);
-}
-
 /* A node event of a direct child of BASE/NAME is a change of instances. */
 static void
-tree_heard (ZkrTreeCache *tree, const ZkrTreeCacheEvent *event, gpointer data)
+instances_marshal (GCallback func, gpointer owner, ZkrTreeCacheEventType type, const char *id,
+                   GBytes *data, gpointer user_data)
 {
-  CacheListener *listener = data;
-  const char *id;
-
-  (void) tree;
-  if (event->type != ZKR_TREE_CACHE_NODE_ADDED && event->type != ZKR_TREE_CACHE_NODE_UPDATED
-      && event->type != ZKR_TREE_CACHE_NODE_REMOVED)
-    return;
-  if (event->path == NULL || !g_str_has_prefix (event->path, listener->prefix))
-    return;
-  id = event->path + strlen (listener->prefix);
-  if (*id == '\0' || strchr (id, '/') != NULL)
-    return;
-  /* The cache may be going (its last unref closes the tree cache, after
-   * which no call starts): then this event is nobody's. */
-  if (!zkr__ref_try (&listener->cache->ref))
-    return;
-  listener->func (listener->cache, listener->user_data);
-  zkr_service_cache_unref (listener->cache);
+  (void) type;
+  (void) id;
+  (void) data;
+  ((ZkrServiceCacheFunc) func) (owner, user_data);
 }
 
 guint
 zkr_service_cache_add_listener (ZkrServiceCache *cache, ZkrServiceCacheFunc func,
                                 gpointer user_data, GDestroyNotify destroy)
 {
-  CacheListener *listener;
-
   g_return_val_if_fail (cache != NULL, 0);
   g_return_val_if_fail (func != NULL, 0);
-  listener = g_new0 (CacheListener, 1);
-  listener->cache = cache;
-  listener->prefix = g_strconcat (cache->service_path, "/", NULL);
-  listener->func = func;
-  listener->user_data = user_data;
-  listener->destroy = destroy;
-  return zkr_tree_cache_add_listener (cache->tree, tree_heard, listener, cache_listener_free);
+  return zkr__tree_cache_add_child_listener (cache->tree, cache->service_path, cache, &cache->ref,
+                                             (GDestroyNotify) zkr_service_cache_unref,
+                                             instances_marshal, G_CALLBACK (func), user_data,
+                                             destroy);
 }
 
 void

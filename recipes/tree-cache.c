@@ -5,6 +5,9 @@
 #include "cache-private.h"
 #include "error-private.h"
 #include "path.h"
+#include "ref.h"
+
+#include <string.h>
 
 #include <zkr/tree-cache.h>
 
@@ -129,4 +132,71 @@ zkr_tree_cache_count (ZkrTreeCache *cache)
 {
   g_return_val_if_fail (cache != NULL, 0);
   return zkr__cache_object_count (&cache->object);
+}
+
+/* ---- one node's direct children ------------------------------------ */
+
+typedef struct {
+  gpointer owner;              /* not owned: taken with zkr__ref_try for a call */
+  gatomicrefcount *owner_ref;
+  GDestroyNotify owner_unref;
+  char *prefix;                /* "PARENT/" */
+  ZkrCacheChildMarshal marshal;
+  GCallback func;
+  gpointer user_data;
+  GDestroyNotify destroy;
+} ChildListener;
+
+static void
+child_listener_free (gpointer data)
+{
+  ChildListener *listener = data;
+
+  if (listener->destroy != NULL)
+    listener->destroy (listener->user_data);
+  g_free (listener->prefix);
+  g_free (listener);
+}
+
+static void
+child_heard (ZkrTreeCache *cache, const ZkrTreeCacheEvent *event, gpointer data)
+{
+  ChildListener *listener = data;
+  const char *name;
+
+  (void) cache;
+  if (event->type != ZKR_TREE_CACHE_NODE_ADDED && event->type != ZKR_TREE_CACHE_NODE_UPDATED &&
+      event->type != ZKR_TREE_CACHE_NODE_REMOVED)
+    return;
+  if (event->path == NULL || !g_str_has_prefix (event->path, listener->prefix))
+    return;
+  name = event->path + strlen (listener->prefix);
+  if (*name == '\0' || strchr (name, '/') != NULL)
+    return;
+  /* The owner may be going (its last unref closes the cache, after which
+   * no call starts): then this event is nobody's. */
+  if (!zkr__ref_try (listener->owner_ref))
+    return;
+  listener->marshal (listener->func, listener->owner, event->type, name, event->data,
+                     listener->user_data);
+  listener->owner_unref (listener->owner);
+}
+
+guint
+zkr__tree_cache_add_child_listener (ZkrTreeCache *cache, const char *parent, gpointer owner,
+                                    gatomicrefcount *owner_ref, GDestroyNotify owner_unref,
+                                    ZkrCacheChildMarshal marshal, GCallback func,
+                                    gpointer user_data, GDestroyNotify destroy)
+{
+  ChildListener *listener = g_new0 (ChildListener, 1);
+
+  listener->owner = owner;
+  listener->owner_ref = owner_ref;
+  listener->owner_unref = owner_unref;
+  listener->prefix = strcmp (parent, "/") == 0 ? g_strdup ("/") : g_strconcat (parent, "/", NULL);
+  listener->marshal = marshal;
+  listener->func = func;
+  listener->user_data = user_data;
+  listener->destroy = destroy;
+  return zkr_tree_cache_add_listener (cache, child_heard, listener, child_listener_free);
 }
