@@ -1,12 +1,19 @@
-/* zkr: the ZKR_ERROR domain. Every runtime failure of the library is a
- * GError in this domain; the codes are stable (new ones are only appended).
+/**
+ * SECTION:error
+ * @title: Errors
+ * @short_description: the ZKR_ERROR domain and its stable codes
+ * @include: zkr/zkr.h
+ *
+ * The ZKR_ERROR domain. Every runtime failure of the library is a GError
+ * in this domain; the codes are stable (new ones are only appended).
  * Messages name the path, ZooKeeper's error name and the session id (hex);
  * they never contain credentials.
  *
  * Programming errors are not runtime failures and get no GError: a NULL
  * object or required argument, or a _finish() given the result of another
  * call, logs one critical (g_return_val_if_fail) and returns FALSE, NULL
- * or 0. */
+ * or 0.
+ */
 #pragma once
 
 #include <glib.h>
@@ -14,6 +21,14 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ZKR_ERROR:
+ *
+ * The error domain of zkr's runtime failures; the codes are #ZkrError.
+ * Match them with g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT).
+ *
+ * Since: 0.1
+ */
 #define ZKR_ERROR (zkr_error_quark ())
 
 /**
@@ -46,6 +61,11 @@ G_BEGIN_DECLS
  * @ZKR_ERROR_UNIMPLEMENTED: ZUNIMPLEMENTED: the server does not offer the
  *   request (TTL nodes on a server without extended types enabled).
  * @ZKR_ERROR_NO_WATCHER: ZNOWATCHER: no such watch to remove.
+ *
+ * The codes of the #ZKR_ERROR domain. The values are stable; new codes
+ * are only appended.
+ *
+ * Since: 0.1
  */
 typedef enum {
   ZKR_ERROR_INVALID_ARGUMENT = 1,
@@ -71,14 +91,48 @@ typedef enum {
   ZKR_ERROR_NO_WATCHER,
 } ZkrError;
 
+/**
+ * zkr_error_quark:
+ *
+ * The quark of the #ZKR_ERROR domain.
+ *
+ * Thread: any thread.
+ *
+ * Returns: the quark of "zkr-error-quark".
+ *
+ * Since: 0.1
+ */
 ZKR_API GQuark zkr_error_quark (void);
 
-/* The stable name of @code ("ZKR_ERROR_TIMEOUT"), or "ZKR_ERROR_UNKNOWN".
- * (transfer none) */
+/**
+ * zkr_error_code_name:
+ * @code: a #ZkrError
+ *
+ * The stable name of an error code, for logs and for tools that print
+ * errors.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer none): the name of @code ("ZKR_ERROR_TIMEOUT"), or
+ *   "ZKR_ERROR_UNKNOWN" for a value outside the enum; a static string.
+ *
+ * Since: 0.1
+ */
 ZKR_API const char *zkr_error_code_name (ZkrError code);
 
-/* TRUE when @error is a ZKR_ERROR that a retry may cure (connection loss,
- * operation timeout, session moved). Never TRUE for an expired session. */
+/**
+ * zkr_error_is_retryable:
+ * @error: (nullable): an error a zkr call set
+ *
+ * Whether a retry may cure @error: a #ZKR_ERROR of connection loss,
+ * operation timeout or session moved. Never %TRUE for an expired session.
+ *
+ * Thread: any thread.
+ *
+ * Returns: %TRUE when @error is a #ZKR_ERROR that a retry may cure.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_error_is_retryable (const GError *error);
 
 G_END_DECLS

@@ -1,8 +1,15 @@
-/* zkr: leader election with a latch, Curator's LeaderLatch node layout
- * ("PATH/_c_<uuid>-latch-<seq>", data = the participant id as UTF-8), so C
- * and Java participants elect one leader among them. A started latch keeps
- * a node in the queue until it is closed; the participant whose node is
- * first leads.
+/**
+ * SECTION:leader-latch
+ * @title: ZkrLeaderLatch
+ * @short_description: leader election with a latch, Curator's
+ *   LeaderLatch layout
+ * @include: zkr/zkr.h
+ *
+ * Leader election with a latch, Curator's LeaderLatch node layout
+ * (`"PATH/_c_<uuid>-latch-<seq>"`, data = the participant id as UTF-8), so
+ * C and Java participants elect one leader among them. A started latch
+ * keeps a node in the queue until it is closed; the participant whose
+ * node is first leads.
  *
  * The guarantee, honestly: leadership is decided by ZooKeeper, but a
  * participant learns that it lost it only when it hears so. During a
@@ -13,7 +20,8 @@
  * should remember the highest token it saw and refuse lower ones.
  *
  * Threads: every function may be called from any thread. Listeners run in
- * the GMainContext that was thread-default when they were added. */
+ * the GMainContext that was thread-default when they were added.
+ */
 #pragma once
 
 #include <gio/gio.h>
@@ -22,6 +30,13 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ZkrLeaderLatch:
+ *
+ * A participant in a latch election: opaque and reference-counted.
+ *
+ * Since: 0.1
+ */
 typedef struct _ZkrLeaderLatch ZkrLeaderLatch;
 
 /**
@@ -30,6 +45,10 @@ typedef struct _ZkrLeaderLatch ZkrLeaderLatch;
  *   listeners (Curator's CloseMode.SILENT, the default there too).
  * @ZKR_LEADER_CLOSE_NOTIFY: closing a leading latch sends not_leader
  *   (Curator's CloseMode.NOTIFY_LEADER).
+ *
+ * Whether zkr_leader_latch_close() tells the listeners.
+ *
+ * Since: 0.1
  */
 typedef enum {
   ZKR_LEADER_CLOSE_SILENT,
@@ -46,6 +65,10 @@ typedef enum {
  *   SessionConnectionStateErrorPolicy). Fewer leader changes on a flaky
  *   network, a longer window in which two participants may believe they
  *   lead: use the fencing token.
+ *
+ * When a leading latch gives up leadership on a connection problem.
+ *
+ * Since: 0.1
  */
 typedef enum {
   ZKR_LEADER_YIELD_ON_SUSPENDED,
@@ -55,10 +78,17 @@ typedef enum {
 /**
  * ZkrLeaderLatchFunc:
  * @latch: the latch, borrowed
- * Runs in the GMainContext that was thread-default when the listener was
- * added, once per change, in order. It may close or unref the latch. In
- * is_leader, zkr_leader_latch_get_fencing_token() is the term's token (0
- * if leadership is already gone again: a not_leader follows).
+ * @user_data: as given to zkr_leader_latch_add_listener()
+ *
+ * A leadership listener (is_leader or not_leader). It may close or unref
+ * the latch. In is_leader, zkr_leader_latch_get_fencing_token() is the
+ * term's token (0 if leadership is already gone again: a not_leader
+ * follows).
+ *
+ * Thread: runs in the GMainContext that was thread-default when the
+ * listener was added, once per change, in order.
+ *
+ * Since: 0.1
  */
 typedef void (*ZkrLeaderLatchFunc) (ZkrLeaderLatch *latch, gpointer user_data);
 
@@ -69,85 +99,258 @@ typedef void (*ZkrLeaderLatchFunc) (ZkrLeaderLatch *latch, gpointer user_data);
  * @participant_id: this participant's id, non-empty UTF-8 (at most 4096
  *   bytes); written into our node, shown to everyone by the participant
  *   listing.
- * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the bad path or id.
- * Returns: (transfer full) (nullable): a latch that is not started yet.
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a latch; nothing is sent before zkr_leader_latch_start().
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming the bad path or id.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full) (nullable): a latch that is not started yet;
+ *   zkr_leader_latch_unref() it.
+ *
+ * Since: 0.1
  */
 ZKR_API ZkrLeaderLatch *zkr_leader_latch_new (ZkrSession *session, const char *path,
                                               const char *participant_id, GError **error);
+/**
+ * zkr_leader_latch_ref:
+ * @latch: a #ZkrLeaderLatch
+ *
+ * Takes a reference on @latch.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full): @latch.
+ *
+ * Since: 0.1
+ */
 ZKR_API ZkrLeaderLatch *zkr_leader_latch_ref (ZkrLeaderLatch *latch);
-/* The last unref closes the latch (silently) if it is still started. */
+/**
+ * zkr_leader_latch_unref:
+ * @latch: (transfer full): a #ZkrLeaderLatch
+ *
+ * Drops a reference. The last unref closes the latch (silently) if it is
+ * still started.
+ *
+ * Thread: any thread, also from inside a listener.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_leader_latch_unref (ZkrLeaderLatch *latch);
 
-/* Before zkr_leader_latch_start(); the default is YIELD_ON_SUSPENDED. */
+/**
+ * zkr_leader_latch_set_yield_policy:
+ * @latch: a #ZkrLeaderLatch
+ * @policy: a #ZkrLeaderYieldPolicy
+ *
+ * Sets when leadership is given up on a connection problem; call it
+ * before zkr_leader_latch_start(). The default is
+ * %ZKR_LEADER_YIELD_ON_SUSPENDED.
+ *
+ * Thread: any thread.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_leader_latch_set_yield_policy (ZkrLeaderLatch *latch, ZkrLeaderYieldPolicy policy);
 
 /**
  * zkr_leader_latch_start:
+ * @latch: a #ZkrLeaderLatch
+ * @error: return location for a #GError, or %NULL
+ *
  * Joins the election in the background: our node is created (once the
  * session is connected) and leadership follows when it is first. After a
  * lost session, or when our node disappears, a new node is queued at the
- * back by itself. Returns at once.
- * Errors: ZKR_ERROR_INVALID_ARGUMENT when already started or closed.
+ * back by itself.
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT when already started or closed.
+ *
+ * Thread: any thread; returns at once.
+ *
+ * Returns: %TRUE when started.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_leader_latch_start (ZkrLeaderLatch *latch, GError **error);
 
 /**
  * zkr_leader_latch_close:
+ * @latch: a #ZkrLeaderLatch
+ * @mode: whether a leading latch tells its listeners
+ * @error: return location for a #GError, or %NULL
+ *
  * Leaves the election: gives up leadership (telling the listeners with
- * ZKR_LEADER_CLOSE_NOTIFY), and deletes our node. Blocks until the server
- * confirmed the delete, so another participant may lead once this returns.
- * Closing a latch that is not started, or twice, does nothing. May be
- * called from inside a listener.
- * Errors: ZKR_ERROR_CONNECTION_LOSS when the connection is down: the latch
+ * %ZKR_LEADER_CLOSE_NOTIFY), and deletes our node, so another participant
+ * may lead once this returns. Closing a latch that is not started, or
+ * twice, does nothing.
+ *
+ * Errors: %ZKR_ERROR_CONNECTION_LOSS when the connection is down: the latch
  * is closed, the delete of our node goes on in the background.
+ *
+ * Thread: any thread, also from inside a listener; blocks until the
+ * server confirmed the delete.
+ *
+ * Returns: %TRUE once our node is deleted (or there was none).
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode,
                                          GError **error);
 
-/* TRUE while this participant leads (see the guarantee above). */
+/**
+ * zkr_leader_latch_has_leadership:
+ * @latch: a #ZkrLeaderLatch
+ *
+ * Whether this participant leads now (see the guarantee above).
+ *
+ * Thread: any thread.
+ *
+ * Returns: %TRUE while it leads.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_leader_latch_has_leadership (ZkrLeaderLatch *latch);
 
 /**
  * zkr_leader_latch_await:
+ * @latch: a started #ZkrLeaderLatch
  * @timeout_ms: 0 checks once, negative waits forever
  * @cancellable: (nullable): cancelling it from any thread wakes the waiter
- * Blocks until this participant leads. Never call it from a listener of
- * the same latch expecting a change (the listener would wait for itself).
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_INVALID_ARGUMENT
- * (not started), ZKR_ERROR_SESSION_CLOSED (the latch or its session was
- * closed).
+ * @error: return location for a #GError, or %NULL
+ *
+ * Blocks until this participant leads.
+ *
+ * Errors: %ZKR_ERROR_TIMEOUT, %G_IO_ERROR_CANCELLED when @cancellable is
+ * cancelled, %ZKR_ERROR_INVALID_ARGUMENT (not started),
+ * %ZKR_ERROR_SESSION_CLOSED (the latch or its session was closed).
+ *
+ * Thread: any thread; blocks it. Never call it from a listener of the
+ * same latch expecting a change (the listener would wait for itself).
+ *
+ * Returns: %TRUE once this participant leads.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_leader_latch_await (ZkrLeaderLatch *latch, int timeout_ms,
                                          GCancellable *cancellable, GError **error);
 
-/* The fencing token of the current term (our node's czxid), 0 when not
- * leading. */
+/**
+ * zkr_leader_latch_get_fencing_token:
+ * @latch: a #ZkrLeaderLatch
+ *
+ * The fencing token of the current term (our node's czxid).
+ *
+ * Thread: any thread.
+ *
+ * Returns: the token, 0 when not leading.
+ *
+ * Since: 0.1
+ */
 ZKR_API gint64 zkr_leader_latch_get_fencing_token (ZkrLeaderLatch *latch);
-/* Our node's path from the moment it is first in line until leadership is
- * lost or the latch closed, else NULL (also while waiting in the queue).
- * (transfer full) (nullable) */
+/**
+ * zkr_leader_latch_dup_node_path:
+ * @latch: a #ZkrLeaderLatch
+ *
+ * Our node's full path on the server, from the moment it is first in line
+ * until leadership is lost or the latch closed.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full) (nullable): the path, else %NULL (also while
+ *   waiting in the queue); g_free() it.
+ *
+ * Since: 0.1
+ */
 ZKR_API char *zkr_leader_latch_dup_node_path (ZkrLeaderLatch *latch);
-/* (transfer none) */
+/**
+ * zkr_leader_latch_get_id:
+ * @latch: a #ZkrLeaderLatch
+ *
+ * This participant's id.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer none): the id given to zkr_leader_latch_new(), valid
+ *   while @latch lives.
+ *
+ * Since: 0.1
+ */
 ZKR_API const char *zkr_leader_latch_get_id (ZkrLeaderLatch *latch);
 
 /**
  * zkr_leader_latch_add_listener:
- * @is_leader: (nullable): called when this participant becomes leader
- * @not_leader: (nullable): called when it stops being leader
+ * @latch: a #ZkrLeaderLatch
+ * @is_leader: (nullable) (scope notified): called when this participant
+ *   becomes leader
+ * @not_leader: (nullable) (scope notified): called when it stops being
+ *   leader
+ * @user_data: (closure): data for the listeners and @destroy
+ * @destroy: (nullable): runs on @user_data after the listener is removed
+ *   or the latch goes
+ *
+ * Adds a leadership listener.
+ *
+ * Thread: any thread; the listeners run in the GMainContext that is
+ * thread-default now, once per change, in order.
+ *
  * Returns: a listener id > 0.
+ *
+ * Since: 0.1
  */
 ZKR_API guint zkr_leader_latch_add_listener (ZkrLeaderLatch *latch,
                                              ZkrLeaderLatchFunc is_leader,
                                              ZkrLeaderLatchFunc not_leader,
                                              gpointer user_data, GDestroyNotify destroy);
+/**
+ * zkr_leader_latch_remove_listener:
+ * @latch: a #ZkrLeaderLatch
+ * @listener_id: an id zkr_leader_latch_add_listener() returned
+ *
+ * Removes a leadership listener.
+ *
+ * Thread: any thread, also from inside a listener.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_leader_latch_remove_listener (ZkrLeaderLatch *latch, guint listener_id);
 
-/* The participants as the server lists them now, leader first: (transfer
- * full) array of ZkrParticipant whose client_id is the participant id
- * (the node's data) and is_holder marks the leader. */
+/**
+ * zkr_leader_latch_list_participants:
+ * @latch: a #ZkrLeaderLatch
+ * @error: return location for a #GError, or %NULL
+ *
+ * The participants as the server lists them now, leader first; a
+ * participant's client_id is its participant id (the node's data) and
+ * is_holder marks the leader.
+ *
+ * Errors: those of zkr_mutex_list_participants().
+ *
+ * Thread: any thread; blocks it for a round trip per node.
+ *
+ * Returns: (transfer full) (element-type ZkrParticipant) (nullable): an
+ *   array of #ZkrParticipant that frees them.
+ *
+ * Since: 0.1
+ */
 ZKR_API GPtrArray *zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GError **error);
-/* The current leader's participant id, as the server lists it now; NULL
- * without an error when nobody takes part. (transfer full) (nullable) */
+/**
+ * zkr_leader_latch_dup_leader_id:
+ * @latch: a #ZkrLeaderLatch
+ * @error: return location for a #GError, or %NULL
+ *
+ * The current leader's participant id, as the server lists it now.
+ *
+ * Errors: those of zkr_leader_latch_list_participants().
+ *
+ * Thread: any thread; blocks it for the listing.
+ *
+ * Returns: (transfer full) (nullable): the id; %NULL without an error
+ *   when nobody takes part. g_free() it.
+ *
+ * Since: 0.1
+ */
 ZKR_API char *zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrLeaderLatch, zkr_leader_latch_unref)

@@ -1,5 +1,12 @@
-/* zkr: leader election that runs a callback, Curator's LeaderSelector
- * layout (its mutex: "PATH/_c_<uuid>-lock-<seq>", data = the participant
+/**
+ * SECTION:leader-selector
+ * @title: ZkrLeaderSelector
+ * @short_description: leader election that runs a callback, Curator's
+ *   LeaderSelector layout
+ * @include: zkr/zkr.h
+ *
+ * Leader election that runs a callback, Curator's LeaderSelector
+ * layout (its mutex: `"PATH/_c_<uuid>-lock-<seq>"`, data = the participant
  * id as UTF-8), so C and Java participants take turns. While this
  * participant leads, the `lead` callback runs on a thread the selector
  * owns; leadership ends when the callback returns.
@@ -13,7 +20,8 @@
  * the leader writes to should refuse tokens lower than the highest it saw.
  *
  * Threads: every function may be called from any thread, including from
- * inside the lead callback. */
+ * inside the lead callback.
+ */
 #pragma once
 
 #include <gio/gio.h>
@@ -22,6 +30,13 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ZkrLeaderSelector:
+ *
+ * A participant in a selector election: opaque and reference-counted.
+ *
+ * Since: 0.1
+ */
 typedef struct _ZkrLeaderSelector ZkrLeaderSelector;
 
 /**
@@ -35,9 +50,15 @@ typedef struct _ZkrLeaderSelector ZkrLeaderSelector;
  *   cancels it: a short-lived thread of the selector's on SUSPENDED and
  *   LOST, the caller's for interrupt() and close; never the session's
  *   worker, so a slow handler delays only itself.
- * Runs on the selector's own thread while this participant leads; the term
- * ends when it returns (our node is then deleted). It may call any
- * function of the selector, including close and unref.
+ * @user_data: as given to zkr_leader_selector_new()
+ *
+ * The leadership callback: the term lasts while it runs and ends when it
+ * returns (our node is then deleted). It may call any function of the
+ * selector, including close and unref.
+ *
+ * Thread: runs on the selector's own thread while this participant leads.
+ *
+ * Since: 0.1
  */
 typedef void (*ZkrLeadFunc) (ZkrLeaderSelector *selector, gint64 fencing_token,
                              GCancellable *interrupt, gpointer user_data);
@@ -48,64 +69,213 @@ typedef void (*ZkrLeadFunc) (ZkrLeaderSelector *selector, gint64 fencing_token,
  * @path: the election's path
  * @participant_id: non-empty UTF-8 (at most 4096 bytes), written into our
  *   node
- * @lead: the leadership callback; @destroy runs on @user_data when the
- *   selector is finalized
- * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the bad path or id.
- * Returns: (transfer full) (nullable): a selector that is not started yet.
+ * @lead: (scope notified): the leadership callback
+ * @user_data: (closure): data for @lead and @destroy
+ * @destroy: (nullable): runs on @user_data when the selector is finalized
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a selector; nothing is sent before zkr_leader_selector_start().
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming the bad path or id.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full) (nullable): a selector that is not started
+ *   yet; zkr_leader_selector_unref() it.
+ *
+ * Since: 0.1
  */
 ZKR_API ZkrLeaderSelector *zkr_leader_selector_new (ZkrSession *session, const char *path,
                                                     const char *participant_id,
                                                     ZkrLeadFunc lead, gpointer user_data,
                                                     GDestroyNotify destroy, GError **error);
+/**
+ * zkr_leader_selector_ref:
+ * @selector: a #ZkrLeaderSelector
+ *
+ * Takes a reference on @selector.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full): @selector.
+ *
+ * Since: 0.1
+ */
 ZKR_API ZkrLeaderSelector *zkr_leader_selector_ref (ZkrLeaderSelector *selector);
-/* The last unref closes the selector if needed (see close). */
+/**
+ * zkr_leader_selector_unref:
+ * @selector: (transfer full): a #ZkrLeaderSelector
+ *
+ * Drops a reference. The last unref closes the selector if needed (see
+ * zkr_leader_selector_close()).
+ *
+ * Thread: any thread, including from inside the lead callback.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_leader_selector_unref (ZkrLeaderSelector *selector);
 
-/* When TRUE, the selector queues again after each term (and after a term
+/**
+ * zkr_leader_selector_set_auto_requeue:
+ * @selector: a #ZkrLeaderSelector
+ * @auto_requeue: whether to queue again after each term
+ *
+ * When %TRUE, the selector queues again after each term (and after a term
  * that could not start), so leadership rotates among the participants.
- * Default FALSE: one term per start or requeue. Any time. */
+ * Default %FALSE: one term per start or requeue. May be changed at any
+ * time.
+ *
+ * Thread: any thread.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_leader_selector_set_auto_requeue (ZkrLeaderSelector *selector, gboolean auto_requeue);
 
 /**
  * zkr_leader_selector_start:
- * Starts the selector's thread and queues for leadership. Returns at once.
- * Errors: ZKR_ERROR_INVALID_ARGUMENT when already started or closed.
+ * @selector: a #ZkrLeaderSelector
+ * @error: return location for a #GError, or %NULL
+ *
+ * Starts the selector's thread and queues for leadership.
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT when already started or closed.
+ *
+ * Thread: any thread; returns at once.
+ *
+ * Returns: %TRUE when started.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_leader_selector_start (ZkrLeaderSelector *selector, GError **error);
 
-/* Queues again after a term ended (without auto-requeue). Returns FALSE
- * when the selector is not started, closed, or already queued or leading. */
+/**
+ * zkr_leader_selector_requeue:
+ * @selector: a #ZkrLeaderSelector
+ *
+ * Queues again after a term ended (without auto-requeue).
+ *
+ * Thread: any thread, including from inside the lead callback.
+ *
+ * Returns: %TRUE when queued; %FALSE when the selector is not started,
+ *   closed, or already queued or leading.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_leader_selector_requeue (ZkrLeaderSelector *selector);
 
-/* Raises the current term's interrupt, as a connection loss would. */
+/**
+ * zkr_leader_selector_interrupt:
+ * @selector: a #ZkrLeaderSelector
+ *
+ * Raises the current term's interrupt, as a connection loss would.
+ *
+ * Thread: any thread; the interrupt's handlers run on it.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_leader_selector_interrupt (ZkrLeaderSelector *selector);
 
 /**
  * zkr_leader_selector_close:
+ * @selector: a #ZkrLeaderSelector
+ * @error: return location for a #GError, or %NULL
+ *
  * Leaves the election: stops queueing, raises the interrupt, waits for the
  * lead callback to return and for our node to be deleted (confirmed by the
  * server). From inside the lead callback it does not wait (it cannot): the
  * term ends and the node is deleted as soon as the callback returns.
  * Closing twice, or a selector never started, does nothing.
- * Errors: ZKR_ERROR_CONNECTION_LOSS when the connection is down: the
+ *
+ * Errors: %ZKR_ERROR_CONNECTION_LOSS when the connection is down: the
  * delete of our node goes on in the background.
+ *
+ * Thread: any thread; blocks it (except inside the lead callback). The
+ * interrupt's handlers run on it.
+ *
+ * Returns: %TRUE once the selector is closed and our node deleted.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error);
 
-/* TRUE while the lead callback runs and its interrupt is not raised. */
+/**
+ * zkr_leader_selector_has_leadership:
+ * @selector: a #ZkrLeaderSelector
+ *
+ * Whether this participant leads now.
+ *
+ * Thread: any thread.
+ *
+ * Returns: %TRUE while the lead callback runs and its interrupt is not
+ *   raised.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_leader_selector_has_leadership (ZkrLeaderSelector *selector);
-/* The current term's token, 0 when not leading. */
+/**
+ * zkr_leader_selector_get_fencing_token:
+ * @selector: a #ZkrLeaderSelector
+ *
+ * The current term's fencing token.
+ *
+ * Thread: any thread.
+ *
+ * Returns: the token, 0 when not leading.
+ *
+ * Since: 0.1
+ */
 ZKR_API gint64 zkr_leader_selector_get_fencing_token (ZkrLeaderSelector *selector);
-/* (transfer none) */
+/**
+ * zkr_leader_selector_get_id:
+ * @selector: a #ZkrLeaderSelector
+ *
+ * This participant's id.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer none): the id given to zkr_leader_selector_new(),
+ *   valid while @selector lives.
+ *
+ * Since: 0.1
+ */
 ZKR_API const char *zkr_leader_selector_get_id (ZkrLeaderSelector *selector);
 
-/* The participants as the server lists them now, leader first: (transfer
- * full) array of ZkrParticipant whose client_id is the participant id and
- * is_holder marks the leader. */
+/**
+ * zkr_leader_selector_list_participants:
+ * @selector: a #ZkrLeaderSelector
+ * @error: return location for a #GError, or %NULL
+ *
+ * The participants as the server lists them now, leader first; a
+ * participant's client_id is its participant id and is_holder marks the
+ * leader.
+ *
+ * Errors: those of zkr_mutex_list_participants().
+ *
+ * Thread: any thread; blocks it for a round trip per node.
+ *
+ * Returns: (transfer full) (element-type ZkrParticipant) (nullable): an
+ *   array of #ZkrParticipant that frees them.
+ *
+ * Since: 0.1
+ */
 ZKR_API GPtrArray *zkr_leader_selector_list_participants (ZkrLeaderSelector *selector,
                                                           GError **error);
-/* The current leader's id; NULL without an error when nobody takes part.
- * (transfer full) (nullable) */
+/**
+ * zkr_leader_selector_dup_leader_id:
+ * @selector: a #ZkrLeaderSelector
+ * @error: return location for a #GError, or %NULL
+ *
+ * The current leader's participant id, as the server lists it now.
+ *
+ * Errors: those of zkr_leader_selector_list_participants().
+ *
+ * Thread: any thread; blocks it for the listing.
+ *
+ * Returns: (transfer full) (nullable): the id; %NULL without an error
+ *   when nobody takes part. g_free() it.
+ *
+ * Since: 0.1
+ */
 ZKR_API char *zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrLeaderSelector, zkr_leader_selector_unref)

@@ -1,8 +1,25 @@
-/* zkr: export and compiler macros shared by every public header.
+/**
+ * SECTION:macros
+ * @title: Macros
+ * @short_description: export and compiler macros shared by every public
+ *   header
+ * @include: zkr/zkr.h
+ *
  * ZKR_API marks the symbols of the public API; the library is built with
- * hidden visibility, so everything else stays internal. */
+ * hidden visibility, so everything else stays internal.
+ */
 #pragma once
 
+/**
+ * ZKR_API:
+ *
+ * Marks a function of the public API: exported from the shared library
+ * (default visibility), which is built with hidden visibility, so that
+ * every function without it stays internal. Every public function's
+ * declaration starts with it; applications have no use for it.
+ *
+ * Since: 0.1
+ */
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define ZKR_API __attribute__ ((visibility ("default")))
 #else

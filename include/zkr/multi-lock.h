@@ -1,4 +1,10 @@
-/* zkr: several mutexes taken as one. Each path is a zkr_mutex (Curator's
+/**
+ * SECTION:multi-lock
+ * @title: ZkrMultiLock
+ * @short_description: several mutexes taken as one, in one global order
+ * @include: zkr/zkr.h
+ *
+ * Several mutexes taken as one. Each path is a zkr_mutex (Curator's
  * InterProcessMutex layout). They are acquired in one global order, sorted
  * by path (bytes), whatever order the caller listed, so two multi-locks
  * over overlapping sets never deadlock; under one deadline; all or nothing
@@ -7,7 +13,8 @@
  * each lock the whole timeout; zkr sorts and shares one deadline.
  *
  * Threads: every function may be called from any thread. Loss listeners
- * and async callbacks run in the caller's thread-default GMainContext. */
+ * and async callbacks run in the caller's thread-default GMainContext.
+ */
 #pragma once
 
 #include <gio/gio.h>
@@ -16,6 +23,13 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ZkrMultiLock:
+ *
+ * Several mutexes taken as one: opaque and reference-counted.
+ *
+ * Since: 0.1
+ */
 typedef struct _ZkrMultiLock ZkrMultiLock;
 
 /**
@@ -23,76 +37,275 @@ typedef struct _ZkrMultiLock ZkrMultiLock;
  * @session: the session (a reference is taken)
  * @paths: (array zero-terminated=1): the mutexes' paths, at least one, no
  *   two alike
- * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the bad value: an empty list
- * (or NULL), an invalid path, a path listed twice. Sends nothing.
- * Returns: (transfer full) (nullable)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a multi-lock over @paths. Sends nothing.
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming the bad value: an empty list
+ * (or %NULL), an invalid path, a path listed twice.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full) (nullable): the multi-lock;
+ *   zkr_multi_lock_unref() it.
+ *
+ * Since: 0.1
  */
 ZKR_API ZkrMultiLock *zkr_multi_lock_new (ZkrSession *session, const char *const *paths,
                                           GError **error);
+/**
+ * zkr_multi_lock_ref:
+ * @lock: a #ZkrMultiLock
+ *
+ * Takes a reference on @lock.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full): @lock.
+ *
+ * Since: 0.1
+ */
 ZKR_API ZkrMultiLock *zkr_multi_lock_ref (ZkrMultiLock *lock);
-/* The last unref releases every lock still held (in the background). */
+/**
+ * zkr_multi_lock_unref:
+ * @lock: (transfer full): a #ZkrMultiLock
+ *
+ * Drops a reference. The last unref releases every lock still held (in
+ * the background).
+ *
+ * Thread: any thread.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_multi_lock_unref (ZkrMultiLock *lock);
 
-/* The paths, sorted: the order of acquisition. (transfer none) */
+/**
+ * zkr_multi_lock_get_paths:
+ * @lock: a #ZkrMultiLock
+ *
+ * The paths, sorted: the order of acquisition.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the paths, valid
+ *   while @lock lives.
+ *
+ * Since: 0.1
+ */
 ZKR_API const char *const *zkr_multi_lock_get_paths (ZkrMultiLock *lock);
 
 /**
  * zkr_multi_lock_acquire:
+ * @lock: a #ZkrMultiLock
  * @timeout_ms: for all the locks together: 0 tries each once, negative
  *   waits forever
  * @cancellable: (nullable): cancelling it from any thread wakes the waiter
- * Answers by the deadline or the cancel whatever the connection does. On
- * any failure the locks taken so far are no longer held when this returns
- * and their nodes, newest first, are deleted in the background (what this
- * session sends afterwards sees them gone).
- * Errors: as zkr_mutex_acquire(); ZKR_ERROR_ALREADY_HELD while held,
- * acquiring, or while some of its locks are still held after a loss
- * (release first); ZKR_ERROR_LOCK_LOST when a lock taken first was lost
- * before the last one was granted.
+ * @error: return location for a #GError, or %NULL
+ *
+ * Acquires every lock, in the sorted order. Answers by the deadline or
+ * the cancel whatever the connection does. On any failure the locks taken
+ * so far are no longer held when this returns and their nodes, newest
+ * first, are deleted in the background (what this session sends
+ * afterwards sees them gone).
+ *
+ * Errors: as zkr_mutex_acquire() (%G_IO_ERROR_CANCELLED when @cancellable
+ * is cancelled); %ZKR_ERROR_ALREADY_HELD while held, acquiring, or while
+ * some of its locks are still held after a loss (release first);
+ * %ZKR_ERROR_LOCK_LOST when a lock taken first was lost before the last
+ * one was granted.
+ *
+ * Thread: any thread; blocks it until all are held or it failed.
+ *
+ * Returns: %TRUE once every lock is held.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_multi_lock_acquire (ZkrMultiLock *lock, int timeout_ms,
                                          GCancellable *cancellable, GError **error);
-/* The same, GIO style: @callback runs once, in the caller's thread-default
- * GMainContext, never before this returns. */
+/**
+ * zkr_multi_lock_acquire_async:
+ * @lock: a #ZkrMultiLock
+ * @timeout_ms: for all the locks together
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_multi_lock_acquire(), GIO style; finish with
+ * zkr_multi_lock_acquire_finish().
+ *
+ * Thread: any thread; @callback runs once, in the caller's thread-default
+ * GMainContext, never before this returns.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_multi_lock_acquire_async (ZkrMultiLock *lock, int timeout_ms,
                                            GCancellable *cancellable,
                                            GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_multi_lock_acquire_finish:
+ * @lock: a #ZkrMultiLock
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_multi_lock_acquire_async().
+ *
+ * Errors: those of zkr_multi_lock_acquire().
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once every lock is held.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_multi_lock_acquire_finish (ZkrMultiLock *lock, GAsyncResult *result,
                                                 GError **error);
 
 /**
  * zkr_multi_lock_release:
+ * @lock: a #ZkrMultiLock
+ * @error: return location for a #GError, or %NULL
+ *
  * Releases every lock still held, in reverse order. Deletes that cannot
  * be sent now stay pending (zkr_multi_lock_is_release_pending()).
- * Errors: ZKR_ERROR_NOT_HELD when none was held, or when some lock had
+ *
+ * Errors: %ZKR_ERROR_NOT_HELD when none was held, or when some lock had
  * been lost (the others are released all the same; the message names the
- * lost path); ZKR_ERROR_CONNECTION_LOSS (pending deletes).
+ * lost path); %ZKR_ERROR_CONNECTION_LOSS (pending deletes).
+ *
+ * Thread: any thread; blocks it until the server answered the deletes.
+ *
+ * Returns: %TRUE once every delete was confirmed.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_multi_lock_release (ZkrMultiLock *lock, GError **error);
+/**
+ * zkr_multi_lock_is_release_pending:
+ * @lock: a #ZkrMultiLock
+ *
+ * Whether a delete of a released node is still pending.
+ *
+ * Thread: any thread.
+ *
+ * Returns: %TRUE while one is pending.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_multi_lock_is_release_pending (ZkrMultiLock *lock);
 
-/* TRUE when every lock is held. */
+/**
+ * zkr_multi_lock_is_held:
+ * @lock: a #ZkrMultiLock
+ *
+ * Whether every lock is held.
+ *
+ * Thread: any thread.
+ *
+ * Returns: %TRUE when every lock is held.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_multi_lock_is_held (ZkrMultiLock *lock);
-/* The fencing token of the lock on @path (one of the paths given), 0 when
- * it is not held or @path is not one of ours. */
+/**
+ * zkr_multi_lock_get_fencing_token:
+ * @lock: a #ZkrMultiLock
+ * @path: one of the paths given
+ *
+ * The fencing token of the lock on @path.
+ *
+ * Thread: any thread.
+ *
+ * Returns: the token, 0 when it is not held or @path is not one of ours.
+ *
+ * Since: 0.1
+ */
 ZKR_API gint64 zkr_multi_lock_get_fencing_token (ZkrMultiLock *lock, const char *path);
-/* Our node under @path while held, else NULL. (transfer full) (nullable) */
+/**
+ * zkr_multi_lock_dup_node_path:
+ * @lock: a #ZkrMultiLock
+ * @path: one of the paths given
+ *
+ * Our node under @path (its full path on the server) while held.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full) (nullable): the node's path, else %NULL;
+ *   g_free() it.
+ *
+ * Since: 0.1
+ */
 ZKR_API char *zkr_multi_lock_dup_node_path (ZkrMultiLock *lock, const char *path);
 
-/* zkr_mutex_verify() of every lock; the first failure is returned (and,
- * for a lock found lost, the multi-lock is lost). */
+/**
+ * zkr_multi_lock_verify:
+ * @lock: a #ZkrMultiLock
+ * @error: return location for a #GError, or %NULL
+ *
+ * zkr_mutex_verify() of every lock; the first failure is returned (and,
+ * for a lock found lost, the multi-lock is lost).
+ *
+ * Errors: those of zkr_mutex_verify().
+ *
+ * Thread: any thread; blocks it for a round trip per lock.
+ *
+ * Returns: %TRUE when every lock is still ours.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_multi_lock_verify (ZkrMultiLock *lock, GError **error);
 
-/* One event per change of the whole: IN_DOUBT once when its locks become
- * in doubt, RESTORED once all of them are restored, LOST once when any of
- * them is lost. Only while the multi-lock is held. */
+/**
+ * zkr_multi_lock_add_loss_listener:
+ * @lock: a #ZkrMultiLock
+ * @func: (scope notified): the listener
+ * @user_data: (closure): data for @func and @destroy
+ * @destroy: (nullable): runs on @user_data after the listener is removed
+ *   or the multi-lock goes
+ *
+ * Adds a loss listener: one event per change of the whole: IN_DOUBT once
+ * when its locks become in doubt, RESTORED once all of them are restored,
+ * LOST once when any of them is lost. Only while the multi-lock is held.
+ *
+ * Thread: any thread; @func runs in the GMainContext that is
+ * thread-default now, in order.
+ *
+ * Returns: a listener id (> 0).
+ *
+ * Since: 0.1
+ */
 ZKR_API guint zkr_multi_lock_add_loss_listener (ZkrMultiLock *lock, ZkrLockLossFunc func,
                                                 gpointer user_data, GDestroyNotify destroy);
+/**
+ * zkr_multi_lock_remove_loss_listener:
+ * @lock: a #ZkrMultiLock
+ * @listener_id: an id zkr_multi_lock_add_loss_listener() returned
+ *
+ * Removes a loss listener.
+ *
+ * Thread: any thread, also from inside a listener.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_multi_lock_remove_loss_listener (ZkrMultiLock *lock, guint listener_id);
 
-/* The queue of the lock on @path, holder first: (transfer full) array of
- * ZkrParticipant. Errors: ZKR_ERROR_INVALID_ARGUMENT when @path is not
- * one of ours. */
+/**
+ * zkr_multi_lock_list_participants:
+ * @lock: a #ZkrMultiLock
+ * @path: one of the paths given
+ * @error: return location for a #GError, or %NULL
+ *
+ * The queue of the lock on @path, holder first.
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT when @path is not one of ours; those
+ * of zkr_mutex_list_participants().
+ *
+ * Thread: any thread; blocks it for a round trip per node.
+ *
+ * Returns: (transfer full) (element-type ZkrParticipant) (nullable): an
+ *   array of #ZkrParticipant that frees them.
+ *
+ * Since: 0.1
+ */
 ZKR_API GPtrArray *zkr_multi_lock_list_participants (ZkrMultiLock *lock, const char *path,
                                                      GError **error);
 

@@ -1,4 +1,11 @@
-/* zkr: transactions (Curator's transaction(), ZooKeeper's multi): creates,
+/**
+ * SECTION:txn
+ * @title: ZkrTxn
+ * @short_description: transactions: writes applied all or nothing, and
+ *   fenced by a held lock
+ * @include: zkr/zkr.h
+ *
+ * Transactions (Curator's transaction(), ZooKeeper's multi): creates,
  * sets, deletes and version checks applied all or nothing in one request,
  * and writes fenced by a held lock: the server commits them only while
  * the lock's node still exists.
@@ -10,7 +17,7 @@
  * lock is still ours then", decided by the server, atomically, without a
  * clock: a holder cut off by a partition, paused past its session, or
  * already expired writes nothing any more, even before it hears that it
- * lost the lock. A failed fence is ZKR_ERROR_LOCK_LOST naming the node.
+ * lost the lock. A failed fence is %ZKR_ERROR_LOCK_LOST naming the node.
  * This protects state kept in ZooKeeper; for state kept elsewhere pass the
  * lock's fencing token to that store (README, "Fencing").
  *
@@ -21,14 +28,14 @@
  *
  * Building: the zkr_txn_create/_set/_delete/_check/_fence* calls check
  * their input; the first bad one is kept and the commit fails with it
- * (ZKR_ERROR_INVALID_ARGUMENT naming the value, or ZKR_ERROR_LOCK_LOST for
+ * (%ZKR_ERROR_INVALID_ARGUMENT naming the value, or %ZKR_ERROR_LOCK_LOST for
  * a fence on a lock not held), nothing sent. A ZkrTxn is built and
  * committed by one thread at a time (not locked), committed once, and may
  * be unreffed from any thread; an async commit holds a reference.
  *
  * Commit: a write, with node.h's rules for deadlines, cancels, session
  * states and retries: answered by the deadline in every session state,
- * never sent twice (after ZKR_ERROR_CONNECTION_LOSS, a TIMEOUT or a
+ * never sent twice (after %ZKR_ERROR_CONNECTION_LOSS, a TIMEOUT or a
  * CANCELLED once it left, it may or may not have been applied: all of it
  * or none).
  */
@@ -45,99 +52,333 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ZkrTxn:
+ *
+ * A transaction: opaque and reference-counted; built and committed by
+ * one thread at a time, committed once.
+ *
+ * Since: 0.1
+ */
 typedef struct _ZkrTxn ZkrTxn;
 
 /**
  * zkr_txn_new:
  * @session: the session the transaction is committed on (referenced)
+ *
+ * Starts an empty transaction.
+ *
+ * Thread: any thread.
+ *
  * Returns: (transfer full): an empty transaction; zkr_txn_unref() it.
+ *
+ * Since: 0.1
  */
 ZKR_API ZkrTxn *zkr_txn_new (ZkrSession *session);
+/**
+ * zkr_txn_ref:
+ * @txn: a #ZkrTxn
+ *
+ * Takes a reference on @txn.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full): @txn.
+ *
+ * Since: 0.1
+ */
 ZKR_API ZkrTxn *zkr_txn_ref (ZkrTxn *txn);
+/**
+ * zkr_txn_unref:
+ * @txn: (transfer full): a #ZkrTxn
+ *
+ * Drops a reference; the last one frees the transaction (an async commit
+ * holds one until it is answered).
+ *
+ * Thread: any thread.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_txn_unref (ZkrTxn *txn);
 
 /**
  * zkr_txn_create:
+ * @txn: a #ZkrTxn not committed yet
  * @path: the node's path (for a sequential @mode, the prefix, as
  *   zkr_node_create())
- * @data: (nullable): copied before this returns; NULL with @len 0 for none
- * @mode: a ZkrCreateMode
- * Adds a create (with the session's ACL; parents are not created).
+ * @data: (nullable) (array length=len): copied before this returns; %NULL
+ *   with @len 0 for none
+ * @len: the length of @data in bytes
+ * @mode: a #ZkrCreateMode (not a TTL mode)
+ *
+ * Adds a create (with the session's ACL; parents are not created). Bad
+ * input is kept and fails the commit (see above).
+ *
+ * Thread: the thread building @txn.
+ *
  * Returns: the operation's index (0 for the first operation added;
- * fences are not counted), for zkr_txn_get_created_path().
+ *   fences are not counted), for zkr_txn_get_created_path().
+ *
+ * Since: 0.1
  */
 ZKR_API guint zkr_txn_create (ZkrTxn *txn, const char *path, const void *data, gsize len,
                               ZkrCreateMode mode);
-/* Adds a set of @path's data; @version as zkr_node_set() (-1: any).
- * Returns the operation's index. */
+/**
+ * zkr_txn_set:
+ * @txn: a #ZkrTxn not committed yet
+ * @path: the node's path
+ * @data: (nullable) (array length=len): the new data, copied before this
+ *   returns; %NULL with @len 0 for none
+ * @len: the length of @data in bytes
+ * @version: as zkr_node_set() (-1: any)
+ *
+ * Adds a set of @path's data. Bad input is kept and fails the commit.
+ *
+ * Thread: the thread building @txn.
+ *
+ * Returns: the operation's index, for zkr_txn_get_stat().
+ *
+ * Since: 0.1
+ */
 ZKR_API guint zkr_txn_set (ZkrTxn *txn, const char *path, const void *data, gsize len,
                            int version);
-/* Adds a delete of @path (no children); @version as zkr_node_delete(). */
+/**
+ * zkr_txn_delete:
+ * @txn: a #ZkrTxn not committed yet
+ * @path: the node's path (it must have no children)
+ * @version: as zkr_node_delete() (-1: any)
+ *
+ * Adds a delete of @path. Bad input is kept and fails the commit.
+ *
+ * Thread: the thread building @txn.
+ *
+ * Returns: the operation's index.
+ *
+ * Since: 0.1
+ */
 ZKR_API guint zkr_txn_delete (ZkrTxn *txn, const char *path, int version);
-/* Adds a check that @path exists with data version @version (-1: exists,
- * any version); fails the transaction otherwise (ZKR_ERROR_NO_NODE,
- * ZKR_ERROR_BAD_VERSION). */
+/**
+ * zkr_txn_check:
+ * @txn: a #ZkrTxn not committed yet
+ * @path: the node's path
+ * @version: the data version @path must have (-1: exists, any version)
+ *
+ * Adds a check that @path exists with data version @version; the
+ * transaction fails otherwise (%ZKR_ERROR_NO_NODE, %ZKR_ERROR_BAD_VERSION).
+ *
+ * Thread: the thread building @txn.
+ *
+ * Returns: the operation's index.
+ *
+ * Since: 0.1
+ */
 ZKR_API guint zkr_txn_check (ZkrTxn *txn, const char *path, int version);
 
 /**
  * zkr_txn_fence:
+ * @txn: a #ZkrTxn not committed yet
  * @node_path: a lock holder's node, the full path on the server (as
  *   zkr_mutex_dup_node_path() returns it)
+ *
  * The transaction is applied only if @node_path still exists when the
  * server applies it; otherwise nothing is and the commit fails with
- * ZKR_ERROR_LOCK_LOST naming @node_path. Several fences may be added.
+ * %ZKR_ERROR_LOCK_LOST naming @node_path. Several fences may be added.
+ *
+ * Thread: the thread building @txn.
+ *
+ * Since: 0.1
  */
 ZKR_API void zkr_txn_fence (ZkrTxn *txn, const char *node_path);
-/* Fences on the current hold of @mutex (its node now); a mutex not held
- * fails the commit with ZKR_ERROR_LOCK_LOST, nothing sent. */
+/**
+ * zkr_txn_fence_mutex:
+ * @txn: a #ZkrTxn not committed yet
+ * @mutex: a #ZkrMutex
+ *
+ * Fences on the current hold of @mutex (its node now); a mutex not held
+ * fails the commit with %ZKR_ERROR_LOCK_LOST, nothing sent.
+ *
+ * Thread: the thread building @txn.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_txn_fence_mutex (ZkrTxn *txn, ZkrMutex *mutex);
-/* Fences on the write lock if this thread's object holds it, else on the
- * read lock; neither held: ZKR_ERROR_LOCK_LOST at the commit. */
+/**
+ * zkr_txn_fence_rwlock:
+ * @txn: a #ZkrTxn not committed yet
+ * @rwlock: a #ZkrRwlock
+ *
+ * Fences on the write lock if the calling thread holds it through
+ * @rwlock, else on its read lock; neither held: %ZKR_ERROR_LOCK_LOST at
+ * the commit.
+ *
+ * Thread: the thread building @txn, which is the thread whose hold counts.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_txn_fence_rwlock (ZkrTxn *txn, ZkrRwlock *rwlock);
-/* Fences on a semaphore lease. */
+/**
+ * zkr_txn_fence_lease:
+ * @txn: a #ZkrTxn not committed yet
+ * @lease: a #ZkrLease
+ *
+ * Fences on a semaphore lease; a lease not held: %ZKR_ERROR_LOCK_LOST at
+ * the commit.
+ *
+ * Thread: the thread building @txn.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_txn_fence_lease (ZkrTxn *txn, ZkrLease *lease);
-/* Fences on every lock of a held multi-lock. */
+/**
+ * zkr_txn_fence_multi_lock:
+ * @txn: a #ZkrTxn not committed yet
+ * @lock: a #ZkrMultiLock
+ *
+ * Fences on every lock of a held multi-lock; any of them not held:
+ * %ZKR_ERROR_LOCK_LOST at the commit.
+ *
+ * Thread: the thread building @txn.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_txn_fence_multi_lock (ZkrTxn *txn, ZkrMultiLock *lock);
-/* Fences on the current leadership term of @latch (its node, while it
- * has leadership). */
+/**
+ * zkr_txn_fence_leader_latch:
+ * @txn: a #ZkrTxn not committed yet
+ * @latch: a #ZkrLeaderLatch
+ *
+ * Fences on the current leadership term of @latch (its node, while it
+ * has leadership); not leading: %ZKR_ERROR_LOCK_LOST at the commit.
+ *
+ * Thread: the thread building @txn.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_txn_fence_leader_latch (ZkrTxn *txn, ZkrLeaderLatch *latch);
 
-/* The number of operations added (fences not counted). */
+/**
+ * zkr_txn_get_n_ops:
+ * @txn: a #ZkrTxn
+ *
+ * The number of operations added (fences not counted).
+ *
+ * Thread: the thread building @txn.
+ *
+ * Returns: the count.
+ *
+ * Since: 0.1
+ */
 ZKR_API guint zkr_txn_get_n_ops (ZkrTxn *txn);
 
 /**
  * zkr_txn_commit:
- * @timeout_ms: the deadline, as in include/zkr/node.h
+ * @txn: a #ZkrTxn not committed yet
+ * @timeout_ms: the deadline, as in zkr/node.h
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @error: return location for a #GError, or %NULL
+ *
  * Sends the transaction as one multi and waits for the answer.
- * Errors: ZKR_ERROR_LOCK_LOST (a fence's node is gone), the failed
- * operation's error (ZKR_ERROR_NO_NODE, ZKR_ERROR_NODE_EXISTS,
- * ZKR_ERROR_BAD_VERSION, ZKR_ERROR_NOT_EMPTY,
- * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS, ZKR_ERROR_AUTH, ...; the message
+ *
+ * Errors: %ZKR_ERROR_LOCK_LOST (a fence's node is gone), the failed
+ * operation's error (%ZKR_ERROR_NO_NODE, %ZKR_ERROR_NODE_EXISTS,
+ * %ZKR_ERROR_BAD_VERSION, %ZKR_ERROR_NOT_EMPTY,
+ * %ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS, %ZKR_ERROR_AUTH, ...; the message
  * names its index, kind and path, and zkr_txn_get_failed_index() gives the
- * index), ZKR_ERROR_INVALID_ARGUMENT (bad input while building, or no
- * operation), and node.h's common errors (TIMEOUT, CANCELLED,
- * CONNECTION_LOSS, SESSION_EXPIRED, SESSION_CLOSED). On any failure
- * nothing was applied, except after CONNECTION_LOSS, TIMEOUT or CANCELLED
- * (see above).
- * Returns: TRUE once the server applied every operation.
+ * index), %ZKR_ERROR_INVALID_ARGUMENT (bad input while building, or no
+ * operation), %G_IO_ERROR_CANCELLED when @cancellable is cancelled, and
+ * node.h's common errors (TIMEOUT, CONNECTION_LOSS, SESSION_EXPIRED,
+ * SESSION_CLOSED). On any failure nothing was applied, except after
+ * CONNECTION_LOSS, TIMEOUT or a cancel (see above).
+ *
+ * Thread: the thread building @txn; blocks it until answered.
+ *
+ * Returns: %TRUE once the server applied every operation.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_txn_commit (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
                                  GError **error);
-/* The same, GIO style: @callback runs in the GMainContext that was
- * thread-default at this call. */
+/**
+ * zkr_txn_commit_async:
+ * @txn: a #ZkrTxn not committed yet (the commit holds a reference)
+ * @timeout_ms: the deadline, as in zkr/node.h
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_txn_commit(), GIO style; finish with zkr_txn_commit_finish().
+ *
+ * Thread: the thread building @txn; @callback runs once, in the
+ * GMainContext that is thread-default now, never before this returns.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
                                    GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_txn_commit_finish:
+ * @txn: the #ZkrTxn
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_txn_commit_async().
+ *
+ * Errors: those of zkr_txn_commit().
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once the server applied every operation.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_txn_commit_finish (ZkrTxn *txn, GAsyncResult *result, GError **error);
 
-/* After a successful commit: the path a create made (with a sequential
- * suffix, without the namespace), NULL for another operation or before.
- * (transfer none): valid while @txn lives. */
+/**
+ * zkr_txn_get_created_path:
+ * @txn: a committed #ZkrTxn
+ * @index: an operation's index
+ *
+ * After a successful commit: the path a create made.
+ *
+ * Thread: any thread once the commit is answered.
+ *
+ * Returns: (transfer none) (nullable): the path (with a sequential
+ *   suffix, without the namespace), %NULL for another operation or before
+ *   the commit; valid while @txn lives.
+ *
+ * Since: 0.1
+ */
 ZKR_API const char *zkr_txn_get_created_path (ZkrTxn *txn, guint index);
-/* After a successful commit: a set's new stat (TRUE), else FALSE. */
+/**
+ * zkr_txn_get_stat:
+ * @txn: a committed #ZkrTxn
+ * @index: an operation's index
+ * @stat: (out caller-allocates) (optional): filled with a set's new stat
+ *
+ * After a successful commit: the new stat of a set.
+ *
+ * Thread: any thread once the commit is answered.
+ *
+ * Returns: %TRUE when @stat was filled; %FALSE for another operation or
+ *   before the commit.
+ *
+ * Since: 0.1
+ */
 ZKR_API gboolean zkr_txn_get_stat (ZkrTxn *txn, guint index, ZkrStat *stat);
-/* After a commit the server refused: the index of the operation that
- * failed; -1 when a fence failed, before a commit, or after a failure
- * that was not the server refusing an operation. */
+/**
+ * zkr_txn_get_failed_index:
+ * @txn: a #ZkrTxn
+ *
+ * After a commit the server refused: which operation failed.
+ *
+ * Thread: any thread once the commit is answered.
+ *
+ * Returns: the index of the operation that failed; -1 when a fence
+ *   failed, before a commit, or after a failure that was not the server
+ *   refusing an operation.
+ *
+ * Since: 0.1
+ */
 ZKR_API int zkr_txn_get_failed_index (ZkrTxn *txn);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrTxn, zkr_txn_unref)
