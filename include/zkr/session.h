@@ -159,7 +159,7 @@ ZKR_API void zkr_session_options_free (ZkrSessionOptions *options);
 /**
  * zkr_session_options_set_hosts:
  * @options: the options
- * @hosts: the connect string, "host:port[,host:port...][/chroot]"; copied
+ * @hosts: the connect string, `"host:port[,host:port...][/chroot]"`; copied
  *
  * Sets the servers to connect to; validated by zkr_session_new().
  *

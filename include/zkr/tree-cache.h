@@ -1,4 +1,10 @@
-/* zkr: a tree cache (Curator's TreeCache): a subtree of a session's nodes,
+/**
+ * SECTION:tree-cache
+ * @title: ZkrTreeCache
+ * @short_description: a subtree mirrored in memory, Curator's TreeCache
+ * @include: zkr/zkr.h
+ *
+ * A tree cache (Curator's TreeCache): a subtree of a session's nodes,
  * to a chosen depth, mirrored in memory and kept current with watches;
  * reads served from memory, listeners told of every change.
  *
@@ -29,7 +35,8 @@
  * the GMainContext that was thread-default when they were added, never on a
  * ZooKeeper or worker thread; a listener may remove itself, close or unref
  * the cache. Reads (get_data, get_children) take a lock for a moment and
- * never wait for the server. */
+ * never wait for the server.
+ */
 #pragma once
 
 #include <gio/gio.h>
@@ -39,6 +46,13 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ZkrTreeCache:
+ *
+ * A tree cache: opaque and reference-counted.
+ *
+ * Since: 0.1
+ */
 typedef struct _ZkrTreeCache ZkrTreeCache;
 
 /**
@@ -51,6 +65,10 @@ typedef struct _ZkrTreeCache ZkrTreeCache;
  * @ZKR_TREE_CACHE_CONNECTION_RECONNECTED: the session is connected again
  *   (RECONNECTED, or CONNECTED with a new session after LOST)
  * @ZKR_TREE_CACHE_CONNECTION_LOST: the session is LOST
+ *
+ * What a tree cache's listener is told.
+ *
+ * Since: 0.1
  */
 typedef enum {
   ZKR_TREE_CACHE_NODE_ADDED,
@@ -67,10 +85,13 @@ typedef enum {
  * @type: what happened
  * @path: (nullable): the node (NODE_* events), without the namespace
  * @data: (nullable): the node's data (NODE_* events; for REMOVED the last
- *   data cached); an empty GBytes for a node without data
+ *   data cached); an empty #GBytes for a node without data
  * @stat: the node's stat (NODE_* events), zeroes otherwise
  *
- * Borrowed for the listener's call: g_bytes_ref() the data to keep it.
+ * One event. Borrowed for the listener's call: g_bytes_ref() the data to
+ * keep it.
+ *
+ * Since: 0.1
  */
 typedef struct {
   ZkrTreeCacheEventType type;
@@ -79,7 +100,20 @@ typedef struct {
   ZkrStat stat;
 } ZkrTreeCacheEvent;
 
-/* Runs in the listener's context (see above). */
+/**
+ * ZkrTreeCacheFunc:
+ * @cache: the cache (valid while this runs)
+ * @event: (transfer none): what happened, borrowed for the call
+ * @user_data: as given to zkr_tree_cache_add_listener()
+ *
+ * A tree cache's listener, told of each event once, in order. It may
+ * remove itself, close or unref the cache.
+ *
+ * Thread: runs in the GMainContext that was thread-default when the
+ * listener was added, never on a ZooKeeper or worker thread.
+ *
+ * Since: 0.1
+ */
 typedef void (*ZkrTreeCacheFunc) (ZkrTreeCache *cache, const ZkrTreeCacheEvent *event,
                                   gpointer user_data);
 
@@ -89,83 +123,199 @@ typedef void (*ZkrTreeCacheFunc) (ZkrTreeCache *cache, const ZkrTreeCacheEvent *
  * @path: the root of the subtree
  * @max_depth: the deepest level cached below the root (0: the root only),
  *   or -1 for all
+ * @error: return location for a #GError, or %NULL
+ *
  * Makes a cache; nothing is read before zkr_tree_cache_start().
- * Errors: ZKR_ERROR_INVALID_ARGUMENT naming a bad @path or @max_depth.
- * Returns: (transfer full) (nullable): the cache; zkr_tree_cache_unref().
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming a bad @path or @max_depth.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full) (nullable): the cache; zkr_tree_cache_unref() it.
+ *
+ * Since: 0.1
  */
 ZKR_API ZkrTreeCache *zkr_tree_cache_new (ZkrSession *session, const char *path, int max_depth,
                                           GError **error);
+/**
+ * zkr_tree_cache_ref:
+ * @cache: a #ZkrTreeCache
+ *
+ * Takes a reference on @cache.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full): @cache.
+ *
+ * Since: 0.1
+ */
 ZKR_API ZkrTreeCache *zkr_tree_cache_ref (ZkrTreeCache *cache);
-/* The last unref closes the cache (zkr_tree_cache_close()). Any thread,
- * also from inside a listener. */
+/**
+ * zkr_tree_cache_unref:
+ * @cache: (transfer full): a #ZkrTreeCache
+ *
+ * Drops a reference. The last unref closes the cache
+ * (zkr_tree_cache_close()).
+ *
+ * Thread: any thread, also from inside a listener.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_tree_cache_unref (ZkrTreeCache *cache);
 
 /**
  * zkr_tree_cache_start:
+ * @cache: a #ZkrTreeCache
+ * @error: return location for a #GError, or %NULL
+ *
  * Starts reading the subtree in the background (and waits for the session
- * to connect if it is not). Returns at once; the events follow. Add the
- * listeners first to hear every NODE_ADDED of the first read.
- * Errors: ZKR_ERROR_INVALID_ARGUMENT if the cache was started or closed
- * before; ZKR_ERROR_SESSION_CLOSED if the session is closed.
+ * to connect if it is not); the events follow. Add the listeners first to
+ * hear every NODE_ADDED of the first read.
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT if the cache was started or closed
+ * before; %ZKR_ERROR_SESSION_CLOSED if the session is closed.
+ *
+ * Thread: any thread; returns at once.
+ *
+ * Returns: %TRUE when started.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_tree_cache_start (ZkrTreeCache *cache, GError **error);
 
 /**
  * zkr_tree_cache_wait_initialized:
- * @timeout_ms: the deadline (< 0: none; 0: just look)
- * @cancellable: (nullable)
+ * @cache: a started #ZkrTreeCache
+ * @timeout_ms: the deadline (negative: none; 0: just look)
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @error: return location for a #GError, or %NULL
+ *
  * Blocks until the first full read is done (INITIALIZED), whatever the
- * connection does meanwhile, by the deadline at the latest. Not from a
- * listener of this cache's context if that context's events are needed.
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED (also when the cache is
- * closed meanwhile), ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_INVALID_ARGUMENT
- * (not started).
+ * connection does meanwhile, by the deadline at the latest.
+ *
+ * Errors: %ZKR_ERROR_TIMEOUT, %G_IO_ERROR_CANCELLED when @cancellable is
+ * cancelled (also when the cache is closed meanwhile),
+ * %ZKR_ERROR_SESSION_CLOSED, %ZKR_ERROR_INVALID_ARGUMENT (not started).
+ *
+ * Thread: any thread; blocks it. Not from a listener of this cache's context
+ * if that context's events are needed.
+ *
+ * Returns: %TRUE once the first full read is done.
+ *
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_tree_cache_wait_initialized (ZkrTreeCache *cache, int timeout_ms,
                                                   GCancellable *cancellable, GError **error);
 
 /**
  * zkr_tree_cache_close:
- * Stops the cache: its watches go, reads return NULL, and no listener call
+ * @cache: a #ZkrTreeCache
+ *
+ * Stops the cache: its watches go, reads return %NULL, and no listener call
  * starts after this returns (one already running in another thread may
- * finish). Idempotent; any thread, also from inside a listener.
+ * finish). Idempotent.
+ *
+ * Thread: any thread, also from inside a listener.
+ *
+ * Since: 0.1
  */
 ZKR_API void zkr_tree_cache_close (ZkrTreeCache *cache);
 
 /**
  * zkr_tree_cache_add_listener:
+ * @cache: a #ZkrTreeCache
+ * @func: (scope notified): the listener
+ * @user_data: (closure): data for @func and @destroy
  * @destroy: (nullable): runs on @user_data in the listener's context when
  *   the listener is removed or the cache goes
+ *
  * Adds a listener in the thread-default GMainContext of the caller.
+ *
+ * Thread: any thread; @func runs in the GMainContext that is
+ * thread-default now.
+ *
  * Returns: an id for zkr_tree_cache_remove_listener() (> 0).
+ *
+ * Since: 0.1
  */
 ZKR_API guint zkr_tree_cache_add_listener (ZkrTreeCache *cache, ZkrTreeCacheFunc func,
                                            gpointer user_data, GDestroyNotify destroy);
-/* No call of that listener starts after this returns. */
+/**
+ * zkr_tree_cache_remove_listener:
+ * @cache: a #ZkrTreeCache
+ * @id: an id zkr_tree_cache_add_listener() returned
+ *
+ * Removes a listener: no call of it starts after this returns.
+ *
+ * Thread: any thread, also from inside a listener.
+ *
+ * Since: 0.1
+ */
 ZKR_API void zkr_tree_cache_remove_listener (ZkrTreeCache *cache, guint id);
 
 /**
  * zkr_tree_cache_get_data:
+ * @cache: a #ZkrTreeCache
  * @path: a path in the subtree
  * @stat: (out) (optional): the node's cached stat
+ *
+ * A cached node's data, from memory: takes a lock for a moment, never
+ * waits for the server.
+ *
+ * Thread: any thread.
+ *
  * Returns: (transfer full) (nullable): the cached data (empty for a node
- * without data), NULL if @path is not cached (unknown, not yet read,
- * invalid, or the cache is closed); g_bytes_unref() it.
+ *   without data), %NULL if @path is not cached (unknown, not yet read,
+ *   invalid, or the cache is closed); g_bytes_unref() it.
+ *
+ * Since: 0.1
  */
 ZKR_API GBytes *zkr_tree_cache_get_data (ZkrTreeCache *cache, const char *path, ZkrStat *stat);
 
 /**
  * zkr_tree_cache_get_children:
- * Returns: (transfer full) (nullable): the names of @path's cached
- * children, sorted in byte order (empty for none), NULL if @path itself
- * is not cached; g_strfreev() it.
+ * @cache: a #ZkrTreeCache
+ * @path: a path in the subtree
+ *
+ * The names of a cached node's cached children, from memory.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer full) (nullable) (array zero-terminated=1): the names of
+ *   @path's cached children, sorted in byte order (empty for none), %NULL
+ *   if @path itself is not cached; g_strfreev() it.
+ *
+ * Since: 0.1
  */
 ZKR_API char **zkr_tree_cache_get_children (ZkrTreeCache *cache, const char *path);
 
-/* The number of nodes cached now. */
+/**
+ * zkr_tree_cache_count:
+ * @cache: a #ZkrTreeCache
+ *
+ * The number of nodes cached now.
+ *
+ * Thread: any thread.
+ *
+ * Returns: the count.
+ *
+ * Since: 0.1
+ */
 ZKR_API guint zkr_tree_cache_count (ZkrTreeCache *cache);
 
-/* "NODE_ADDED", ... (static). */
+/**
+ * zkr_tree_cache_event_type_name:
+ * @type: a #ZkrTreeCacheEventType
+ *
+ * The name of an event type, for logs.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer none): "NODE_ADDED", ..., or "UNKNOWN" for a value
+ *   outside the enum; a static string.
+ *
+ * Since: 0.1
+ */
 ZKR_API const char *zkr_tree_cache_event_type_name (ZkrTreeCacheEventType type);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrTreeCache, zkr_tree_cache_unref)
