@@ -190,7 +190,7 @@ test_cli__every_command_has_help (void)
       CU_ASSERT_PTR_NOT_NULL (top != NULL ? strstr (top, commands[i]) : NULL);
       CU_ASSERT_EQUAL (zkr_run (&out, NULL, commands[i], "--help"), 0);
       CU_ASSERT_PTR_NOT_NULL (out != NULL ? strstr (out, "--hosts") : NULL);
-      CU_ASSERT_PTR_NOT_NULL (out != NULL ? strstr (out, "Exit status") : NULL);
+      CU_ASSERT_PTR_NOT_NULL (out != NULL ? strstr (out, "\nEXIT STATUS\n") : NULL);
     }
 }
 

@@ -38,32 +38,6 @@ typedef struct {
   int signo;
 } LeaveSignal;
 
-static const char barrier_description[] =
-  "With --members N: enters the double barrier at PATH, waits until N members\n"
-  "have entered, runs CMD, then leaves and waits until every member has left\n"
-  "(Curator's DistributedDoubleBarrier layout: PATH/<uuid> members and\n"
-  "PATH/ready). --timeout applies to the enter and to the leave, each.\n"
-  "CMD's environment gets ZKR_BARRIER_PATH (PATH), ZKR_BARRIER_NODE (our\n"
-  "member node) and ZKR_SESSION_ID. A member whose session dies counts no\n"
-  "more once the server expired it: the others' leave goes on then.\n"
-  "SIGINT, SIGTERM or SIGHUP while waiting to enter or to leave ends the wait\n"
-  "(our member node is deleted) and zkr exits 128+N; while CMD runs, CMD gets\n"
-  "the signal.\n"
-  "\n"
-  "set PATH, remove PATH, wait PATH: the simple barrier (Curator's\n"
-  "DistributedBarrier): set creates the node PATH, remove deletes it, wait\n"
-  "returns once PATH does not exist.\n"
-  "\n"
-  "Exit status: CMD's status (128+N if it died of signal N); otherwise 0 when\n"
-  "done; 64 bad arguments; 66 our member node vanished before leave (our\n"
-  "session expired); 69 ZooKeeper unreachable or failed; 75 not done within\n"
-  "--timeout; 77 authentication refused; 126/127 CMD could not be run / not\n"
-  "found. If CMD succeeds and the leave fails, the leave's status.\n"
-  "\n"
-  "Examples:\n"
-  "  zkr barrier --members 3 --timeout 60 /barriers/stage-1 -- ./load-shard.sh\n"
-  "  zkr barrier set /barriers/deploy; zkr barrier wait --timeout 600 /barriers/deploy";
-
 static int
 timeout_ms_of (BarrierRun *run)
 {
@@ -256,23 +230,18 @@ barrier_check_arguments (BarrierRun *run, int argc, char **argv, char **command)
 int
 zkr_cmd_barrier (int argc, char **argv)
 {
-  BarrierRun run = { .cli = { .command = "barrier",
-                              .parameters = "--members N PATH -- CMD [ARG…] | set|remove|wait PATH" },
+  BarrierRun run = { .cli = { .command = "barrier", },
                      .members = MEMBERS_UNSET, .timeout_s = -1 };
   GOptionEntry entries[] = {
-    { "members", 'n', 0, G_OPTION_ARG_INT, &run.members,
-      "Run CMD inside a double barrier of N members", "N" },
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s,
-      "Give up after SECONDS (each of enter and leave) and exit 75 (0: try once; "
-      "default: wait forever)", "SECONDS" },
+    { "members", 'n', 0, G_OPTION_ARG_INT, &run.members, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
   g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
   int status = ZKR_EXIT_USAGE;
 
-  context = zkr_cli_context_new (&run.cli, "Wait at a distributed barrier.",
-                                 barrier_description, entries);
+  context = zkr_cli_context_new (&run.cli, entries);
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && barrier_check_arguments (&run, argc, argv, command))
     {

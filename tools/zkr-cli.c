@@ -1,10 +1,12 @@
-/* zkr CLI: the connection options, command-line parsing with usage errors,
- * messages and connecting, shared by every subcommand. */
+/* zkr CLI: the connection options, command-line parsing with usage errors
+ * and --help, messages and connecting, shared by every subcommand. */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "zkr-cli.h"
+#include "zkr-help.h"
 
 #define DEFAULT_HOSTS "127.0.0.1:2181"
 
@@ -42,60 +44,82 @@ zkr_cli_note (ZkrCli *cli, const char *format, ...)
 int
 zkr_cli_usage_error (ZkrCli *cli, const char *format, ...)
 {
+  const ZkrHelpPage *page = zkr_help_lookup (cli->command);
   va_list args;
 
   va_start (args, format);
   cli_vprint (cli, format, args);
   va_end (args);
-  fprintf (stderr, "Usage: zkr %s [OPTION…]%s%s\nTry 'zkr %s --help' for more information.\n",
-           cli->command, *cli->parameters != '\0' ? " " : "", cli->parameters, cli->command);
+  for (guint i = 0; page != NULL && page->synopsis[i] != NULL; i++)
+    fprintf (stderr, "%s %s\n", i == 0 ? "Usage:" : "   or:", page->synopsis[i]);
+  fprintf (stderr, "Try 'zkr %s --help' for more information.\n", cli->command);
   return ZKR_EXIT_USAGE;
 }
 
+/* The options' descriptions are in the command's page (docs/man/), which
+ * --help prints: here only what the parser needs. */
 GOptionContext *
-zkr_cli_context_new (ZkrCli *cli, const char *summary, const char *description,
-                     const GOptionEntry *entries)
+zkr_cli_context_new (ZkrCli *cli, const GOptionEntry *entries)
 {
   const GOptionEntry hosts_entry[] = {
-    { "hosts", 'H', 0, G_OPTION_ARG_STRING, &cli->hosts,
-      "ZooKeeper connect string host:port[,host:port…][/chroot] "
-      "(default: $ZKR_HOSTS, else " DEFAULT_HOSTS ")", "HOSTS" },
+    { "hosts", 'H', 0, G_OPTION_ARG_STRING, &cli->hosts, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   const GOptionEntry session_entries[] = {
-    { "namespace", 0, 0, G_OPTION_ARG_STRING, &cli->name_space,
-      "Resolve every PATH under /NAMESPACE (Curator's namespace)", "NAMESPACE" },
-    { "session-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &cli->session_timeout_s,
-      "Requested session timeout in seconds (default: 10); the server may adjust it",
-      "SECONDS" },
-    { "auth-file", 0, 0, G_OPTION_ARG_FILENAME, &cli->auth_file,
-      "Digest credentials USER:PASSWORD from the first line of FILE, sent on every "
-      "connect (default: $ZKR_AUTH; never printed)", "FILE" },
-    { "auth", 0, 0, G_OPTION_ARG_STRING, &cli->auth,
-      "Digest credentials on the command line (others can read them there until "
-      "zkr starts: prefer --auth-file or $ZKR_AUTH)", "USER:PASSWORD" },
+    { "namespace", 0, 0, G_OPTION_ARG_STRING, &cli->name_space, NULL, NULL },
+    { "session-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &cli->session_timeout_s, NULL, NULL },
+    { "auth-file", 0, 0, G_OPTION_ARG_FILENAME, &cli->auth_file, NULL, NULL },
+    { "auth", 0, 0, G_OPTION_ARG_STRING, &cli->auth, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  const GOptionEntry quiet_entry[] = {
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &cli->quiet,
-      "No notes on stderr (lock in doubt or restored, timeout); errors and a lost lock are still reported", NULL },
+  const GOptionEntry last_entries[] = {
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &cli->quiet, NULL, NULL },
+    { "help", 'h', 0, G_OPTION_ARG_NONE, &cli->help, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autofree char *prgname = g_strdup_printf ("zkr %s", cli->command);
-  GOptionContext *context = g_option_context_new (cli->parameters);
+  GOptionContext *context = g_option_context_new (NULL);
 
   g_set_prgname (prgname);
-  g_option_context_set_summary (context, summary);
-  if (description != NULL)
-    g_option_context_set_description (context, description);
-  /* One group, so that --help shows every option. */
+  /* --help is ours (the page); GOption's would list the options bare. */
+  g_option_context_set_help_enabled (context, FALSE);
+  /* One group, so that GOption's listing (the check of --help) has every
+   * option. */
   if (entries != NULL)
     g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_main_entries (context, hosts_entry, NULL);
   if (!cli->hosts_only)
     g_option_context_add_main_entries (context, session_entries, NULL);
-  g_option_context_add_main_entries (context, quiet_entry, NULL);
+  g_option_context_add_main_entries (context, last_entries, NULL);
   return context;
+}
+
+/* --help: the command's page. Its options are checked against the
+ * parser's here, where the parser's complete list is at hand (GOption's
+ * listing has every entry, also those added to the group directly, as
+ * zkr bench does), so that a test running each command's --help catches
+ * an option added without its documentation, or a page that promises one
+ * the parser refuses. */
+static int
+cli_help (ZkrCli *cli, GOptionContext *context)
+{
+  const ZkrHelpPage *page = zkr_help_lookup (cli->command);
+  g_autofree char *listing = NULL;
+  g_autofree char *mismatch = NULL;
+
+  if (page == NULL)
+    {
+      zkr_cli_error (cli, "no help page: docs/man/zkr-%s.txt is missing", cli->command);
+      return EXIT_FAILURE;
+    }
+  if (!zkr_help_print (page, stdout))
+    return ZKR_EXIT_IOERR;
+  listing = g_option_context_get_help (context, TRUE, NULL);
+  mismatch = zkr_help_check_options (page, listing);
+  if (mismatch == NULL)
+    return 0;
+  zkr_cli_error (cli, "the help does not match the parser: %s", mismatch);
+  return EXIT_FAILURE;
 }
 
 /* Wipes and frees a secret. */
@@ -203,6 +227,10 @@ zkr_cli_parse (ZkrCli *cli, GOptionContext *context, int *argc, char ***argv)
       zkr_cli_usage_error (cli, "%s", error->message);
       return FALSE;
     }
+  /* As GOption's own --help did: print and exit, before the arguments
+   * and the credentials are looked at. */
+  if (cli->help)
+    exit (cli_help (cli, context));
   /* GOption kept a copy: what ps shows of our command line from now on
    * is stars. */
   for (guint i = 0; i < secrets->len; i++)

@@ -1,7 +1,8 @@
 /* zkr CLI: what every subcommand shares: the exit codes, the connection
  * options (--hosts, --namespace, --session-timeout, --auth-file, --auth, --quiet), the
- * parsing of a subcommand's command line with usage errors that exit 64,
- * and connecting a session from those options. */
+ * parsing of a subcommand's command line with usage errors that exit 64
+ * and its --help (the page generated from docs/man/, zkr-help.h), and
+ * connecting a session from those options. */
 #pragma once
 
 #include <glib.h>
@@ -24,9 +25,8 @@ G_BEGIN_DECLS
 #define ZKR_EXIT_NOPERM 77       /* EX_NOPERM: authentication or ACL refused */
 
 typedef struct {
-  const char *command;     /* "lock", "holders", ... */
-  const char *parameters;  /* the usage line's words after the options */
-  gboolean hosts_only;     /* only --hosts and --quiet (no session is opened) */
+  const char *command;     /* "lock", "holders", ...: its page is docs/man/zkr-COMMAND.txt */
+  gboolean hosts_only;     /* only --hosts, --quiet and --help (no session is opened) */
   char *hosts;             /* --hosts, else $ZKR_HOSTS, else 127.0.0.1:2181 */
   char *name_space;        /* --namespace (Curator's): paths resolve under it */
   double session_timeout_s;
@@ -34,21 +34,25 @@ typedef struct {
                             * else $ZKR_AUTH; wiped at zkr_cli_clear() */
   char *auth_file;         /* --auth-file */
   gboolean quiet;
+  gboolean help;           /* -h, --help */
 } ZkrCli;
 
-/* A GOptionContext for "zkr COMMAND" with @summary and @description, the
- * options of the command (@entries) followed by the connection options,
- * all in the main group so that --help shows them. (transfer full) */
-GOptionContext *zkr_cli_context_new (ZkrCli *cli, const char *summary, const char *description,
-                                     const GOptionEntry *entries);
+/* A GOptionContext for "zkr COMMAND": the options of the command
+ * (@entries) followed by the connection options and --help, all in the
+ * main group. Their descriptions are in the command's page, not here:
+ * GOption's own help is off. (transfer full) */
+GOptionContext *zkr_cli_context_new (ZkrCli *cli, const GOptionEntry *entries);
 
 /* Parses @argv (argv[0] is the subcommand); on a bad command line prints
  * "zkr COMMAND: MESSAGE" and the usage, and returns FALSE: exit with
- * ZKR_EXIT_USAGE. --help prints the help and exits 0. */
+ * ZKR_EXIT_USAGE. --help prints the command's page and exits 0 (74 if it
+ * could not be written); the page's options are checked against the
+ * parser's then (zkr_help_check_options()): a difference is reported on
+ * stderr and exits 1. */
 gboolean zkr_cli_parse (ZkrCli *cli, GOptionContext *context, int *argc, char ***argv);
 
-/* Prints "zkr COMMAND: MESSAGE", the usage line and a pointer to --help on
- * stderr. Returns ZKR_EXIT_USAGE. */
+/* Prints "zkr COMMAND: MESSAGE", the usage lines (the page's synopsis)
+ * and a pointer to --help on stderr. Returns ZKR_EXIT_USAGE. */
 int zkr_cli_usage_error (ZkrCli *cli, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 /* Prints "zkr COMMAND: MESSAGE" on stderr (always, even with --quiet). */

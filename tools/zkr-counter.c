@@ -6,24 +6,6 @@
 
 #include "zkr-cli.h"
 
-static const char counter_description[] =
-  "PATH holds a 64-bit counter as 8 big-endian bytes, as Curator's\n"
-  "DistributedAtomicLong writes it; a missing node reads 0 and is created\n"
-  "by the first change. Without --add or --set, prints the value.\n"
-  "Changes are compare-and-set on the node's version, retried after a lost\n"
-  "race; with --lock PATH, under a mutex there once optimism gave up.\n"
-  "\n"
-  "Output: the new value, one line; with --json, one line:\n"
-  "  {\"path\":…,\"succeeded\":true,\"previous\":41,\"new\":42}\n"
-  "\n"
-  "Exit status: 0 done; 1 not done (the retries gave up: nothing changed);\n"
-  "64 bad command line or a node whose data is not a counter; 69 server\n"
-  "unavailable, or a write whose fate is unknown (connection lost with it in\n"
-  "flight); 75 not done within --timeout; 77 authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr counter --add 1 /stats/jobs-done";
-
 typedef struct {
   ZkrCli cli;
   char *add;
@@ -115,16 +97,14 @@ counter_run (CounterCmd *cmd, ZkrSession *session, const char *path, gint64 add,
 int
 zkr_cmd_counter (int argc, char **argv)
 {
-  CounterCmd cmd = { .cli = { .command = "counter", .parameters = "[--add D | --set V] PATH" },
+  CounterCmd cmd = { .cli = { .command = "counter" },
                      .timeout_s = 30 };
   const GOptionEntry entries[] = {
-    { "add", 0, 0, G_OPTION_ARG_STRING, &cmd.add, "Add D (negative: subtract)", "D" },
-    { "set", 0, 0, G_OPTION_ARG_STRING, &cmd.set, "Set the value to V", "V" },
-    { "lock", 0, 0, G_OPTION_ARG_STRING, &cmd.lock_path,
-      "Promoted mode: a mutex at LOCK once optimism gave up", "LOCK" },
-    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &cmd.timeout_s,
-      "Give up after SECONDS (default 30; 0 or less: no limit)", "SECONDS" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &cmd.json, "Print succeeded/previous/new as JSON", NULL },
+    { "add", 0, 0, G_OPTION_ARG_STRING, &cmd.add, NULL, NULL },
+    { "set", 0, 0, G_OPTION_ARG_STRING, &cmd.set, NULL, NULL },
+    { "lock", 0, 0, G_OPTION_ARG_STRING, &cmd.lock_path, NULL, NULL },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &cmd.timeout_s, NULL, NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &cmd.json, NULL, NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = NULL;
@@ -132,8 +112,7 @@ zkr_cmd_counter (int argc, char **argv)
   gint64 add = 0, set = 0;
   int status = 0;
 
-  context = zkr_cli_context_new (&cmd.cli, "Read, add to or set a shared atomic counter",
-                                 counter_description, entries);
+  context = zkr_cli_context_new (&cmd.cli, entries);
   if (!zkr_cli_parse (&cmd.cli, context, &argc, &argv))
     status = ZKR_EXIT_USAGE;
   else if (argc != 2)

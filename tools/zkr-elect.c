@@ -25,37 +25,6 @@ typedef struct {
   gboolean timed_out;
 } ElectRun;
 
-static const char elect_description[] =
-  "Joins the leader election at PATH (Curator's LeaderLatch layout: the node\n"
-  "PATH/_c_<uuid>-latch-<seq> holds the participant id), waits until this\n"
-  "process leads, runs CMD while it leads, and leaves the election when CMD\n"
-  "exits. Java participants using Curator's LeaderLatch on the same PATH\n"
-  "take part in the same election.\n"
-  "\n"
-  "CMD's environment gets:\n"
-  "  ZKR_FENCING_TOKEN  the term's fencing token, a decimal integer that\n"
-  "                     increases from leader to leader (the node's czxid)\n"
-  "  ZKR_LEADER_ID      the participant id (--id)\n"
-  "  ZKR_LATCH_NODE     our latch node's full path\n"
-  "  ZKR_LATCH_PATH     PATH\n"
-  "  ZKR_SESSION_ID     the ZooKeeper session id, 0x + 16 hex digits\n"
-  "\n"
-  "A connection loss alone does not end the term: leadership is lost when\n"
-  "the session expires, our latch node vanishes, or the connection stays down\n"
-  "until the session's safe deadline (which comes before the server can\n"
-  "expire the session and elect someone else). Then CMD gets SIGTERM and, if\n"
-  "still running after a grace period within the session's safety margin,\n"
-  "SIGKILL (see --on-loss). SIGINT, SIGTERM and SIGHUP sent to zkr are\n"
-  "forwarded to CMD; zkr leaves the election when it exits.\n"
-  "\n"
-  "Exit status: CMD's status (128+N if CMD died of signal N); 64 bad\n"
-  "arguments; 69 ZooKeeper unreachable; 70 leadership lost while CMD ran;\n"
-  "75 not leader within --timeout; 77 authentication refused; 126/127 CMD\n"
-  "could not be run / not found.\n"
-  "\n"
-  "Example:\n"
-  "  zkr elect --id \"$(hostname)\" /election/scheduler -- ./scheduler";
-
 /* ---- the latch's events (main context) ----------------------------------- */
 
 static void
@@ -225,26 +194,19 @@ elect_check_arguments (ElectRun *run, int argc, char **argv, char **command)
 int
 zkr_cmd_elect (int argc, char **argv)
 {
-  ElectRun run = { .cli = { .command = "elect", .parameters = "PATH -- CMD [ARG…]" },
+  ElectRun run = { .cli = { .command = "elect" },
                    .timeout_s = -1, .on_loss = ZKR_ON_LOSS_TERM };
   GOptionEntry entries[] = {
-    { "id", 'i', 0, G_OPTION_ARG_STRING, &run.id,
-      "This participant's id, stored in its latch node and shown by `zkr holders` "
-      "(default: HOSTNAME:PID)", "ID" },
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s,
-      "Give up after SECONDS without leadership and exit 75 (default: wait forever)",
-      "SECONDS" },
-    { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text,
-      "What to do with CMD if leadership is lost: term (SIGTERM, then SIGKILL; "
-      "default), kill (SIGKILL at once) or ignore", "term|kill|ignore" },
+    { "id", 'i', 0, G_OPTION_ARG_STRING, &run.id, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
+    { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
   g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
   int status = ZKR_EXIT_USAGE;
 
-  context = zkr_cli_context_new (&run.cli, "Run CMD while this process is the elected leader.",
-                                 elect_description, entries);
+  context = zkr_cli_context_new (&run.cli, entries);
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && elect_check_arguments (&run, argc, argv, command))
     {

@@ -25,28 +25,6 @@ typedef struct {
   GPtrArray *rows;       /* (owned) of HolderRow */
 } Holders;
 
-static const char holders_description[] =
-  "Lists the queue under PATH: the holder(s) first, then the waiters in\n"
-  "queue order, with each one's client id (the node's data), ZooKeeper\n"
-  "session, fencing token (the node's czxid) and age. The kind of recipe is\n"
-  "told from the node names: a mutex or reentrant mutex, a read-write lock\n"
-  "(read and write nodes), a semaphore (PATH/leases and PATH/locks) or a\n"
-  "leader latch, in Curator's layouts; other children are left out, and a\n"
-  "PATH with none of these is of kind \"none\".\n"
-  "\n"
-  "A semaphore's limit is not stored in ZooKeeper: give it with --semaphore\n"
-  "N, or zkr infers the holders from who holds PATH/locks (the one client\n"
-  "being admitted right now).\n"
-  "\n"
-  "JSON (--json), one object:\n"
-  "  {\"path\":..., \"kind\":\"mutex|rwlock|semaphore|latch|none\",\n"
-  "   \"participants\":[{\"role\":\"holder|waiter\", \"type\":\"lock|read|write|lease|latch\",\n"
-  "     \"node\":..., \"client_id\":..., \"session_id\":\"0x...\", \"token\":N,\n"
-  "     \"age_ms\":N, \"queue\":\"leases|locks\" (semaphores only)}, ...]}\n"
-  "\n"
-  "Exit status: 0 listed (an absent PATH lists nothing); 64 bad arguments;\n"
-  "69 ZooKeeper unreachable or failed; 77 authentication refused.";
-
 static void
 row_free (gpointer data)
 {
@@ -334,19 +312,17 @@ print_table (Holders *holders)
 int
 zkr_cmd_holders (int argc, char **argv)
 {
-  Holders holders = { .cli = { .command = "holders", .parameters = "PATH" } };
+  Holders holders = { .cli = { .command = "holders" } };
   GOptionEntry entries[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &holders.json, "Print one JSON object", NULL },
-    { "semaphore", 0, 0, G_OPTION_ARG_INT, &holders.max_leases,
-      "PATH is a semaphore with N leases: the first N lease nodes hold", "N" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &holders.json, NULL, NULL },
+    { "semaphore", 0, 0, G_OPTION_ARG_INT, &holders.max_leases, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   int status = ZKR_EXIT_USAGE;
 
-  context = zkr_cli_context_new (&holders.cli, "List who holds and who waits for a lock.",
-                                 holders_description, entries);
+  context = zkr_cli_context_new (&holders.cli, entries);
   if (!zkr_cli_parse (&holders.cli, context, &argc, &argv))
     ;
   else if (argc < 2)

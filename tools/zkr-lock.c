@@ -35,41 +35,6 @@ typedef struct {
   GError *acquire_error;
 } LockRun;
 
-static const char lock_description[] =
-  "Takes the lock at PATH, runs CMD while holding it, and releases it when CMD\n"
-  "exits. The lock is a mutex by default (Curator's InterProcessMutex layout),\n"
-  "the read side of a read-write lock with --shared (InterProcessReadWriteLock),\n"
-  "or one of N leases with --semaphore N (InterProcessSemaphoreV2), so zkr and\n"
-  "Java clients using Curator exclude each other on the same PATH.\n"
-  "\n"
-  "CMD's environment gets:\n"
-  "  ZKR_FENCING_TOKEN  the hold's fencing token, a decimal integer that\n"
-  "                     increases from holder to holder (the node's czxid)\n"
-  "  ZKR_LOCK_NODE      the lock node's full path\n"
-  "  ZKR_LOCK_PATH      PATH\n"
-  "  ZKR_SESSION_ID     the ZooKeeper session id, 0x + 16 hex digits\n"
-  "\n"
-  "If the lock is lost while CMD runs (the session expired, the lock node\n"
-  "vanished, or the connection stayed down until the session's safe deadline,\n"
-  "which comes before the server can expire the session and hand the lock\n"
-  "on), CMD gets SIGTERM and, if still running after a grace period within\n"
-  "the session's safety margin, SIGKILL (see --on-loss). SIGINT, SIGTERM and\n"
-  "SIGHUP sent to zkr are forwarded to CMD; the lock is released when it exits.\n"
-  "\n"
-  "With --revocable (mutex or --shared), anyone may ask for the lock with `zkr\n"
-  "revoke PATH` (or Curator's Revoker): CMD is then stopped as on loss\n"
-  "(SIGTERM, then SIGKILL after the grace period; SIGKILL at once with\n"
-  "--on-loss kill), the lock released, and zkr exits 79.\n"
-  "\n"
-  "Exit status: CMD's status (128+N if CMD died of signal N); 64 bad\n"
-  "arguments; 69 ZooKeeper unreachable; 70 lock lost while CMD ran; 79 lock\n"
-  "revoked on request (--revocable); 75 not\n"
-  "acquired within --timeout; 77 authentication refused; 126/127 CMD could\n"
-  "not be run / not found.\n"
-  "\n"
-  "Example:\n"
-  "  zkr lock --timeout 30 /locks/nightly-report -- ./make-report.sh";
-
 /* ---- the lock, whichever kind -------------------------------------------- */
 
 static gboolean
@@ -322,30 +287,21 @@ lock_check_arguments (LockRun *run, int argc, char **argv, char **command)
 int
 zkr_cmd_lock (int argc, char **argv)
 {
-  LockRun run = { .cli = { .command = "lock", .parameters = "PATH -- CMD [ARG…]" },
+  LockRun run = { .cli = { .command = "lock" },
                   .timeout_s = -1, .on_loss = ZKR_ON_LOSS_TERM };
   GOptionEntry entries[] = {
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s,
-      "Give up after SECONDS waiting for the lock and exit 75 (0: try once; "
-      "default: wait forever)", "SECONDS" },
-    { "shared", 's', 0, G_OPTION_ARG_NONE, &run.shared,
-      "Take the read lock of a read-write lock (readers share it)", NULL },
-    { "semaphore", 0, 0, G_OPTION_ARG_INT, &run.max_leases,
-      "Take one of N leases of a semaphore", "N" },
-    { "revocable", 0, 0, G_OPTION_ARG_NONE, &run.revocable,
-      "Give the lock up when asked (zkr revoke, Curator's Revoker): stop CMD as "
-      "on loss and exit 79", NULL },
-    { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text,
-      "What to do with CMD if the lock is lost: term (SIGTERM, then SIGKILL; "
-      "default), kill (SIGKILL at once) or ignore", "term|kill|ignore" },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
+    { "shared", 's', 0, G_OPTION_ARG_NONE, &run.shared, NULL, NULL },
+    { "semaphore", 0, 0, G_OPTION_ARG_INT, &run.max_leases, NULL, NULL },
+    { "revocable", 0, 0, G_OPTION_ARG_NONE, &run.revocable, NULL, NULL },
+    { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
   g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
   int status = ZKR_EXIT_USAGE;
 
-  context = zkr_cli_context_new (&run.cli, "Run CMD while holding a distributed lock.",
-                                 lock_description, entries);
+  context = zkr_cli_context_new (&run.cli, entries);
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && lock_check_arguments (&run, argc, argv, command))
     {

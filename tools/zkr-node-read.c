@@ -8,23 +8,6 @@
 
 /* ---- zkr get ----------------------------------------------------------- */
 
-static const char get_description[] =
-  "Prints the data of the node at PATH exactly as stored: no newline added,\n"
-  "binary data byte for byte.\n"
-  "\n"
-  "JSON (--json), one line:\n"
-  "  {\"path\":..., \"data\":\"TEXT\" or null (data that is not UTF-8 text),\n"
-  "   \"data_base64\":..., \"stat\":{\"czxid\":N, \"mzxid\":N, \"pzxid\":N,\n"
-  "   \"ctime\":MS, \"mtime\":MS, \"version\":N, \"cversion\":N, \"aversion\":N,\n"
-  "   \"ephemeral_owner\":\"0x...\", \"data_length\":N, \"num_children\":N}}\n"
-  "\n"
-  "Exit status: 0 printed; 64 bad arguments; 66 no such node; 69 ZooKeeper\n"
-  "unreachable or failed; 74 output not written; 75 not done within\n"
-  "--timeout; 77 authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr get /config/feature-flags > flags.json";
-
 static int
 get_run (ZkrNodeCmd *cmd, const char *path)
 {
@@ -56,11 +39,11 @@ get_run (ZkrNodeCmd *cmd, const char *path)
 int
 zkr_cmd_get (int argc, char **argv)
 {
-  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("get", "PATH");
+  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("get");
   g_autoptr (GOptionContext) context = NULL;
   int status;
 
-  context = zkr_node_cmd_context_new (&cmd, "Print a node's data.", get_description, NULL, FALSE);
+  context = zkr_node_cmd_context_new (&cmd, NULL, FALSE);
   if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
   status = zkr_node_cmd_connect (&cmd);
@@ -77,24 +60,6 @@ typedef struct {
   GString *text;          /* (owned) the text output, printed at the end */
   JsonBuilder *builder;   /* (owned) (nullable) with --json */
 } LsRun;
-
-static const char ls_description[] =
-  "Lists the children of PATH, one name per line in byte order. With -R,\n"
-  "lists every node below PATH instead, one absolute path per line, each\n"
-  "node before its children (PATH itself is not listed). Nodes that go\n"
-  "while the tree is read are left out.\n"
-  "\n"
-  "JSON (--json), one line:\n"
-  "  {\"path\":..., \"stat\":{...as zkr get...}, \"children\":[\"NAME\", ...]}\n"
-  "with -R each child is an object of that same shape, recursively:\n"
-  "  {\"path\":..., \"stat\":{...}, \"children\":[{\"path\":..., ...}, ...]}\n"
-  "\n"
-  "Exit status: 0 listed; 64 bad arguments; 66 no such node (PATH); 69\n"
-  "ZooKeeper unreachable or failed; 74 output not written; 75 not done\n"
-  "within --timeout; 77 authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr ls -R /services";
 
 static char *
 child_path (const char *parent, const char *name)
@@ -180,17 +145,15 @@ ls_run (LsRun *run, const char *path)
 int
 zkr_cmd_ls (int argc, char **argv)
 {
-  LsRun run = { .cmd = ZKR_NODE_CMD_INIT ("ls", "PATH") };
+  LsRun run = { .cmd = ZKR_NODE_CMD_INIT ("ls") };
   GOptionEntry entries[] = {
-    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &run.recursive,
-      "List every node below PATH, as absolute paths", NULL },
+    { "recursive", 'R', 0, G_OPTION_ARG_NONE, &run.recursive, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
   int status;
 
-  context = zkr_node_cmd_context_new (&run.cmd, "List a node's children.", ls_description, entries,
-                                      FALSE);
+  context = zkr_node_cmd_context_new (&run.cmd, entries, FALSE);
   if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
   status = zkr_node_cmd_connect (&run.cmd);

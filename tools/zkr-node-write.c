@@ -75,33 +75,6 @@ print_path_and_stat (ZkrNodeCmd *cmd, const char *path, const ZkrStat *stat)
 
 /* ---- zkr set ----------------------------------------------------------- */
 
-static const char fence_text[] =
-  "With --fenced-by NODE (or --fenced inside `zkr lock ... -- CMD`, where\n"
-  "NODE is $ZKR_LOCK_NODE) the write and a check that NODE still exists go\n"
-  "to ZooKeeper as one transaction: once the lock is lost and its node gone,\n"
-  "nothing is written and zkr exits 70. NODE is the node's full path on\n"
-  "the server (with the namespace, if any), as zkr lock gives it.\n";
-
-static const char set_description_text[] =
-  "Replaces the data of the node at PATH with VALUE (or the contents of\n"
-  "--file, byte for byte). With --version V the write succeeds only if the\n"
-  "node's data version is still V (zkr get --json shows it).\n"
-  "\n"
-  "%s"
-  "\n"
-  "Prints nothing; with --json {\"path\":..., \"stat\":{...as zkr get...}},\n"
-  "the stat after the write.\n"
-  "\n"
-  "Exit status: 0 written; 64 bad arguments; 65 the node's version is not V;\n"
-  "66 no such node; 69 ZooKeeper unreachable or failed (after a lost\n"
-  "connection the write may or may not have happened); 70 fenced and the\n"
-  "lock node is gone (nothing written); 74 output not written; 75 not done\n"
-  "within --timeout (the write may still happen); 77 authentication or ACL\n"
-  "refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr lock /locks/config -- sh -c 'zkr set --fenced /config/mode active'";
-
 static gboolean
 write_set (ZkrNodeCmd *cmd, const char *path, GBytes *value, int version, ZkrStat *stat,
            GError **error)
@@ -118,17 +91,14 @@ write_set (ZkrNodeCmd *cmd, const char *path, GBytes *value, int version, ZkrSta
 int
 zkr_cmd_set (int argc, char **argv)
 {
-  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("set", "PATH VALUE");
+  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("set");
   int version = -1;
   g_autofree char *file = NULL;
   GOptionEntry entries[] = {
-    { "version", 'v', 0, G_OPTION_ARG_INT, &version,
-      "Write only if the node's data version is V (default: any)", "V" },
-    { "file", 'f', 0, G_OPTION_ARG_FILENAME, &file,
-      "Write the contents of FILE ('-': standard input) instead of VALUE", "FILE" },
+    { "version", 'v', 0, G_OPTION_ARG_INT, &version, NULL, NULL },
+    { "file", 'f', 0, G_OPTION_ARG_FILENAME, &file, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autofree char *description = g_strdup_printf (set_description_text, fence_text);
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GBytes) value = NULL;
   g_autoptr (GError) error = NULL;
@@ -136,7 +106,7 @@ zkr_cmd_set (int argc, char **argv)
   ZkrStat stat;
   int status;
 
-  context = zkr_node_cmd_context_new (&cmd, "Replace a node's data.", description, entries, TRUE);
+  context = zkr_node_cmd_context_new (&cmd, entries, TRUE);
   if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 2))
     return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
   value = value_get (&cmd, file, argc > 2 ? argv[2] : NULL, &failed);
@@ -153,28 +123,6 @@ zkr_cmd_set (int argc, char **argv)
 }
 
 /* ---- zkr create -------------------------------------------------------- */
-
-static const char create_description_text[] =
-  "Creates the node PATH with VALUE as its data (or the contents of --file,\n"
-  "or no data), and prints the path created: with --sequential the server\n"
-  "appends a 10-digit counter to PATH (\"/jobs/job-\" makes\n"
-  "\"/jobs/job-0000000007\"). --parents creates missing ancestors first\n"
-  "(persistent, no data). An --ephemeral node belongs to zkr's session: it\n"
-  "goes when zkr exits; --container makes a node the server removes some\n"
-  "time after its last child went.\n"
-  "\n"
-  "%s"
-  "\n"
-  "JSON (--json): {\"path\": the path created, \"stat\":{...as zkr get...}}.\n"
-  "\n"
-  "Exit status: 0 created; 64 bad arguments; 66 a parent is missing (see\n"
-  "--parents); 69 ZooKeeper unreachable or failed (after a lost connection\n"
-  "the node may or may not exist); 70 fenced and the lock node is gone\n"
-  "(nothing written); 73 the node exists already; 74 output not written;\n"
-  "75 not done within --timeout; 77 authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr create --parents --sequential /queue/job- \"$(cat job.json)\"";
 
 typedef struct {
   gboolean parents, ephemeral, sequential, container;
@@ -224,29 +172,23 @@ create_run (ZkrNodeCmd *cmd, const char *path, GBytes *value, ZkrCreateMode mode
 int
 zkr_cmd_create (int argc, char **argv)
 {
-  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("create", "PATH [VALUE]");
+  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("create");
   CreateOptions options = { 0 };
   GOptionEntry entries[] = {
-    { "parents", 'p', 0, G_OPTION_ARG_NONE, &options.parents,
-      "Create missing ancestors first (persistent, no data)", NULL },
-    { "ephemeral", 'e', 0, G_OPTION_ARG_NONE, &options.ephemeral,
-      "An ephemeral node (gone when zkr exits)", NULL },
-    { "sequential", 's', 0, G_OPTION_ARG_NONE, &options.sequential,
-      "Append the parent's 10-digit counter to the name", NULL },
-    { "container", 'c', 0, G_OPTION_ARG_NONE, &options.container,
-      "A container node (removed by the server once empty)", NULL },
-    { "file", 'f', 0, G_OPTION_ARG_FILENAME, &options.file,
-      "The data is the contents of FILE ('-': standard input)", "FILE" },
+    { "parents", 'p', 0, G_OPTION_ARG_NONE, &options.parents, NULL, NULL },
+    { "ephemeral", 'e', 0, G_OPTION_ARG_NONE, &options.ephemeral, NULL, NULL },
+    { "sequential", 's', 0, G_OPTION_ARG_NONE, &options.sequential, NULL, NULL },
+    { "container", 'c', 0, G_OPTION_ARG_NONE, &options.container, NULL, NULL },
+    { "file", 'f', 0, G_OPTION_ARG_FILENAME, &options.file, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autofree char *description = g_strdup_printf (create_description_text, fence_text);
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GBytes) value = NULL;
   ZkrCreateMode mode = ZKR_CREATE_PERSISTENT;
   gboolean failed = TRUE;
   int status = ZKR_EXIT_USAGE;
 
-  context = zkr_node_cmd_context_new (&cmd, "Create a node.", description, entries, TRUE);
+  context = zkr_node_cmd_context_new (&cmd, entries, TRUE);
   if (zkr_node_cmd_parse (&cmd, context, &argc, &argv, 2)
       && create_mode (&cmd, &options, &mode))
     value = value_get (&cmd, options.file, argc > 2 ? argv[2] : NULL, &failed);
@@ -265,27 +207,6 @@ typedef struct {
   gboolean recursive;
   int version;
 } RmRun;
-
-static const char rm_description_text[] =
-  "Deletes the node PATH. A node with children is refused (exit 67) unless\n"
-  "-r is given: then everything below PATH goes too, deepest first, and\n"
-  "nodes created below PATH meanwhile as well. With --version V, PATH is\n"
-  "deleted only if its data version is V; with -r the version is checked\n"
-  "before anything is deleted. A fenced rm -r checks the lock node with\n"
-  "every delete.\n"
-  "\n"
-  "%s"
-  "\n"
-  "Prints nothing; with --json {\"path\":..., \"recursive\":true|false}.\n"
-  "\n"
-  "Exit status: 0 deleted; 64 bad arguments; 65 the node's version is not V;\n"
-  "66 no such node; 67 the node has children; 69 ZooKeeper unreachable or\n"
-  "failed; 70 fenced and the lock node is gone (nothing more deleted); 74\n"
-  "output not written; 75 not done within --timeout; 77 authentication or\n"
-  "ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr rm -r /tmp/build-42";
 
 static gboolean rm_fenced_tree (RmRun *run, const char *path, int version, GError **error);
 
@@ -373,19 +294,16 @@ rm_run (RmRun *run, const char *path)
 int
 zkr_cmd_rm (int argc, char **argv)
 {
-  RmRun run = { .cmd = ZKR_NODE_CMD_INIT ("rm", "PATH"), .version = -1 };
+  RmRun run = { .cmd = ZKR_NODE_CMD_INIT ("rm"), .version = -1 };
   GOptionEntry entries[] = {
-    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &run.recursive,
-      "Delete everything below PATH too", NULL },
-    { "version", 'v', 0, G_OPTION_ARG_INT, &run.version,
-      "Delete only if the node's data version is V (default: any)", "V" },
+    { "recursive", 'r', 0, G_OPTION_ARG_NONE, &run.recursive, NULL, NULL },
+    { "version", 'v', 0, G_OPTION_ARG_INT, &run.version, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autofree char *description = g_strdup_printf (rm_description_text, fence_text);
   g_autoptr (GOptionContext) context = NULL;
   int status;
 
-  context = zkr_node_cmd_context_new (&run.cmd, "Delete a node.", description, entries, TRUE);
+  context = zkr_node_cmd_context_new (&run.cmd, entries, TRUE);
   if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
   if (g_str_equal (argv[1], "/"))

@@ -9,22 +9,15 @@
 #include "zkr-node.h"
 
 GOptionContext *
-zkr_node_cmd_context_new (ZkrNodeCmd *cmd, const char *summary, const char *description,
-                          const GOptionEntry *entries, gboolean writes)
+zkr_node_cmd_context_new (ZkrNodeCmd *cmd, const GOptionEntry *entries, gboolean writes)
 {
   const GOptionEntry common[] = {
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &cmd->json,
-      "Print one JSON object instead (see below)", NULL },
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &cmd->timeout_s,
-      "Give up after SECONDS (for the whole command) and exit 75 (0: try each call once; "
-      "default: 30)", "SECONDS" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &cmd->json, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &cmd->timeout_s, NULL, NULL },
   };
   const GOptionEntry fencing[] = {
-    { "fenced-by", 0, 0, G_OPTION_ARG_STRING, &cmd->fenced_by,
-      "Write only while the lock node NODE (its full path) exists, in one transaction "
-      "with the write; once it is gone write nothing and exit 70", "NODE" },
-    { "fenced", 0, 0, G_OPTION_ARG_NONE, &cmd->fenced,
-      "--fenced-by \"$ZKR_LOCK_NODE\" (set by zkr lock for its CMD)", NULL },
+    { "fenced-by", 0, 0, G_OPTION_ARG_STRING, &cmd->fenced_by, NULL, NULL },
+    { "fenced", 0, 0, G_OPTION_ARG_NONE, &cmd->fenced, NULL, NULL },
   };
   g_autoptr (GArray) all = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
 
@@ -34,7 +27,7 @@ zkr_node_cmd_context_new (ZkrNodeCmd *cmd, const char *summary, const char *desc
   if (writes)
     g_array_append_vals (all, fencing, G_N_ELEMENTS (fencing));
   /* GOption copies the entries: the array may go when this returns. */
-  return zkr_cli_context_new (&cmd->cli, summary, description, (GOptionEntry *) all->data);
+  return zkr_cli_context_new (&cmd->cli, (GOptionEntry *) all->data);
 }
 
 static gboolean

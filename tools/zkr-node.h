@@ -22,13 +22,12 @@ typedef struct {
   gint64 deadline;          /* monotonic µs: --timeout counted from the connect */
 } ZkrNodeCmd;
 
-#define ZKR_NODE_CMD_INIT(name, params) \
-  { .cli = { .command = (name), .parameters = (params) }, .timeout_s = ZKR_NODE_DEFAULT_TIMEOUT_S }
+#define ZKR_NODE_CMD_INIT(name) \
+  { .cli = { .command = (name) }, .timeout_s = ZKR_NODE_DEFAULT_TIMEOUT_S }
 
 /* A context with @entries, then --json and --timeout, then (@writes) the
  * fencing options, then the connection options. (transfer full) */
-GOptionContext *zkr_node_cmd_context_new (ZkrNodeCmd *cmd, const char *summary,
-                                          const char *description, const GOptionEntry *entries,
+GOptionContext *zkr_node_cmd_context_new (ZkrNodeCmd *cmd, const GOptionEntry *entries,
                                           gboolean writes);
 
 /* Parses and checks the common options and that there are a PATH and at

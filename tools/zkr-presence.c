@@ -29,27 +29,6 @@ typedef struct {
   GError *register_error;
 } RegisterRun;
 
-static const char register_description[] =
-  "Registers a service instance NAME (a DYNAMIC one: an ephemeral node,\n"
-  "made again after an expiry) at BASE/NAME/ID in the layout and JSON of\n"
-  "Curator's curator-x-discovery, so Java ServiceDiscovery clients find it;\n"
-  "waits until it is registered, runs CMD, and unregisters when CMD exits.\n"
-  "SIGINT, SIGTERM and SIGHUP sent to zkr are forwarded to CMD; the instance\n"
-  "is unregistered when it exits. --payload is any JSON value (Curator's\n"
-  "payload); --id defaults to a random UUID, as Curator's builder makes.\n"
-  "\n"
-  "CMD's environment gets ZKR_SERVICE_NAME, ZKR_SERVICE_ID and\n"
-  "ZKR_SERVICE_NODE (the instance's full path).\n"
-  "\n"
-  "Exit status: CMD's status (128+N if CMD died of signal N); 64 bad\n"
-  "arguments (the bad value named); 69 ZooKeeper unreachable or failed; 75\n"
-  "not registered within --timeout; 77 authentication or ACL refused;\n"
-  "126/127 CMD could not be run / not found.\n"
-  "\n"
-  "Example:\n"
-  "  zkr register api --address 10.0.0.5 --port 8080 --payload '{\"zone\":\"a\"}' \\\n"
-  "      -- ./api-server";
-
 /* "--port 8080": 0..65535, else a usage error naming the value. */
 static gboolean
 register_parse_port (RegisterRun *run, const char *option, const char *text, int *port)
@@ -236,30 +215,23 @@ register_run_connected (RegisterRun *run, char **command)
 int
 zkr_cmd_register (int argc, char **argv)
 {
-  RegisterRun run = { .cli = { .command = "register", .parameters = "NAME -- CMD [ARG…]" },
+  RegisterRun run = { .cli = { .command = "register" },
                       .timeout_s = ZKR_NODE_DEFAULT_TIMEOUT_S };
   GOptionEntry entries[] = {
-    { "address", 'a', 0, G_OPTION_ARG_STRING, &run.address,
-      "The instance's address (host name or IP)", "ADDRESS" },
-    { "port", 'p', 0, G_OPTION_ARG_STRING, &run.port_text, "The instance's port", "PORT" },
-    { "ssl-port", 0, 0, G_OPTION_ARG_STRING, &run.ssl_port_text,
-      "The instance's SSL port (default: none)", "PORT" },
-    { "payload", 0, 0, G_OPTION_ARG_STRING, &run.payload_text,
-      "The instance's payload, a JSON value (default: none)", "JSON" },
-    { "id", 0, 0, G_OPTION_ARG_STRING, &run.id,
-      "The instance's id (default: a random UUID)", "ID" },
-    { "base-path", 0, 0, G_OPTION_ARG_STRING, &run.base_path,
-      "The discovery base path (default: " ZKR_DISCOVERY_DEFAULT_BASE_PATH ")", "PATH" },
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s,
-      "Give up after SECONDS waiting to be registered and exit 75 (default: 30)", "SECONDS" },
+    { "address", 'a', 0, G_OPTION_ARG_STRING, &run.address, NULL, NULL },
+    { "port", 'p', 0, G_OPTION_ARG_STRING, &run.port_text, NULL, NULL },
+    { "ssl-port", 0, 0, G_OPTION_ARG_STRING, &run.ssl_port_text, NULL, NULL },
+    { "payload", 0, 0, G_OPTION_ARG_STRING, &run.payload_text, NULL, NULL },
+    { "id", 0, 0, G_OPTION_ARG_STRING, &run.id, NULL, NULL },
+    { "base-path", 0, 0, G_OPTION_ARG_STRING, &run.base_path, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
   g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
   int status = ZKR_EXIT_USAGE;
 
-  context = zkr_cli_context_new (&run.cli, "Run CMD while a service instance is registered.",
-                                 register_description, entries);
+  context = zkr_cli_context_new (&run.cli, entries);
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && register_check_arguments (&run, argc, argv, command))
     {
@@ -288,24 +260,6 @@ zkr_cmd_register (int argc, char **argv)
 }
 
 /* ---- zkr services ------------------------------------------------------- */
-
-static const char services_description[] =
-  "Without NAME, lists the service names under the discovery base path, one\n"
-  "per line. With NAME, lists its instances, one per line: ID ADDRESS:PORT\n"
-  "(\"-\" for a missing address or port). Instances whose node does not hold\n"
-  "an instance's JSON are skipped with a warning naming the node.\n"
-  "\n"
-  "JSON (--json), one line: without NAME an array of the names; with NAME an\n"
-  "array of the instances, each exactly the object Curator's\n"
-  "JsonInstanceSerializer writes (name, id, address, port, sslPort, payload,\n"
-  "registrationTimeUTC, serviceType, uriSpec).\n"
-  "\n"
-  "Exit status: 0 listed (also when there is none); 64 bad arguments; 69\n"
-  "ZooKeeper unreachable or failed; 74 output not written; 75 not done\n"
-  "within --timeout; 77 authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr services --json api";
 
 typedef struct {
   ZkrNodeCmd cmd;
@@ -403,18 +357,16 @@ services_parse (ServicesRun *run, GOptionContext *context, int *argc, char ***ar
 int
 zkr_cmd_services (int argc, char **argv)
 {
-  ServicesRun run = { .cmd = ZKR_NODE_CMD_INIT ("services", "[NAME]") };
+  ServicesRun run = { .cmd = ZKR_NODE_CMD_INIT ("services") };
   GOptionEntry entries[] = {
-    { "base-path", 0, 0, G_OPTION_ARG_STRING, &run.base_path,
-      "The discovery base path (default: " ZKR_DISCOVERY_DEFAULT_BASE_PATH ")", "PATH" },
+    { "base-path", 0, 0, G_OPTION_ARG_STRING, &run.base_path, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   int status = ZKR_EXIT_USAGE;
 
-  context = zkr_node_cmd_context_new (&run.cmd, "List the registered services or a service's "
-                                      "instances.", services_description, entries, FALSE);
+  context = zkr_node_cmd_context_new (&run.cmd, entries, FALSE);
   if (services_parse (&run, context, &argc, &argv))
     status = zkr_node_cmd_connect (&run.cmd);
   if (status == 0)
@@ -433,25 +385,6 @@ zkr_cmd_services (int argc, char **argv)
 }
 
 /* ---- zkr members -------------------------------------------------------- */
-
-static const char members_description[] =
-  "Lists the members of the group at PATH (the layout of Curator's\n"
-  "GroupMember and zkr's: PATH/ID holding the member's payload), one per\n"
-  "line: ID, a tab, the payload. A payload that is UTF-8 text without\n"
-  "control characters is printed as it is, any other one escaped as a C\n"
-  "string (\\n, \\t, \\ooo octal for other bytes; a backslash as \\\\).\n"
-  "Read-only: zkr does not join the group. Members that leave while the\n"
-  "group is read are left out.\n"
-  "\n"
-  "JSON (--json), one line: an object ID -> payload: a string when the\n"
-  "payload is UTF-8 without NUL bytes, else {\"base64\":\"...\"}.\n"
-  "\n"
-  "Exit status: 0 listed; 64 bad arguments; 66 no such group (PATH); 69\n"
-  "ZooKeeper unreachable or failed; 74 output not written; 75 not done\n"
-  "within --timeout; 77 authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr members --json /groups/workers";
 
 /* Never NULL, also for an empty payload. */
 static const char *
@@ -568,12 +501,11 @@ members_run (ZkrNodeCmd *cmd, const char *path)
 int
 zkr_cmd_members (int argc, char **argv)
 {
-  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("members", "PATH");
+  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("members");
   g_autoptr (GOptionContext) context = NULL;
   int status;
 
-  context = zkr_node_cmd_context_new (&cmd, "List the members of a group.", members_description,
-                                      NULL, FALSE);
+  context = zkr_node_cmd_context_new (&cmd, NULL, FALSE);
   if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
   status = zkr_node_cmd_connect (&cmd);

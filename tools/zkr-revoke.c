@@ -8,30 +8,6 @@
 #include "zkr-cli.h"
 #include "zkr-node.h"
 
-static const char revoke_description[] =
-  "Asks the holder of a lock to give it up: writes __REVOKE__ into the data\n"
-  "of the lock node, as Curator's Revoker.attemptRevoke() does. PATH is the\n"
-  "lock's path; NODE one of its nodes (a name under PATH, or a full path as\n"
-  "`zkr holders` or $ZKR_LOCK_NODE give it). Without NODE, PATH's first node\n"
-  "(the lowest sequence number: the holder of a mutex, a reentrant mutex or\n"
-  "a write lock; the oldest reader of a read lock) is asked.\n"
-  "\n"
-  "Revocation is cooperative: a holder that made its lock revocable (`zkr\n"
-  "lock --revocable`, zkr_mutex_make_revocable(), Curator's makeRevocable())\n"
-  "hears the request and decides; others ignore it. zkr returns once the\n"
-  "server has the request, not when the holder has let go (`zkr holders`\n"
-  "shows that). The request changes only the node's data: writes fenced by\n"
-  "the node (--fenced-by) still go through while it is held.\n"
-  "\n"
-  "Output: the full path of the node asked (--json: {\"node\":...}).\n"
-  "\n"
-  "Exit status: 0 the request was written; 64 bad arguments; 66 no such\n"
-  "node, or no lock node under PATH; 69 ZooKeeper unreachable or failed;\n"
-  "75 not done within --timeout; 77 authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr revoke /locks/nightly-report";
-
 static int
 revoke_print (ZkrNodeCmd *cmd, const char *node)
 {
@@ -80,13 +56,12 @@ revoke_run (ZkrNodeCmd *cmd, const char *path, const char *node_arg)
 int
 zkr_cmd_revoke (int argc, char **argv)
 {
-  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("revoke", "PATH [NODE]");
+  ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("revoke");
   GOptionEntry entries[] = { G_OPTION_ENTRY_NULL };
   g_autoptr (GOptionContext) context = NULL;
   int status;
 
-  context = zkr_node_cmd_context_new (&cmd, "Ask a lock's holder to give it up.",
-                                      revoke_description, entries, FALSE);
+  context = zkr_node_cmd_context_new (&cmd, entries, FALSE);
   if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 2))
     return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
   status = zkr_node_cmd_connect (&cmd);

@@ -29,33 +29,6 @@ typedef struct {
   gboolean exists;
 } WatchRun;
 
-static const char watch_description[] =
-  "Prints a line for each change of the node PATH, until SIGINT or SIGTERM\n"
-  "(then exits 0, leaving the node as it is): CREATED, DATA_CHANGED,\n"
-  "DELETED, CHILDREN_CHANGED, and SESSION_LOST when the session expired\n"
-  "(watches are lost with it, so changes may have been missed: zkr reads\n"
-  "the node again and watches on with a fresh session). PATH need not exist.\n"
-  "Once the watches are set zkr says \"watching PATH\" on stderr (not with\n"
-  "--quiet). Changes are seen as ZooKeeper's watches see them: several\n"
-  "quick writes may show as one. --timeout bounds each read that sets the\n"
-  "watches again; one that fails for a passing reason (no connection) is\n"
-  "tried again a second later.\n"
-  "\n"
-  "Text: one line per change, \"EVENT PATH\".\n"
-  "JSON (--json), one object per line:\n"
-  "  {\"event\":..., \"path\":..., \"exists\":true|false, \"stat\":{...as zkr get...},\n"
-  "   \"data\":..., \"data_base64\":..., \"children\":[\"NAME\", ...]}\n"
-  "with the node as read again after the event: \"stat\" when it exists,\n"
-  "\"data\" and \"data_base64\" after node events, \"children\" after\n"
-  "CHILDREN_CHANGED.\n"
-  "\n"
-  "Exit status: 0 stopped by SIGINT or SIGTERM; 64 bad arguments; 69\n"
-  "ZooKeeper unreachable or failed; 74 output not written; 77\n"
-  "authentication or ACL refused.\n"
-  "\n"
-  "Example:\n"
-  "  zkr watch --json /config/mode | while read -r change; do ...; done";
-
 static void node_arm (WatchRun *run);
 static void children_arm (WatchRun *run);
 
@@ -342,12 +315,11 @@ watch_run (WatchRun *run)
 int
 zkr_cmd_watch (int argc, char **argv)
 {
-  WatchRun run = { .cmd = ZKR_NODE_CMD_INIT ("watch", "PATH") };
+  WatchRun run = { .cmd = ZKR_NODE_CMD_INIT ("watch") };
   g_autoptr (GOptionContext) context = NULL;
   int status;
 
-  context = zkr_node_cmd_context_new (&run.cmd, "Print each change of a node until interrupted.",
-                                      watch_description, NULL, FALSE);
+  context = zkr_node_cmd_context_new (&run.cmd, NULL, FALSE);
   if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
     return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
   run.path = argv[1];

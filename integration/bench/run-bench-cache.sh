@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$hosts" ] || { echo "run-bench-cache.sh: no --hosts and no ZKR_BENCH_HOSTS" >&2; exit 2; }
 bench=$bin_dir/bench-cache
-[ -x "$bench" ] || { echo "run-bench-cache.sh: $bench not built (meson setup -Dbench=true)" >&2; exit 2; }
+[ -x "$bench" ] || { echo "run-bench-cache.sh: $bench not built (meson setup -Dbench=enabled)" >&2; exit 2; }
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT

@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$hosts" ] || { echo "run-bench-node.sh: no --hosts and no ZKR_BENCH_HOSTS" >&2; exit 2; }
 bench=$bin_dir/bench-node
-[ -x "$bench" ] || { echo "run-bench-node.sh: $bench not built (meson setup -Dbench=true)" >&2; exit 2; }
+[ -x "$bench" ] || { echo "run-bench-node.sh: $bench not built (meson setup -Dbench=enabled)" >&2; exit 2; }
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT

@@ -83,7 +83,7 @@ case $baseline in
 esac
 for prog in "$baseline_prog" bench-mutex; do
   if [ ! -x "$bin_dir/$prog" ]; then
-    echo "run-bench.sh: $bin_dir/$prog not found (build with -Dbench=true, or give --bin-dir)" >&2
+    echo "run-bench.sh: $bin_dir/$prog not found (build with -Dbench=enabled, or give --bin-dir)" >&2
     exit 2
   fi
 done
