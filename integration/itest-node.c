@@ -69,6 +69,18 @@ itest_assert_code (const GError *error, ZkrError code, const char *file, int lin
   CU_ASSERT_TRUE (ok);
 }
 
+void
+itest_assert_cancelled (const GError *error, const char *file, int line)
+{
+  gboolean ok = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+                g_str_has_suffix (error->message, ": cancelled");
+
+  if (!ok)
+    g_printerr ("%s:%d: expected G_IO_ERROR_CANCELLED, got %s (%s)\n", file, line,
+                zkr_error_name (error), error != NULL ? error->message : "no error");
+  CU_ASSERT_TRUE (ok);
+}
+
 /* ---- async answers ---------------------------------------------------- */
 
 void

@@ -350,7 +350,7 @@ test_discovery__calls_answer_by_the_deadline_in_every_state (void)
   g_cancellable_cancel (cancellable);
   instances = zkr_service_discovery_query_instances (discovery, "api", -1, cancellable, &error);
   CU_ASSERT_PTR_NULL (instances);
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   g_clear_error (&error);
 
   /* CLOSED: at once. */

@@ -196,7 +196,7 @@ test_mutex__cancel_wakes_a_blocked_waiter (void)
   g_cancellable_cancel (waiter.cancellable);
   g_thread_join (thread);
   CU_ASSERT_FALSE (waiter.ok);
-  CU_ASSERT_TRUE (g_error_matches (waiter.error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
+  CU_ASSERT_TRUE (g_error_matches (waiter.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   g_clear_error (&waiter.error);
   CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));

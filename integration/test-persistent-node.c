@@ -368,7 +368,7 @@ test_persistent_node__wait_answers_by_its_deadline_while_black_holed (void)
   g_clear_error (&error);
   g_cancellable_cancel (cancellable);
   CU_ASSERT_FALSE (zkr_persistent_node_wait_for_initial_create (node, -1, cancellable, &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   g_clear_error (&error);
   /* The session closed: at once. */
   zkr_session_close (f.proxied);

@@ -304,9 +304,8 @@ acquire_cancel_in_worker (gpointer data)
 {
   Acquire *acquire = data;
 
-  acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                                      "acquiring %s %s was cancelled", acquire->lock->recipe->kind,
-                                      acquire->lock->user_path));
+  acquire_fail (acquire, zkr__error_new_cancelled ("acquire %s %s", acquire->lock->recipe->kind,
+                                                   acquire->lock->user_path));
   return G_SOURCE_REMOVE;
 }
 
@@ -877,5 +876,6 @@ void
 zkr__lock_acquire_abandon (ZkrQueueLock *lock)
 {
   if (lock->acquire != NULL)
-    acquire_fail (lock->acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED, "lock freed"));
+    acquire_fail (lock->acquire, zkr__error_new_cancelled ("acquire %s %s (the lock was freed)",
+                                                         lock->recipe->kind, lock->user_path));
 }

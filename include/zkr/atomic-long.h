@@ -49,7 +49,7 @@
  * Deadlines and session states are node.h's: @timeout_ms > 0 bounds the
  * whole operation (every read, write, retry sleep and lock wait), < 0 waits
  * for a connection as long as the session lives, 0 sends each request
- * once. Cancelling @cancellable (any thread) answers ZKR_ERROR_CANCELLED
+ * once. Cancelling @cancellable (any thread) answers G_IO_ERROR_CANCELLED
  * promptly. A write answered TIMEOUT, CANCELLED or SESSION_EXPIRED after
  * it was sent may still be applied by the server.
  *
@@ -126,7 +126,7 @@ ZKR_API const char *zkr_atomic_long_get_path (ZkrAtomicLong *atomic);
  * Reads the counter (a missing node reads 0). A read: retried within the
  * deadline as node.h says.
  * Errors: ZKR_ERROR_INVALID_ARGUMENT (bad data on the node), ZKR_ERROR_TIMEOUT,
- * ZKR_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED,
+ * G_IO_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED,
  * ZKR_ERROR_AUTH, ZKR_ERROR_CONNECTION_LOSS.
  * Returns: TRUE when @value was filled.
  */

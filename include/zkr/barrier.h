@@ -12,7 +12,7 @@
  * silent link, LOST, CLOSED). @timeout_ms > 0 is a deadline, 0 tries once
  * (one read for a wait), < 0 none (answered at the latest when the
  * session is LOST: ZKR_ERROR_SESSION_EXPIRED). Cancelling @cancellable
- * (any thread) answers ZKR_ERROR_CANCELLED promptly.
+ * (any thread) answers G_IO_ERROR_CANCELLED promptly.
  *
  * Threads: every function may be called from any thread. An async call's
  * @callback runs once, in the GMainContext that was thread-default when
@@ -50,7 +50,7 @@ ZKR_API const char *zkr_barrier_get_path (ZkrBarrier *barrier);
  * Puts the barrier up: creates its node (and missing parents). A node
  * that already exists is success (Curator's setBarrier()).
  * Errors: ZKR_ERROR_CONNECTION_LOSS (a write: not retried; the node may
- * or may not exist), ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED,
+ * or may not exist), ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED,
  * ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_AUTH,
  * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS (an ephemeral parent).
  */
@@ -84,7 +84,7 @@ ZKR_API gboolean zkr_barrier_remove_finish (ZkrBarrier *barrier, GAsyncResult *r
  * read, whatever its size. A waiter that is woken reads again, so a
  * barrier removed and set again before the waiter looked keeps it
  * waiting, as in Curator.
- * Errors: ZKR_ERROR_TIMEOUT (Curator's `false`), ZKR_ERROR_CANCELLED,
+ * Errors: ZKR_ERROR_TIMEOUT (Curator's `false`), G_IO_ERROR_CANCELLED,
  * ZKR_ERROR_SESSION_EXPIRED (LOST while waiting: the server dropped the
  * watch; wait again), ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_AUTH.
  * Returns: TRUE once the barrier is down.

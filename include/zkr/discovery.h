@@ -162,7 +162,7 @@ ZKR_API const char *zkr_service_discovery_get_base_path (ZkrServiceDiscovery *di
  * The blocking calls below take @timeout_ms (> 0: a deadline fixed when
  * called; 0: only what needs no wait; < 0: none) and a nullable
  * @cancellable; they answer by the deadline in every session state, with
- * ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED or the errors of the node calls
+ * ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED or the errors of the node calls
  * (include/zkr/node.h).
  */
 

@@ -66,7 +66,7 @@ ZKR_API char *zkr_double_barrier_dup_member_path (ZkrDoubleBarrier *barrier);
  * Joins the barrier and blocks until N members have joined (PATH/ready
  * exists). One enter at a time, and not again before leave.
  * Errors: ZKR_ERROR_TIMEOUT (Curator's `false`; our node is deleted, so
- * the member did not enter), ZKR_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD
+ * the member did not enter), G_IO_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD
  * (entering or entered already), ZKR_ERROR_SESSION_EXPIRED,
  * ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_CONNECTION_LOSS, ZKR_ERROR_AUTH,
  * ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS (PATH is ephemeral).
@@ -90,7 +90,7 @@ ZKR_API gboolean zkr_double_barrier_enter_finish (ZkrDoubleBarrier *barrier,
  * and may enter again.
  * Errors: ZKR_ERROR_NOT_HELD (not entered), ZKR_ERROR_NO_NODE (our node
  * vanished: our session expired, or someone deleted it), ZKR_ERROR_TIMEOUT,
- * ZKR_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED,
+ * G_IO_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED,
  * ZKR_ERROR_CONNECTION_LOSS, ZKR_ERROR_AUTH.
  * Returns: TRUE once everybody left.
  */

@@ -1,7 +1,16 @@
-/* zkr: the ZKR_ERROR domain. Every runtime failure of the library is a
- * GError in this domain; the codes are stable (new ones are only appended).
- * Messages name the path, ZooKeeper's error name and the session id (hex);
- * they never contain credentials.
+/* zkr: the ZKR_ERROR domain. Every runtime failure of the library but a
+ * cancel (below) is a GError in this domain; the codes are stable (new ones
+ * are only appended). Messages name the path, ZooKeeper's error name and
+ * the session id (hex); they never contain credentials.
+ *
+ * A cancelled call, any of them (blocking or _async/_finish, node calls,
+ * recipes, waits), fails with G_IO_ERROR / G_IO_ERROR_CANCELLED, as GIO's
+ * own g_cancellable_set_error_if_cancelled() and GTask do, so that
+ * g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) holds; the
+ * message names the call and its path ("acquire mutex /x: cancelled").
+ * ZKR_ERROR_CANCELLED keeps its value for the ABI but is never produced:
+ * code that matched it must match G_IO_ERROR_CANCELLED instead (a use of
+ * it warns as deprecated).
  *
  * Programming errors are not runtime failures and get no GError: a NULL
  * object or required argument, or a _finish() given the result of another
@@ -9,7 +18,7 @@
  * or 0. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <zkr/macros.h>
 
 G_BEGIN_DECLS
@@ -21,7 +30,9 @@ G_BEGIN_DECLS
  * @ZKR_ERROR_INVALID_ARGUMENT: bad input (path, connect string, count,
  *   timeout); the message names the bad value.
  * @ZKR_ERROR_TIMEOUT: the deadline passed first.
- * @ZKR_ERROR_CANCELLED: the operation was cancelled.
+ * @ZKR_ERROR_CANCELLED: deprecated, never produced: a cancelled call fails
+ *   with G_IO_ERROR_CANCELLED (see above). Kept so that the codes after it
+ *   keep their values.
  * @ZKR_ERROR_CONNECTION_LOSS: no server answered (ZCONNECTIONLOSS,
  *   ZOPERATIONTIMEOUT, ZSSLCONNECTIONERROR) or the server throttled the
  *   request (ZTHROTTLEDOP); the outcome of a write may be unknown. Retryable.
@@ -50,7 +61,7 @@ G_BEGIN_DECLS
 typedef enum {
   ZKR_ERROR_INVALID_ARGUMENT = 1,
   ZKR_ERROR_TIMEOUT,
-  ZKR_ERROR_CANCELLED,
+  ZKR_ERROR_CANCELLED ZKR_DEPRECATED_ENUMERATOR_FOR (G_IO_ERROR_CANCELLED),
   ZKR_ERROR_CONNECTION_LOSS,
   ZKR_ERROR_SESSION_EXPIRED,
   ZKR_ERROR_SESSION_CLOSED,
@@ -76,6 +87,12 @@ ZKR_API GQuark zkr_error_quark (void);
 /* The stable name of @code ("ZKR_ERROR_TIMEOUT"), or "ZKR_ERROR_UNKNOWN".
  * (transfer none) */
 ZKR_API const char *zkr_error_code_name (ZkrError code);
+
+/* The stable name of an error a zkr call returned: its code's name for a
+ * ZKR_ERROR (as zkr_error_code_name()), "G_IO_ERROR_CANCELLED" for a
+ * cancel, "ZKR_ERROR_UNKNOWN" for anything else; "NONE" for NULL.
+ * (transfer none) */
+ZKR_API const char *zkr_error_name (const GError *error);
 
 /* TRUE when @error is a ZKR_ERROR that a retry may cure (connection loss,
  * operation timeout, session moved). Never TRUE for an expired session. */

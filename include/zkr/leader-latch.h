@@ -113,7 +113,7 @@ ZKR_API gboolean zkr_leader_latch_has_leadership (ZkrLeaderLatch *latch);
  * @cancellable: (nullable): cancelling it from any thread wakes the waiter
  * Blocks until this participant leads. Never call it from a listener of
  * the same latch expecting a change (the listener would wait for itself).
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_INVALID_ARGUMENT
+ * Errors: ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED, ZKR_ERROR_INVALID_ARGUMENT
  * (not started), ZKR_ERROR_SESSION_CLOSED (the latch or its session was
  * closed).
  */

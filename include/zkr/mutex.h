@@ -41,7 +41,7 @@ ZKR_API void zkr_mutex_unref (ZkrMutex *mutex);
  * and completes in the background (retried after a connection loss):
  * what this session sends afterwards sees the node gone; another client
  * may see it for the round trip of that delete.
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD,
+ * Errors: ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD,
  * ZKR_ERROR_SESSION_EXPIRED (LOST while waiting), ZKR_ERROR_SESSION_CLOSED,
  * ZKR_ERROR_AUTH, ZKR_ERROR_CONNECTION_LOSS.
  */

@@ -18,7 +18,7 @@
  * the server answers or libzookeeper gives the connection up (about 2/3 of
  * the session timeout on a silent link); give a positive timeout for a
  * bounded answer. Cancelling @cancellable (any thread) answers
- * ZKR_ERROR_CANCELLED promptly, whatever the connection does.
+ * G_IO_ERROR_CANCELLED promptly, whatever the connection does.
  *
  * Retries: reads (get, exists, get_children) are sent again after a
  * retryable answer (connection loss, session moved, throttled), as the

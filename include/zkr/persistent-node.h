@@ -99,7 +99,7 @@ ZKR_API gboolean zkr_persistent_node_start (ZkrPersistentNode *node, GError **er
  * @cancellable: (nullable): cancels the wait (any thread)
  * Waits until the node was first made (or found ours and given our data),
  * answering by the deadline whatever the session does meanwhile.
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED (also when the node is
+ * Errors: ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED (also when the node is
  * closed while waiting), ZKR_ERROR_SESSION_CLOSED (the session was closed
  * first), ZKR_ERROR_INVALID_ARGUMENT (not started, or already closed).
  * Returns: TRUE once the node was made.
@@ -162,7 +162,7 @@ ZKR_API void zkr_persistent_node_remove_listener (ZkrPersistentNode *node, guint
  * closed). No listener call starts after this returns. Idempotent: a
  * second close, or one on a node never started, is TRUE at once. Not
  * from the node's own thread (there is no user code there).
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, and those of
+ * Errors: ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED, and those of
  * zkr_node_delete_full() (a missing node is no error).
  */
 ZKR_API gboolean zkr_persistent_node_close (ZkrPersistentNode *node, int timeout_ms,

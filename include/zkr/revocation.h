@@ -45,7 +45,7 @@ typedef void (*ZkrRevocationFunc) (gpointer lock, gpointer user_data);
  * Errors: ZKR_ERROR_NO_NODE (no such node: Curator's revoker ignores that
  * case, zkr says so), ZKR_ERROR_INVALID_ARGUMENT (a bad path, nothing
  * sent), ZKR_ERROR_CONNECTION_LOSS (the request may or may not have been
- * applied), ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_AUTH,
+ * applied), ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED, ZKR_ERROR_AUTH,
  * ZKR_ERROR_SESSION_EXPIRED, ZKR_ERROR_SESSION_CLOSED.
  */
 ZKR_API gboolean zkr_revoke (ZkrSession *session, const char *node_path, int timeout_ms,

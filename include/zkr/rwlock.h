@@ -47,7 +47,7 @@ ZKR_API void zkr_rwlock_unref (ZkrRwlock *rwlock);
  * no queued writer in while the read lock is held. Answers by the deadline
  * or the cancel whatever the connection does; on any failure our node is
  * deleted in the background, as zkr_mutex_acquire() says.
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD
+ * Errors: ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED, ZKR_ERROR_ALREADY_HELD
  * (this thread is already acquiring it), ZKR_ERROR_LOCK_LOST (a downgrade
  * whose write lock was lost meanwhile), ZKR_ERROR_SESSION_EXPIRED,
  * ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_AUTH, ZKR_ERROR_CONNECTION_LOSS.

@@ -74,7 +74,7 @@ ZKR_API int zkr_semaphore_get_max_leases (ZkrSemaphore *semaphore);
  * returns, and their nodes are deleted in the background (what this
  * session sends afterwards sees them gone).
  * Errors: ZKR_ERROR_INVALID_ARGUMENT (count 0, or more than a fixed max),
- * ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED (LOST
+ * ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED, ZKR_ERROR_SESSION_EXPIRED (LOST
  * while waiting), ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_AUTH,
  * ZKR_ERROR_CONNECTION_LOSS, ZKR_ERROR_LOCK_LOST (a lease taken earlier in
  * the same call was lost meanwhile).

@@ -117,7 +117,7 @@ ZKR_API gboolean zkr_tree_cache_start (ZkrTreeCache *cache, GError **error);
  * Blocks until the first full read is done (INITIALIZED), whatever the
  * connection does meanwhile, by the deadline at the latest. Not from a
  * listener of this cache's context if that context's events are needed.
- * Errors: ZKR_ERROR_TIMEOUT, ZKR_ERROR_CANCELLED (also when the cache is
+ * Errors: ZKR_ERROR_TIMEOUT, G_IO_ERROR_CANCELLED (also when the cache is
  * closed meanwhile), ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_INVALID_ARGUMENT
  * (not started).
  */

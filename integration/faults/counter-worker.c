@@ -228,14 +228,12 @@ increment_once (Client *c, guint64 seq)
                          strstr (error->message, "whether it landed is unknown") != NULL;
 
       history (c, "inc %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-               " error %s %s\n", seq, call.t_start, call.t_answer,
-               error->domain == ZKR_ERROR ? zkr_error_code_name ((ZkrError) error->code)
-                                          : "other",
+               " error %s %s\n", seq, call.t_start, call.t_answer, zkr_error_name (error),
                unknown ? "unknown" : "maybe");
       /* A SUSPENDED or LOST session answers every call at once: wait
        * (a second at most, so SIGTERM is heard) rather than spin. */
       if (!g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT) &&
-          !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED))
+          !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           zkr_session_wait_connected (c->session, 1000, NULL);
           g_usleep (10 * 1000);

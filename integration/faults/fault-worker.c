@@ -875,7 +875,7 @@ acquire_failed (Worker *worker, guint64 seq, const GError *error)
 
   if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
     history (worker, "timeout %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT "\n", seq, now);
-  else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED))
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     history (worker, "cancelled %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT "\n", seq, now);
   else
     {
