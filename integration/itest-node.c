@@ -172,7 +172,7 @@ itest_proxied_init (ItestProxied *f, const char *ns, const char *name, int sessi
   f->proxied = zkr_session_new (options, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxied);
   f->recorder = itest_recorder_new (f->proxied);
-  CU_ASSERT_TRUE_FATAL (zkr_session_wait_connected (f->proxied, ITEST_WAIT_MS, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_session_wait_connected (f->proxied, ITEST_WAIT_MS, NULL, &error));
   f->direct = itest_connect (itest_hosts (), 10000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (f->direct);
   f->root = itest_scratch_path (name);

@@ -397,7 +397,7 @@ test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
    * for the LOST first: a brief RECONNECTED of the old session may come
    * before the expiry reaches us). */
   CU_ASSERT_TRUE (itest_wait_for (session_was_lost, holder_session, WAIT_MS));
-  CU_ASSERT_TRUE (zkr_session_wait_connected (holder_session, WAIT_MS, &error));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (holder_session, WAIT_MS, NULL, &error));
   CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, &error));
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
   itest_loss_recorder_free (recorder);

@@ -307,7 +307,7 @@ test_persistent_node__close_deletes_a_persistent_node (void)
   CU_ASSERT_FALSE (itest_node_absent (direct, actual));
   /* A persistent node outlives its session's expiry and stays one. */
   CU_ASSERT_TRUE_FATAL (itest_expire_session (session));
-  CU_ASSERT_TRUE (zkr_session_wait_connected (session, ITEST_CALL_MS, NULL));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (session, ITEST_CALL_MS, NULL, NULL));
   CU_ASSERT_TRUE (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
                                                                &error));
   assert_exactly_one_of_ours (direct, root, node, "p");

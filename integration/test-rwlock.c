@@ -865,7 +865,7 @@ test_rwlock__expired_holder_loses_both_sides (void)
   CU_ASSERT_TRUE (acquirer_wait (w));
   CU_ASSERT_TRUE (acquirer_finish (w));
   /* A fresh start on the new session. */
-  CU_ASSERT_TRUE (zkr_session_wait_connected (a, WAIT_MS, &error));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (a, WAIT_MS, NULL, &error));
   CU_ASSERT_TRUE (zkr_rwlock_acquire_write (holder, 5000, NULL, &error));
   CU_ASSERT_TRUE (zkr_rwlock_release_write (holder, &error));
   CU_ASSERT_TRUE (wait_children (b, path, 0));

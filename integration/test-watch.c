@@ -576,7 +576,7 @@ test_watch__expiry_reports_session_lost (void)
   assert_fired_once (&on_data, ZKR_WATCH_EVENT_SESSION_LOST);
   assert_fired_once (&on_missing, ZKR_WATCH_EVENT_SESSION_LOST);
   /* The fresh session: the old watches stay ended. */
-  CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL, NULL));
   CU_ASSERT_TRUE (zkr_node_set (direct, root, "x", 1, -1, CALL_MS, NULL, NULL, &error));
   CU_ASSERT_TRUE (zkr_node_create (direct, missing, NULL, 0, ZKR_CREATE_PERSISTENT,
                                    ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));

@@ -8,7 +8,7 @@
  * listeners never run on it nor on ZooKeeper's threads. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <zkr/macros.h>
 #include <zkr/retry.h>
 
@@ -156,12 +156,16 @@ ZKR_API void zkr_session_close (ZkrSession *session);
 /**
  * zkr_session_wait_connected:
  * @timeout_ms: negative waits forever, 0 only checks.
- * Blocks until the session is connected (CONNECTED or RECONNECTED).
+ * @cancellable: (nullable): cancelling it (from any thread) ends the wait
+ *   promptly.
+ * Blocks until the session is connected (CONNECTED or RECONNECTED); a
+ * session connected already answers TRUE, even with @cancellable cancelled.
  * Errors: ZKR_ERROR_TIMEOUT ("could not connect to HOSTS within N ms"),
- * ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_AUTH.
+ * G_IO_ERROR_CANCELLED, ZKR_ERROR_SESSION_CLOSED, ZKR_ERROR_AUTH.
  */
 ZKR_API gboolean zkr_session_wait_connected (ZkrSession *session,
                                              int timeout_ms,
+                                             GCancellable *cancellable,
                                              GError **error);
 
 ZKR_API ZkrSessionState zkr_session_get_state (ZkrSession *session);

@@ -120,7 +120,7 @@ node_stat (Member *m, const char *path)
 static void
 member_back_off (Member *m)
 {
-  zkr_session_wait_connected (m->session, 1000, NULL);
+  zkr_session_wait_connected (m->session, 1000, m->stop, NULL);
   g_usleep (10 * 1000);
 }
 
@@ -228,7 +228,7 @@ member_main (const Options *o)
       return 2;
     }
   zkr_session_add_state_listener (m.session, on_state, &m, NULL);
-  if (!zkr_session_wait_connected (m.session, 30000, &error))
+  if (!zkr_session_wait_connected (m.session, 30000, NULL, &error))
     {
       printf ("member: %s\n", error->message);
       zkr_session_unref (m.session);

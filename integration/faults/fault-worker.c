@@ -960,7 +960,7 @@ worker_main (Worker *worker)
   zkr__wait_init (&worker->ready);
   worker->listener_thread = g_thread_new ("listener", listener_main, worker);
   zkr__wait_block (&worker->ready);
-  if (!zkr_session_wait_connected (worker->session, 30000, &error))
+  if (!zkr_session_wait_connected (worker->session, 30000, NULL, &error))
     g_error ("connect: %s", error->message);
   history (worker, "start %" G_GINT64_FORMAT " %s %d %d\n", g_get_monotonic_time (),
            worker->ops->name, worker->session_timeout_ms, zkr_session_get_timeout_ms (worker->session));
