@@ -1,7 +1,8 @@
-/* zkr internal: ZooKeeper's integer return codes translated in one place. */
+/* zkr internal: ZooKeeper's integer return codes translated in one place;
+ * the error of a cancelled call made in one place. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <zkr/error.h>
 
 G_BEGIN_DECLS
@@ -30,5 +31,12 @@ void zkr__set_error_from_zk (GError **error,
                              const char *op,
                              const char *path,
                              gint64 session_id);
+
+/* The error of every cancelled call (include/zkr/error.h): G_IO_ERROR /
+ * G_IO_ERROR_CANCELLED, as GIO's own g_cancellable_set_error_if_cancelled()
+ * and GTask give, with the message "CALL: cancelled"; @format names the
+ * call and what it was on ("acquire mutex %s", path). The one place that
+ * makes one: no call sets a cancel error of its own. (transfer full) */
+GError *zkr__error_new_cancelled (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
-/* zkr: the ZKR_ERROR domain and the one place where ZooKeeper's integer
- * return codes become ZkrError codes and messages. */
+/* zkr: the ZKR_ERROR domain, the one place where ZooKeeper's integer
+ * return codes become ZkrError codes and messages, and the one maker of a
+ * cancelled call's error (G_IO_ERROR_CANCELLED). */
 
 #include <zookeeper/zookeeper.h>
 
@@ -7,6 +8,9 @@
 
 G_DEFINE_QUARK (zkr-error-quark, zkr_error)
 
+/* ZKR_ERROR_CANCELLED is never produced any more (error.h) but still
+ * named: the codes are stable. */
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 static const char *const error_code_names[] = {
   [ZKR_ERROR_INVALID_ARGUMENT] = "ZKR_ERROR_INVALID_ARGUMENT",
   [ZKR_ERROR_TIMEOUT] = "ZKR_ERROR_TIMEOUT",
@@ -30,6 +34,7 @@ static const char *const error_code_names[] = {
   [ZKR_ERROR_UNIMPLEMENTED] = "ZKR_ERROR_UNIMPLEMENTED",
   [ZKR_ERROR_NO_WATCHER] = "ZKR_ERROR_NO_WATCHER",
 };
+G_GNUC_END_IGNORE_DEPRECATIONS
 
 const char *
 zkr_error_code_name (ZkrError code)
@@ -37,6 +42,30 @@ zkr_error_code_name (ZkrError code)
   if ((int) code <= 0 || (gsize) code >= G_N_ELEMENTS (error_code_names))
     return "ZKR_ERROR_UNKNOWN";
   return error_code_names[code];
+}
+
+const char *
+zkr_error_name (const GError *error)
+{
+  if (error == NULL)
+    return "NONE";
+  if (error->domain == ZKR_ERROR)
+    return zkr_error_code_name ((ZkrError) error->code);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return "G_IO_ERROR_CANCELLED";
+  return "ZKR_ERROR_UNKNOWN";
+}
+
+GError *
+zkr__error_new_cancelled (const char *format, ...)
+{
+  g_autofree char *call = NULL;
+  va_list args;
+
+  va_start (args, format);
+  call = g_strdup_vprintf (format, args);
+  va_end (args);
+  return g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: cancelled", call);
 }
 
 gboolean

@@ -186,10 +186,11 @@ static void
 op_leave_behind (NodeOp *op, const GError *error)
 {
   gboolean unknown = error != NULL && op->accepted &&
-                     (error->code == ZKR_ERROR_TIMEOUT || error->code == ZKR_ERROR_CANCELLED ||
-                      error->code == ZKR_ERROR_CONNECTION_LOSS ||
-                      error->code == ZKR_ERROR_SESSION_EXPIRED ||
-                      error->code == ZKR_ERROR_SESSION_MOVED);
+                     (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+                      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT) ||
+                      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS) ||
+                      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED) ||
+                      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_MOVED));
   gboolean guaranteed = (op->delete_flags & ZKR_DELETE_GUARANTEED) && unknown;
 
   if (op->protection && error != NULL && op->maybe_created && !op->create_in_flight)
@@ -789,9 +790,17 @@ op_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 }
 
 static void
+op_answer_cancelled (NodeOp *op)
+{
+  op_answer (op, zkr__error_new_cancelled ("%s %s", zkr__node_kind_name (op->kind),
+                                           op->user_path),
+             NULL);
+}
+
+static void
 op_on_cancelled (gpointer data)
 {
-  op_answer_code (data, ZKR_ERROR_CANCELLED, "cancelled");
+  op_answer_cancelled (data);
 }
 
 static gpointer
@@ -824,7 +833,7 @@ op_start (gpointer data)
     {
     case ZKR_ARMED_CANCELLED:
       /* Nothing sent for a call cancelled before it was made. */
-      op_answer_code (op, ZKR_ERROR_CANCELLED, "cancelled");
+      op_answer_cancelled (op);
       return G_SOURCE_REMOVE;
     case ZKR_ARMED_CLOSED:
       op_answer_rc (op, ZCLOSING);

@@ -261,7 +261,7 @@ node_task_new (GCancellable *cancellable, GAsyncReadyCallback callback, gpointer
 
   g_task_set_source_tag (task, source_tag);
   g_task_set_name (task, kind_names[kind]);
-  /* A cancel is answered ZKR_ERROR_CANCELLED by the operation itself. */
+  /* A cancel is answered G_IO_ERROR_CANCELLED by the operation itself. */
   g_task_set_check_cancellable (task, FALSE);
   return task;
 }

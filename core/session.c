@@ -426,7 +426,7 @@ zkr_session_connect (const ZkrSessionOptions *options, GError **error)
   session = zkr_session_new (options, error);
   if (session == NULL)
     return NULL;
-  if (!zkr_session_wait_connected (session, options->connection_timeout_ms, error))
+  if (!zkr_session_wait_connected (session, options->connection_timeout_ms, NULL, error))
     {
       zkr_session_close (session);
       zkr_session_unref (session);
@@ -519,45 +519,72 @@ zkr_session_unref (ZkrSession *session)
 
 /* ---- getters ------------------------------------------------------ */
 
+/* Any thread that cancels: wakes the waiters, who look at the cancellable. */
+static void
+wait_connected_wake (GCancellable *cancellable, gpointer data)
+{
+  ZkrSession *session = data;
+
+  (void) cancellable;
+  g_mutex_lock (&session->lock);
+  g_cond_broadcast (&session->cond);
+  g_mutex_unlock (&session->lock);
+}
+
+/* With session->lock held: FALSE with @error set when the wait is over
+ * unconnected, TRUE to (go on) wait(ing). */
+static gboolean
+wait_connected_may_wait (ZkrSession *session, int timeout_ms, gint64 deadline,
+                         GCancellable *cancellable, GError **error)
+{
+  if (session->state == ZKR_SESSION_STATE_CLOSED)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED, "session to \"%s\" is closed",
+                 session->hosts.hosts);
+  else if (session->auth_failed)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_AUTH, "authentication to \"%s\" failed",
+                 session->hosts.hosts);
+  else if (g_cancellable_is_cancelled (cancellable))
+    g_propagate_error (error, zkr__error_new_cancelled ("wait for the connection to \"%s\"",
+                                                        session->hosts.hosts));
+  else if (timeout_ms == 0 || (timeout_ms > 0 && g_get_monotonic_time () >= deadline))
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT, "could not connect to \"%s\" within %d ms",
+                 session->hosts.hosts, timeout_ms);
+  else
+    return TRUE;
+  return FALSE;
+}
+
 gboolean
-zkr_session_wait_connected (ZkrSession *session, int timeout_ms, GError **error)
+zkr_session_wait_connected (ZkrSession *session, int timeout_ms, GCancellable *cancellable,
+                            GError **error)
 {
   gint64 deadline;
+  gulong cancel_id = 0;
+  gboolean connected;
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (!zkr__session_in_worker (session), FALSE);
   deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  /* Connected before taking the lock: the handler runs at once if the
+   * cancellable is already cancelled, and it takes the lock. */
+  if (cancellable != NULL)
+    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (wait_connected_wake), session,
+                                       NULL);
   g_mutex_lock (&session->lock);
-  while (!zkr__session_state_is_connected (session->state))
+  while (!zkr__session_state_is_connected (session->state) &&
+         wait_connected_may_wait (session, timeout_ms, deadline, cancellable, error))
     {
-      if (session->state == ZKR_SESSION_STATE_CLOSED)
-        {
-          g_mutex_unlock (&session->lock);
-          g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
-                       "session to \"%s\" is closed", session->hosts.hosts);
-          return FALSE;
-        }
-      if (session->auth_failed)
-        {
-          g_mutex_unlock (&session->lock);
-          g_set_error (error, ZKR_ERROR, ZKR_ERROR_AUTH,
-                       "authentication to \"%s\" failed", session->hosts.hosts);
-          return FALSE;
-        }
-      if (timeout_ms == 0 ||
-          (timeout_ms > 0 && !g_cond_wait_until (&session->cond, &session->lock, deadline) &&
-           !zkr__session_state_is_connected (session->state)))
-        {
-          g_mutex_unlock (&session->lock);
-          g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
-                       "could not connect to \"%s\" within %d ms", session->hosts.hosts, timeout_ms);
-          return FALSE;
-        }
       if (timeout_ms < 0)
         g_cond_wait (&session->cond, &session->lock);
+      else
+        g_cond_wait_until (&session->cond, &session->lock, deadline);
     }
+  connected = zkr__session_state_is_connected (session->state);
   g_mutex_unlock (&session->lock);
-  return TRUE;
+  /* Not under the lock: disconnecting waits for a handler running now. */
+  if (cancel_id != 0)
+    g_cancellable_disconnect (cancellable, cancel_id);
+  return connected;
 }
 
 ZkrSessionState

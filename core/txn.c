@@ -251,7 +251,7 @@ zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
   /* The header's promise: the commit holds the transaction until its
    * callback, so the caller may unref it meanwhile. */
   g_task_set_task_data (task, zkr_txn_ref (txn), (GDestroyNotify) zkr_txn_unref);
-  /* A cancel is answered ZKR_ERROR_CANCELLED by the operation itself. */
+  /* A cancel is answered G_IO_ERROR_CANCELLED by the operation itself. */
   g_task_set_check_cancellable (task, FALSE);
   txn->state = TXN_COMMITTING;
   if (txn->build_error == NULL && txn->ops->len == 0)

@@ -470,7 +470,7 @@ watch_start (NodeWatch *watch, GError *refused, int timeout_ms, GCancellable *ca
 
   g_task_set_source_tag (outer, source_tag);
   g_task_set_name (outer, kind_names[watch->kind]);
-  /* A cancel is answered ZKR_ERROR_CANCELLED by the read itself. */
+  /* A cancel is answered G_IO_ERROR_CANCELLED by the read itself. */
   g_task_set_check_cancellable (outer, FALSE);
   g_task_set_check_cancellable (inner, FALSE);
   g_task_set_task_data (outer, watch, node_watch_unref);

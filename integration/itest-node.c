@@ -69,6 +69,18 @@ itest_assert_code (const GError *error, ZkrError code, const char *file, int lin
   CU_ASSERT_TRUE (ok);
 }
 
+void
+itest_assert_cancelled (const GError *error, const char *file, int line)
+{
+  gboolean ok = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+                g_str_has_suffix (error->message, ": cancelled");
+
+  if (!ok)
+    g_printerr ("%s:%d: expected G_IO_ERROR_CANCELLED, got %s (%s)\n", file, line,
+                zkr_error_name (error), error != NULL ? error->message : "no error");
+  CU_ASSERT_TRUE (ok);
+}
+
 /* ---- async answers ---------------------------------------------------- */
 
 void
@@ -160,7 +172,7 @@ itest_proxied_init (ItestProxied *f, const char *ns, const char *name, int sessi
   f->proxied = zkr_session_new (options, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (f->proxied);
   f->recorder = itest_recorder_new (f->proxied);
-  CU_ASSERT_TRUE_FATAL (zkr_session_wait_connected (f->proxied, ITEST_WAIT_MS, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_session_wait_connected (f->proxied, ITEST_WAIT_MS, NULL, &error));
   f->direct = itest_connect (itest_hosts (), 10000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (f->direct);
   f->root = itest_scratch_path (name);

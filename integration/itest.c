@@ -188,7 +188,7 @@ itest_connect_recorded (const char *hosts, int session_timeout_ms, ItestRecorder
   session = zkr_session_new (options, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   *recorder = itest_recorder_new (session);
-  if (!zkr_session_wait_connected (session, 20000, &error))
+  if (!zkr_session_wait_connected (session, 20000, NULL, &error))
     {
       g_printerr ("connect to %s failed: %s\n", hosts, error->message);
       CU_FAIL ("could not connect");
@@ -274,7 +274,7 @@ itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms
 
   for (;;)
     {
-      zkr_session_wait_connected (session, timeout_ms, NULL);
+      zkr_session_wait_connected (session, timeout_ms, NULL, NULL);
       zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
       rc = zkr__op_create_sync (session, path, "v", 1, 0, NULL, NULL);
       if (rc == ZNODEEXISTS && retried)
@@ -332,7 +332,7 @@ itest_expire_session (ZkrSession *session)
 
   for (int attempt = 0; attempt < 3; attempt++)
     {
-      if (!zkr_session_wait_connected (session, 20000, NULL))
+      if (!zkr_session_wait_connected (session, 20000, NULL, NULL))
         return FALSE;
       if (zkr__session_test_expire_once (session, itest_hosts ()) && itest_wait_for (lost_count_grew, args, 20000))
         return TRUE;

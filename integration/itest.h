@@ -127,6 +127,10 @@ gboolean itest_bytes_equal (GBytes *bytes, const char *text);
 /* A CUnit failure, with both messages printed, unless @error is @code. */
 #define ITEST_ASSERT_CODE(error, code) itest_assert_code ((error), (code), __FILE__, __LINE__)
 void itest_assert_code (const GError *error, ZkrError code, const char *file, int line);
+/* A cancelled call's error (G_IO_ERROR_CANCELLED, include/zkr/error.h)
+ * whose message says "cancelled", or a CUnit failure. */
+#define ITEST_ASSERT_CANCELLED(error) itest_assert_cancelled ((error), __FILE__, __LINE__)
+void itest_assert_cancelled (const GError *error, const char *file, int line);
 /* An INVALID_ARGUMENT whose message names @value (escaped as zkr quotes
  * it), or a CUnit failure. */
 void itest_assert_invalid_naming (const GError *error, const char *value);

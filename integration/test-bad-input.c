@@ -248,7 +248,7 @@ test_bad_input__session_options (void)
   zkr_session_options_free (options);
 
   ZKR_TEST_EXPECT_ONE_CRITICAL (
-    CU_ASSERT_FALSE (zkr_session_wait_connected (NULL, 0, &error)));
+    CU_ASSERT_FALSE (zkr_session_wait_connected (NULL, 0, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_session_close (NULL));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_session_get_id (NULL), 0));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_session_is_connected (NULL)));
@@ -678,7 +678,7 @@ test_bad_input__locks_used_after_their_session_closed (void)
   zkr_session_close (session);
   zkr_session_close (session); /* idempotent */
   CU_ASSERT_EQUAL (zkr_session_get_state (session), ZKR_SESSION_STATE_CLOSED);
-  CU_ASSERT_FALSE (zkr_session_wait_connected (session, 1000, &error));
+  CU_ASSERT_FALSE (zkr_session_wait_connected (session, 1000, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
   g_clear_error (&error);
 

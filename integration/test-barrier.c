@@ -394,7 +394,7 @@ test_barrier__calls_answer_by_the_deadline_in_every_state (void)
   g_clear_error (&error);
   g_cancellable_cancel (cancellable);
   CU_ASSERT_FALSE (zkr_double_barrier_enter (members, -1, cancellable, &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   g_clear_error (&error);
 
   /* No deadline at all: answered at LOST (the server expires us). */

@@ -884,7 +884,7 @@ test_cache__wait_initialized_answers_by_its_deadline_when_black_holed (void)
   itest_loop_thread_start (&canceller, "canceller");
   zkr__context_post (canceller.context, cancel_later, cancellable, NULL);
   CU_ASSERT_FALSE (zkr_tree_cache_wait_initialized (cache, -1, cancellable, &error));
-  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
+  CU_ASSERT_TRUE (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   g_clear_error (&error);
   itest_loop_thread_stop (&canceller, NULL, NULL);
   zkr_test_proxy_heal (proxy);

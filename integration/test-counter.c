@@ -464,7 +464,7 @@ test_counter__cancel_answers_at_once (void)
   cancelled_at = g_get_monotonic_time ();
   g_cancellable_cancel (cancellable);
   g_thread_join (thread);
-  ITEST_ASSERT_CODE (inc.error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (inc.error);
   CU_ASSERT_TRUE ((inc.answered - cancelled_at) / 1000 <= MARGIN_MS);
   g_clear_error (&inc.error);
 
@@ -476,7 +476,7 @@ test_counter__cancel_answers_at_once (void)
   g_cancellable_cancel (cancellable);
   CU_ASSERT_FALSE (zkr_atomic_long_get_finish (atomic, itest_async_wait (&wait, WAIT_MS), &value,
                                                &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
   g_clear_error (&error);
   itest_async_end (&wait);
@@ -487,7 +487,7 @@ test_counter__cancel_answers_at_once (void)
   g_cancellable_cancel (cancellable);
   CU_ASSERT_FALSE (zkr_shared_count_set_finish (count, itest_async_wait (&wait, WAIT_MS),
                                                 &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
   g_clear_error (&error);
   itest_async_end (&wait);
@@ -496,10 +496,10 @@ test_counter__cancel_answers_at_once (void)
   g_cancellable_cancel (already);
   cancelled_at = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_atomic_long_compare_and_set (atomic, 0, 1, -1, already, &value, &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_shared_count_try_set (count, 0, 1, -1, already, &was_set, &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
   g_clear_pointer (&atomic, zkr_atomic_long_unref);
   g_clear_pointer (&count, zkr_shared_count_unref);

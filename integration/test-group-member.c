@@ -310,7 +310,7 @@ test_group_member__a_member_is_back_after_its_session_expired (void)
     {
       old_id = zkr_session_get_id (g.sessions[0]);
       CU_ASSERT_TRUE_FATAL (itest_expire_session (g.sessions[0]));
-      CU_ASSERT_TRUE (zkr_session_wait_connected (g.sessions[0], ITEST_CALL_MS, NULL));
+      CU_ASSERT_TRUE (zkr_session_wait_connected (g.sessions[0], ITEST_CALL_MS, NULL, NULL));
       CU_ASSERT_NOT_EQUAL (zkr_session_get_id (g.sessions[0]), old_id);
       CU_ASSERT_TRUE (itest_wait_for (owned_by_current_session, &owned, ITEST_WAIT_MS));
       assert_view_becomes (g.members[1], "a=pa,b=pb");

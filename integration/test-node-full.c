@@ -290,7 +290,7 @@ test_node__cancelled_protected_create_leaves_nothing (void)
   g_cancellable_cancel (cancellable);
   CU_ASSERT_FALSE (zkr_node_create_full_finish (f.proxied, itest_async_wait (&wait, WAIT_MS), NULL,
                                                 NULL, &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   CU_ASSERT_TRUE (itest_elapsed_ms (cancelled_at) <= MARGIN_MS);
   itest_async_end (&wait);
   zkr_test_proxy_heal (f.proxy);

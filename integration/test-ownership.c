@@ -876,7 +876,7 @@ drop_with_event_queued (const Kind *kind, QueuedEvent queued)
   CU_ASSERT_TRUE (queued_ok);
   CU_ASSERT_TRUE (signal_wait (&probe.signal, &probe.destroyed, WAIT_MS));
   zkr_test_proxy_heal (f.proxy);
-  CU_ASSERT_TRUE (zkr_session_wait_connected (f.session, WAIT_MS, &error));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.session, WAIT_MS, NULL, &error));
   CU_ASSERT_EQUAL (probe_events (&probe), 0);
   fixture_clear (&f);
   probe_clear (&probe);
@@ -1434,7 +1434,7 @@ test_ownership__leader_selector_interrupt_handlers_do_not_run_on_the_session (vo
   CU_ASSERT_TRUE (signal_wait (&probe.signal, &probe.handler_ran, WAIT_MS));
   CU_ASSERT_FALSE (zkr_leader_selector_has_leadership (selector));
   zkr_test_proxy_heal (f.proxy);
-  CU_ASSERT_TRUE (zkr_session_wait_connected (f.session, WAIT_MS, &error));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.session, WAIT_MS, NULL, &error));
   signal_set (&probe.gate.signal, &probe.gate.open);
   CU_ASSERT_TRUE (signal_wait (&probe.signal, &probe.interrupted, WAIT_MS));
   zkr_leader_selector_unref (selector);

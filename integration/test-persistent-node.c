@@ -307,7 +307,7 @@ test_persistent_node__close_deletes_a_persistent_node (void)
   CU_ASSERT_FALSE (itest_node_absent (direct, actual));
   /* A persistent node outlives its session's expiry and stays one. */
   CU_ASSERT_TRUE_FATAL (itest_expire_session (session));
-  CU_ASSERT_TRUE (zkr_session_wait_connected (session, ITEST_CALL_MS, NULL));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (session, ITEST_CALL_MS, NULL, NULL));
   CU_ASSERT_TRUE (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
                                                                &error));
   assert_exactly_one_of_ours (direct, root, node, "p");
@@ -368,7 +368,7 @@ test_persistent_node__wait_answers_by_its_deadline_while_black_holed (void)
   g_clear_error (&error);
   g_cancellable_cancel (cancellable);
   CU_ASSERT_FALSE (zkr_persistent_node_wait_for_initial_create (node, -1, cancellable, &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   g_clear_error (&error);
   /* The session closed: at once. */
   zkr_session_close (f.proxied);

@@ -568,7 +568,7 @@ test_semaphore__cancel_wakes_a_blocked_waiter (void)
   g_cancellable_cancel (waiter.cancellable);
   g_thread_join (thread);
   CU_ASSERT_PTR_NULL (waiter.leases);
-  CU_ASSERT_TRUE (g_error_matches (waiter.error, ZKR_ERROR, ZKR_ERROR_CANCELLED));
+  CU_ASSERT_TRUE (g_error_matches (waiter.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   g_clear_error (&waiter.error);
   CU_ASSERT_EQUAL (leases_count (session, path), 1);
   CU_ASSERT_EQUAL (locks_count (session, path), 0);

@@ -167,6 +167,90 @@ test_session__suspends_and_reconnects_through_a_healed_partition (void)
   zkr_test_proxy_free (proxy);
 }
 
+/* A zkr_session_wait_connected() in a thread of its own. */
+typedef struct {
+  ZkrSession *session;
+  GCancellable *cancellable;
+  gboolean connected;
+  GError *error;
+  gint started;   /* atomic */
+  gint done;      /* atomic; set after connected and error */
+} ConnectWait;
+
+static gpointer
+connect_wait_run (gpointer data)
+{
+  ConnectWait *wait = data;
+
+  g_atomic_int_set (&wait->started, 1);
+  wait->connected = zkr_session_wait_connected (wait->session, -1, wait->cancellable,
+                                                &wait->error);
+  g_atomic_int_set (&wait->done, 1);
+  return NULL;
+}
+
+static gboolean
+connect_wait_started (gpointer data)
+{
+  return g_atomic_int_get (&((ConnectWait *) data)->started) == 1;
+}
+
+static gboolean
+connect_wait_done (gpointer data)
+{
+  return g_atomic_int_get (&((ConnectWait *) data)->done) == 1;
+}
+
+/* A wait for the connection without a deadline, on a session black-holed
+ * from its start (CONNECTING for good: no state change wakes the wait), is
+ * answered G_IO_ERROR_CANCELLED once cancelled from another thread; an
+ * already cancelled one at once; a connected session answers TRUE whatever
+ * the cancellable says. */
+static void
+test_session__a_connection_wait_is_answered_cancelled_while_black_holed (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) cancelled = g_cancellable_new ();
+  g_autoptr (ZkrSessionOptions) options = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  ConnectWait wait = { 0 };
+  g_autofree char *address = NULL;
+  GThread *thread;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  address = zkr_test_proxy_dup_address (proxy);
+  zkr_test_proxy_blackhole (proxy);
+  options = itest_options (address, 10000);
+  wait.session = zkr_session_new (options, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (wait.session);
+  CU_ASSERT_FALSE (zkr_session_is_connected (wait.session));
+  g_cancellable_cancel (cancelled);
+  CU_ASSERT_FALSE (zkr_session_wait_connected (wait.session, -1, cancelled, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  g_clear_error (&error);
+
+  wait.cancellable = g_cancellable_new ();
+  thread = g_thread_new ("connect-wait", connect_wait_run, &wait);
+  CU_ASSERT_TRUE (itest_wait_for (connect_wait_started, &wait, WAIT_MS));
+  g_cancellable_cancel (wait.cancellable);
+  CU_ASSERT_TRUE (itest_wait_for (connect_wait_done, &wait, WAIT_MS));
+  /* A wait the cancel did not end: the connection ends it, so the thread
+   * joins. */
+  zkr_test_proxy_heal (proxy);
+  g_thread_join (thread);
+  CU_ASSERT_FALSE (wait.connected);
+  ITEST_ASSERT_CANCELLED (wait.error);
+  CU_ASSERT_PTR_NOT_NULL (wait.error != NULL ? strstr (wait.error->message, address) : NULL);
+
+  CU_ASSERT_TRUE (zkr_session_wait_connected (wait.session, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (wait.session, 0, cancelled, &error));
+  CU_ASSERT_PTR_NULL (error);
+  g_clear_error (&wait.error);
+  g_object_unref (wait.cancellable);
+  zkr_session_unref (wait.session);
+  zkr_test_proxy_free (proxy);
+}
+
 /* A blocking request whose reply never comes (black hole) while the
  * session is closed: libzookeeper may drop its completion when the handle
  * closes, and the caller must still get an answer. */
@@ -892,7 +976,7 @@ check_member_loss (const char *hosts, int timeout_ms, guint server)
   g_free (command);
   command = g_strdup_printf ("restart %u", server);
   CU_ASSERT (itest_ensemble (command));
-  CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL, NULL));
   CU_ASSERT_EQUAL (zkr__op_exists_sync (session, base, NULL), ZOK);
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
@@ -1466,6 +1550,7 @@ static const ZkrTestCase tests[] = {
   { "test_session__bad_hosts_fail_within_the_connection_timeout", test_session__bad_hosts_fail_within_the_connection_timeout },
   { "test_session__protected_create_adopts_its_node_after_a_lost_reply", test_session__protected_create_adopts_its_node_after_a_lost_reply },
   { "test_session__suspends_and_reconnects_through_a_healed_partition", test_session__suspends_and_reconnects_through_a_healed_partition },
+  ZKR_TEST_CASE (test_session__a_connection_wait_is_answered_cancelled_while_black_holed),
   { "test_session__a_blocking_request_in_flight_at_close_is_answered", test_session__a_blocking_request_in_flight_at_close_is_answered },
   { "test_session__blocking_requests_racing_a_close_are_all_answered", test_session__blocking_requests_racing_a_close_are_all_answered },
   { "test_session__guaranteed_delete_finishes_after_a_reconnect", test_session__guaranteed_delete_finishes_after_a_reconnect },

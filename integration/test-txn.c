@@ -437,7 +437,7 @@ test_txn__commit_answers_by_its_deadline_on_a_black_holed_link (void)
   g_timeout_add (200, cancel_later, cancellable);
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_txn_commit_finish (cancelled, itest_async_wait (&wait, WAIT_MS), &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   CU_ASSERT_TRUE (itest_elapsed_ms (start) <= 200 + MARGIN_MS);
   g_clear_error (&error);
   itest_async_end (&wait);

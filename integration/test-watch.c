@@ -576,7 +576,7 @@ test_watch__expiry_reports_session_lost (void)
   assert_fired_once (&on_data, ZKR_WATCH_EVENT_SESSION_LOST);
   assert_fired_once (&on_missing, ZKR_WATCH_EVENT_SESSION_LOST);
   /* The fresh session: the old watches stay ended. */
-  CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL, NULL));
   CU_ASSERT_TRUE (zkr_node_set (direct, root, "x", 1, -1, CALL_MS, NULL, NULL, &error));
   CU_ASSERT_TRUE (zkr_node_create (direct, missing, NULL, 0, ZKR_CREATE_PERSISTENT,
                                    ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
@@ -690,7 +690,7 @@ test_watch__black_holed_read_answers_by_its_deadline_and_leaves_no_watch (void)
   start = g_get_monotonic_time ();
   CU_ASSERT_FALSE (zkr_watch_exists (f.proxied, f.root, on_watch, &seen, on_destroy, -1,
                                      cancellable, NULL, &id, &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_CANCELLED);
+  ITEST_ASSERT_CANCELLED (error);
   CU_ASSERT_TRUE (itest_elapsed_ms (start) <= MARGIN_MS);
   CU_ASSERT_EQUAL (seen.destroys, 2);
   g_clear_error (&error);

@@ -181,6 +181,15 @@ tries_fail_code (Tries *tries, ZkrError code, const char *what)
                                     ? " (the last write may or may not have landed)" : ""));
 }
 
+static void
+tries_fail_cancelled (Tries *tries)
+{
+  tries_fail (tries, zkr__error_new_cancelled ("atomic long %s%s", tries->path,
+                                               tries->write != WRITE_NONE
+                                                 ? " (the last write may or may not have landed)"
+                                                 : ""));
+}
+
 static GError *
 tries_unknown_error (Tries *tries, const char *what)
 {
@@ -620,7 +629,7 @@ tries_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 static void
 tries_on_cancelled (gpointer data)
 {
-  tries_fail_code (data, ZKR_ERROR_CANCELLED, "cancelled");
+  tries_fail_cancelled (data);
 }
 
 static gpointer
@@ -650,7 +659,7 @@ tries_start (gpointer data)
   switch (zkr__armed_arm (&tries->armed))
     {
     case ZKR_ARMED_CANCELLED:
-      tries_fail_code (tries, ZKR_ERROR_CANCELLED, "cancelled");
+      tries_fail_cancelled (tries);
       return G_SOURCE_REMOVE;
     case ZKR_ARMED_CLOSED:
       tries_fail_rc (tries, ZCLOSING, NULL);

@@ -285,7 +285,7 @@ op_start (ZkrAtomicLong *atomic, ZkrAtomicOpKind kind, gint64 operand, gint64 ex
   zkr__assert_user_context ("an atomic long call");
   op->atomic = zkr_atomic_long_ref (atomic);
   op->task = g_task_new (NULL, cancellable, callback, user_data);
-  /* A cancel is answered ZKR_ERROR_CANCELLED by the operation itself. */
+  /* A cancel is answered G_IO_ERROR_CANCELLED by the operation itself. */
   g_task_set_check_cancellable (op->task, FALSE);
   g_task_set_source_tag (op->task, source_tag);
   g_task_set_task_data (op->task, atomic, NULL);

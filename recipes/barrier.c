@@ -40,7 +40,8 @@ zkr__barrier_call_end (ZkrBarrierCall *call, GError *error)
   GTask *task = call->task;
 
   zkr__barrier_call_unwatch (call);
-  if (error != NULL)
+  /* A cancel's message names the call already (call_cancelled). */
+  if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_prefix_error (&error, "%s: ", call->what);
   if (call->on_end != NULL)
     call->on_end (call, error);
@@ -89,7 +90,7 @@ call_cancelled (GCancellable *cancellable, gpointer data)
 
   (void) cancellable;
   g_clear_pointer (&call->cancel_source, g_source_unref);
-  call_stop (call, g_error_new_literal (ZKR_ERROR, ZKR_ERROR_CANCELLED, "cancelled"));
+  call_stop (call, zkr__error_new_cancelled ("%s", call->what));
   return G_SOURCE_REMOVE;
 }
 

@@ -265,13 +265,13 @@ zkr__cache_hub_wait_initialized (ZkrCacheHub *hub, const char *what, int timeout
       if (hub->initialized)
         ok = TRUE;
       else if (hub->closed)
-        g_set_error (error, ZKR_ERROR, ZKR_ERROR_CANCELLED, "cache of \"%s\" closed", what);
+        g_propagate_error (error, zkr__error_new_cancelled ("wait for the cache of \"%s\" "
+                                                            "(closed)", what));
       else if (hub->session_closed)
         g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
                      "cache of \"%s\": the session is closed", what);
       else if (g_cancellable_is_cancelled (cancellable))
-        g_set_error (error, ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                     "wait for the cache of \"%s\" cancelled", what);
+        g_propagate_error (error, zkr__error_new_cancelled ("wait for the cache of \"%s\"", what));
       else if (timeout_ms == 0 || (timeout_ms > 0 && g_get_monotonic_time () >= deadline))
         g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
                      "the cache of \"%s\" was not initialized within %d ms", what, timeout_ms);

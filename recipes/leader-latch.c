@@ -496,8 +496,8 @@ latch_may_wait (ZkrLeaderLatch *latch, GCancellable *cancellable, gint64 deadlin
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
                  "leader latch %s (%s) was closed", latch->path, latch->id);
   else if (g_cancellable_is_cancelled (cancellable))
-    g_set_error (error, ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                 "waiting for leadership of %s (%s) was cancelled", latch->path, latch->id);
+    g_propagate_error (error, zkr__error_new_cancelled ("wait for leadership of %s (%s)",
+                                                        latch->path, latch->id));
   else if (g_get_monotonic_time () >= deadline)
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
                  "timed out waiting for leadership of %s (%s)", latch->path, latch->id);

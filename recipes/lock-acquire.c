@@ -297,9 +297,8 @@ acquire_on_cancelled (gpointer owner)
 {
   Acquire *acquire = owner;
 
-  acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                                      "acquiring %s %s was cancelled", acquire->lock->recipe->kind,
-                                      acquire->lock->user_path));
+  acquire_fail (acquire, zkr__error_new_cancelled ("acquire %s %s", acquire->lock->recipe->kind,
+                                                   acquire->lock->user_path));
 }
 
 /* Watch events that woke a waiter, process-wide: the herd test counts them. */
@@ -874,5 +873,6 @@ void
 zkr__lock_acquire_abandon (ZkrQueueLock *lock)
 {
   if (lock->acquire != NULL)
-    acquire_fail (lock->acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED, "lock freed"));
+    acquire_fail (lock->acquire, zkr__error_new_cancelled ("acquire %s %s (the lock was freed)",
+                                                         lock->recipe->kind, lock->user_path));
 }

@@ -100,7 +100,7 @@ zkr_mutex_acquire_async (ZkrMutex *mutex, int timeout_ms, GCancellable *cancella
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_mutex_acquire_async);
   g_task_set_name (task, "zkr_mutex_acquire");
-  /* Cancellation is reported as ZKR_ERROR_CANCELLED by the engine, after
+  /* Cancellation is reported as G_IO_ERROR_CANCELLED by the engine, after
    * our node is gone; a lock granted just before the cancel stays granted
    * (and must be released). */
   g_task_set_check_cancellable (task, FALSE);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "error-private.h"
 #include "path.h"
 #include "persistent-node-private.h"
 #include "ref.h"
@@ -153,9 +154,9 @@ waiter_cancelled (GCancellable *cancellable, gpointer data)
 
   (void) cancellable;
   if (waiter_take (waiter))
-    waiter_answer (waiter, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                                        "persistent node %s: wait for the initial create "
-                                        "cancelled", waiter->node->core->base_path));
+    waiter_answer (waiter, zkr__error_new_cancelled ("persistent node %s: wait for the "
+                                                     "initial create",
+                                                     waiter->node->core->base_path));
   return G_SOURCE_REMOVE;
 }
 
@@ -300,8 +301,8 @@ close_begin (ZkrPersistentCore *core)
   g_mutex_unlock (&core->lock);
   if (notifier != NULL)
     zkr__notifier_free (notifier);
-  error = g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                       "persistent node %s: closed before it was created", core->base_path);
+  error = zkr__error_new_cancelled ("persistent node %s: wait for the initial create (closed "
+                                    "before it was created)", core->base_path);
   zkr__persistent_node_answer_waiters (core, error);
   g_error_free (error);
   return was_started;
@@ -591,9 +592,9 @@ close_wait (ZkrPersistentCore *core, CloseReply *reply, int timeout_ms, GCancell
     g_propagate_prefixed_error (error, g_error_copy (reply->error),
                                 "persistent node %s: close: ", core->base_path);
   else if (!reply->done && g_cancellable_is_cancelled (cancellable))
-    g_set_error (error, ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                 "persistent node %s: close cancelled (the delete goes on in the background)",
-                 core->base_path);
+    g_propagate_error (error, zkr__error_new_cancelled ("persistent node %s: close (the delete "
+                                                        "goes on in the background)",
+                                                        core->base_path));
   else if (!reply->done)
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
                  "persistent node %s: the delete was not confirmed within %d ms (it goes on "

@@ -608,8 +608,8 @@ acquire_op_round (AcquireOp *op)
 
   if (g_cancellable_is_cancelled (op->cancellable))
     {
-      acquire_op_fail (op, g_error_new (ZKR_ERROR, ZKR_ERROR_CANCELLED,
-                                        "acquiring %u leases was cancelled", op->count));
+      acquire_op_fail (op, zkr__error_new_cancelled ("acquire %u leases of semaphore %s",
+                                                     op->count, op->semaphore->path));
       return;
     }
   if (!acquire_op_time_left (op, &timeout_ms))

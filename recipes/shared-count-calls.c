@@ -80,7 +80,7 @@ call_new (ZkrSharedCount *shared, CallKind kind, int timeout_ms, GCancellable *c
   zkr__assert_user_context ("a shared count call");
   call->count = zkr__count_core_ref (shared->core);
   call->task = g_task_new (NULL, cancellable, callback, user_data);
-  /* A cancel is answered ZKR_ERROR_CANCELLED by the calls themselves. */
+  /* A cancel is answered G_IO_ERROR_CANCELLED by the calls themselves. */
   g_task_set_check_cancellable (call->task, FALSE);
   g_task_set_source_tag (call->task, source_tag);
   g_task_set_task_data (call->task, shared->core, NULL);

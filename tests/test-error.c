@@ -231,6 +231,9 @@ test_error__zok_is_not_an_error (void)
 static void
 test_error__code_names_are_stable (void)
 {
+  /* ZKR_ERROR_CANCELLED: deprecated, never produced (a cancel is
+   * G_IO_ERROR_CANCELLED), its value and name kept. */
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   static const struct {
     ZkrError code;
     int value;
@@ -258,6 +261,7 @@ test_error__code_names_are_stable (void)
     { ZKR_ERROR_UNIMPLEMENTED, 20, "ZKR_ERROR_UNIMPLEMENTED" },
     { ZKR_ERROR_NO_WATCHER, 21, "ZKR_ERROR_NO_WATCHER" },
   };
+  G_GNUC_END_IGNORE_DEPRECATIONS
   gsize i;
 
   for (i = 0; i < G_N_ELEMENTS (names); i++)
@@ -277,6 +281,39 @@ test_error__quark_is_stable (void)
   CU_ASSERT_NOT_EQUAL (ZKR_ERROR, 0);
   CU_ASSERT_EQUAL (ZKR_ERROR, g_quark_from_static_string ("zkr-error-quark"));
   CU_ASSERT_EQUAL (zkr_error_quark (), zkr_error_quark ());
+}
+
+/* The GIO convention (include/zkr/error.h): what
+ * g_cancellable_set_error_if_cancelled() gives, with a message naming the
+ * call. */
+static void
+test_error__a_cancel_is_gio_cancelled_naming_the_call (void)
+{
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) gio = NULL;
+  g_autoptr (GError) error = zkr__error_new_cancelled ("acquire mutex %s", "/locks/db");
+
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_TRUE (g_cancellable_set_error_if_cancelled (cancellable, &gio));
+  CU_ASSERT_TRUE (g_error_matches (error, gio->domain, gio->code));
+  CU_ASSERT_TRUE (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  CU_ASSERT_STRING_EQUAL (error->message, "acquire mutex /locks/db: cancelled");
+  CU_ASSERT_FALSE (zkr_error_is_retryable (error));
+}
+
+static void
+test_error__error_names_cover_a_cancel (void)
+{
+  g_autoptr (GError) cancelled = zkr__error_new_cancelled ("get %s", "/x");
+  g_autoptr (GError) timeout = g_error_new_literal (ZKR_ERROR, ZKR_ERROR_TIMEOUT, "t");
+  g_autoptr (GError) unknown_code = g_error_new_literal (ZKR_ERROR, 1000, "u");
+  g_autoptr (GError) other = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, "o");
+
+  CU_ASSERT_STRING_EQUAL (zkr_error_name (cancelled), "G_IO_ERROR_CANCELLED");
+  CU_ASSERT_STRING_EQUAL (zkr_error_name (timeout), "ZKR_ERROR_TIMEOUT");
+  CU_ASSERT_STRING_EQUAL (zkr_error_name (unknown_code), "ZKR_ERROR_UNKNOWN");
+  CU_ASSERT_STRING_EQUAL (zkr_error_name (other), "ZKR_ERROR_UNKNOWN");
+  CU_ASSERT_STRING_EQUAL (zkr_error_name (NULL), "NONE");
 }
 
 static gpointer
@@ -322,6 +359,8 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_error__code_names_are_stable),
     ZKR_TEST_CASE (test_error__quark_is_stable),
     ZKR_TEST_CASE (test_error__unknown_names_are_per_thread),
+    ZKR_TEST_CASE (test_error__a_cancel_is_gio_cancelled_naming_the_call),
+    ZKR_TEST_CASE (test_error__error_names_cover_a_cancel),
     { NULL, NULL },
   };
 

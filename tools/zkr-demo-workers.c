@@ -236,7 +236,7 @@ zkr_demo_worker_main (const char *hosts, const char *base, int index)
   zkr_session_options_set_session_timeout_ms (options, WORKER_SESSION_MS);
   zkr_session_options_set_client_id (options, id);
   worker.session = zkr_session_new (options, &error);
-  if (worker.session == NULL || !zkr_session_wait_connected (worker.session, 30000, &error))
+  if (worker.session == NULL || !zkr_session_wait_connected (worker.session, 30000, NULL, &error))
     {
       fprintf (stderr, "%s: %s\n", id, error->message);
       return 1;
@@ -653,7 +653,7 @@ zkr_demo_workers_run (const char *self, const char *hosts)
 
   zkr_session_options_set_hosts (options, hosts);
   session = zkr_session_new (options, &error);
-  if (session == NULL || !zkr_session_wait_connected (session, 30000, &error))
+  if (session == NULL || !zkr_session_wait_connected (session, 30000, NULL, &error))
     {
       fprintf (stderr, "zkr-demo: %s\n", error->message);
       g_clear_pointer (&session, zkr_session_unref);

@@ -4,10 +4,19 @@
  * @short_description: the ZKR_ERROR domain and its stable codes
  * @include: zkr/zkr.h
  *
- * The ZKR_ERROR domain. Every runtime failure of the library is a GError
- * in this domain; the codes are stable (new ones are only appended).
+ * The ZKR_ERROR domain. Every runtime failure of the library but a cancel
+ * (below) is a GError in this domain; the codes are stable (new ones are only appended).
  * Messages name the path, ZooKeeper's error name and the session id (hex);
  * they never contain credentials.
+ *
+ * A cancelled call, any of them (blocking or _async/_finish, node calls,
+ * recipes, waits), fails with G_IO_ERROR / G_IO_ERROR_CANCELLED, as GIO's
+ * own g_cancellable_set_error_if_cancelled() and GTask do, so that
+ * g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) holds; the
+ * message names the call and its path ("acquire mutex /x: cancelled").
+ * %ZKR_ERROR_CANCELLED keeps its value for the ABI but is never produced:
+ * code that matched it must match G_IO_ERROR_CANCELLED instead (a use of
+ * it warns as deprecated).
  *
  * Programming errors are not runtime failures and get no GError: a NULL
  * object or required argument, or a _finish() given the result of another
@@ -16,7 +25,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <zkr/macros.h>
 
 G_BEGIN_DECLS
@@ -36,7 +45,9 @@ G_BEGIN_DECLS
  * @ZKR_ERROR_INVALID_ARGUMENT: bad input (path, connect string, count,
  *   timeout); the message names the bad value.
  * @ZKR_ERROR_TIMEOUT: the deadline passed first.
- * @ZKR_ERROR_CANCELLED: the operation was cancelled.
+ * @ZKR_ERROR_CANCELLED: deprecated, never produced: a cancelled call fails
+ *   with G_IO_ERROR_CANCELLED (see above). Kept so that the codes after it
+ *   keep their values.
  * @ZKR_ERROR_CONNECTION_LOSS: no server answered (ZCONNECTIONLOSS,
  *   ZOPERATIONTIMEOUT, ZSSLCONNECTIONERROR) or the server throttled the
  *   request (ZTHROTTLEDOP); the outcome of a write may be unknown. Retryable.
@@ -70,7 +81,7 @@ G_BEGIN_DECLS
 typedef enum {
   ZKR_ERROR_INVALID_ARGUMENT = 1,
   ZKR_ERROR_TIMEOUT,
-  ZKR_ERROR_CANCELLED,
+  ZKR_ERROR_CANCELLED ZKR_DEPRECATED_ENUMERATOR_FOR (G_IO_ERROR_CANCELLED),
   ZKR_ERROR_CONNECTION_LOSS,
   ZKR_ERROR_SESSION_EXPIRED,
   ZKR_ERROR_SESSION_CLOSED,
@@ -119,6 +130,24 @@ ZKR_API GQuark zkr_error_quark (void);
  * Since: 0.1
  */
 ZKR_API const char *zkr_error_code_name (ZkrError code);
+
+/**
+ * zkr_error_name:
+ * @error: (nullable): an error a zkr call returned
+ *
+ * The stable name of an error, for logs and for tools that print errors:
+ * its code's name for a #ZKR_ERROR (as zkr_error_code_name()),
+ * "G_IO_ERROR_CANCELLED" for a cancel, "ZKR_ERROR_UNKNOWN" for anything
+ * else.
+ *
+ * Thread: any thread.
+ *
+ * Returns: (transfer none): the name, "NONE" for a %NULL @error; a static
+ *   string.
+ *
+ * Since: 0.1
+ */
+ZKR_API const char *zkr_error_name (const GError *error);
 
 /**
  * zkr_error_is_retryable:

@@ -25,3 +25,14 @@
 #else
 #define ZKR_API
 #endif
+
+/* Marks an enumerator that stays for the ABI but is no longer produced:
+ * each use warns (GCC >= 6, clang). Define ZKR_DISABLE_DEPRECATION_WARNINGS
+ * to silence it. */
+#if !defined(ZKR_DISABLE_DEPRECATION_WARNINGS) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
+#define ZKR_DEPRECATED_ENUMERATOR_FOR(replacement) \
+  __attribute__ ((__deprecated__ ("use " #replacement " instead")))
+#else
+#define ZKR_DEPRECATED_ENUMERATOR_FOR(replacement)
+#endif

@@ -16,7 +16,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <zkr/macros.h>
 #include <zkr/retry.h>
 
@@ -392,11 +392,16 @@ ZKR_API void zkr_session_close (ZkrSession *session);
  * zkr_session_wait_connected:
  * @session: a #ZkrSession
  * @timeout_ms: negative waits forever, 0 only checks.
+ * @cancellable: (nullable): cancelling it (from any thread) ends the wait
+ *   promptly
  * @error: return location for a #GError, or %NULL
  *
- * Blocks until the session is connected (CONNECTED or RECONNECTED).
+ * Blocks until the session is connected (CONNECTED or RECONNECTED); a
+ * session connected already answers %TRUE, even with @cancellable
+ * cancelled.
  *
  * Errors: %ZKR_ERROR_TIMEOUT ("could not connect to HOSTS within N ms"),
+ * %G_IO_ERROR_CANCELLED when @cancellable is cancelled,
  * %ZKR_ERROR_SESSION_CLOSED, %ZKR_ERROR_AUTH.
  *
  * Thread: any thread but the session's worker; blocks the caller.
@@ -407,6 +412,7 @@ ZKR_API void zkr_session_close (ZkrSession *session);
  */
 ZKR_API gboolean zkr_session_wait_connected (ZkrSession *session,
                                              int timeout_ms,
+                                             GCancellable *cancellable,
                                              GError **error);
 
 /**

@@ -14,7 +14,8 @@
  *                        and RC the ctime (ms) of PATH/ready, NC our
  *                        node's ctime, as read just after (-1: unread)
  *   enter-fail A T CODE  the enter failed (our node is gone, or goes when
- *                        the server expires the session)
+ *                        the server expires the session); CODE as
+ *                        zkr_error_name() gives it
  *   leave A T / left A T / leave-fail A T CODE   the same for the leave
  *   state NAME T         a session state change
  * Also DIR/w<I>.sid (the session's id and password, for the nemesis'
@@ -113,19 +114,13 @@ node_stat (Member *m, const char *path)
   return stat;
 }
 
-static int
-error_code (const GError *error)
-{
-  return error != NULL && error->domain == ZKR_ERROR ? error->code : -1;
-}
-
 /* After a failed call: a LOST or SUSPENDED session answers every call at
  * once, so wait (a second at most, so SIGTERM is heard) for it to be
  * connected again rather than spin. */
 static void
 member_back_off (Member *m)
 {
-  zkr_session_wait_connected (m->session, 1000, NULL);
+  zkr_session_wait_connected (m->session, 1000, m->stop, NULL);
   g_usleep (10 * 1000);
 }
 
@@ -163,8 +158,8 @@ member_thread (gpointer data)
       member_log (m, "enter %u %" G_GINT64_FORMAT, attempt, g_get_monotonic_time ());
       if (!zkr_double_barrier_enter (barrier, timeout_ms, m->stop, &error))
         {
-          member_log (m, "enter-fail %u %" G_GINT64_FORMAT " %d", attempt,
-                      g_get_monotonic_time (), error_code (error));
+          member_log (m, "enter-fail %u %" G_GINT64_FORMAT " %s", attempt,
+                      g_get_monotonic_time (), zkr_error_name (error));
           member_back_off (m);
           continue;
         }
@@ -185,8 +180,8 @@ member_thread (gpointer data)
         member_log (m, "left %u %" G_GINT64_FORMAT, attempt, g_get_monotonic_time ());
       else
         {
-          member_log (m, "leave-fail %u %" G_GINT64_FORMAT " %d", attempt,
-                      g_get_monotonic_time (), error_code (error));
+          member_log (m, "leave-fail %u %" G_GINT64_FORMAT " %s", attempt,
+                      g_get_monotonic_time (), zkr_error_name (error));
           member_back_off (m);
         }
       member_set_state (m, "-");
@@ -233,7 +228,7 @@ member_main (const Options *o)
       return 2;
     }
   zkr_session_add_state_listener (m.session, on_state, &m, NULL);
-  if (!zkr_session_wait_connected (m.session, 30000, &error))
+  if (!zkr_session_wait_connected (m.session, 30000, NULL, &error))
     {
       printf ("member: %s\n", error->message);
       zkr_session_unref (m.session);

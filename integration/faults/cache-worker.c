@@ -90,7 +90,7 @@ writer_main (const Options *o)
   zkr_session_options_set_hosts (options, o->hosts);
   zkr_session_options_set_session_timeout_ms (options, 10000);
   session = zkr_session_new (options, &error);
-  if (session == NULL || !zkr_session_wait_connected (session, 30000, &error))
+  if (session == NULL || !zkr_session_wait_connected (session, 30000, NULL, &error))
     {
       printf ("writer: %s\n", error->message);
       return 2;
@@ -352,7 +352,7 @@ cache_main (const Options *o)
   if (c.session == NULL)
     goto out;
   zkr_session_add_state_listener (c.session, on_state, &c, NULL);
-  if (!zkr_session_wait_connected (c.session, 30000, &error))
+  if (!zkr_session_wait_connected (c.session, 30000, NULL, &error))
     goto out;
   /* The listener may have missed the first CONNECTED. */
   publish_session (&c);

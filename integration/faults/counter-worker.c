@@ -228,16 +228,14 @@ increment_once (Client *c, guint64 seq)
                          strstr (error->message, "whether it landed is unknown") != NULL;
 
       history (c, "inc %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-               " error %s %s\n", seq, call.t_start, call.t_answer,
-               error->domain == ZKR_ERROR ? zkr_error_code_name ((ZkrError) error->code)
-                                          : "other",
+               " error %s %s\n", seq, call.t_start, call.t_answer, zkr_error_name (error),
                unknown ? "unknown" : "maybe");
       /* A SUSPENDED or LOST session answers every call at once: wait
        * (a second at most, so SIGTERM is heard) rather than spin. */
       if (!g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT) &&
-          !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED))
+          !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          zkr_session_wait_connected (c->session, 1000, NULL);
+          zkr_session_wait_connected (c->session, 1000, NULL, NULL);
           g_usleep (10 * 1000);
         }
     }
@@ -330,7 +328,7 @@ client_main (const Options *o)
       return 2;
     }
   zkr_session_add_state_listener (c.session, on_state, &c, NULL);
-  if (!zkr_session_wait_connected (c.session, 30000, &error) ||
+  if (!zkr_session_wait_connected (c.session, 30000, NULL, &error) ||
       (c.counter = counter_open (o, c.session, &error)) == NULL)
     {
       printf ("counter: %s\n", error->message);
@@ -404,7 +402,7 @@ final_main (const Options *o)
   ZkrAtomicLong *counter = NULL;
   gboolean ok;
 
-  ok = session != NULL && zkr_session_wait_connected (session, 30000, &error) &&
+  ok = session != NULL && zkr_session_wait_connected (session, 30000, NULL, &error) &&
        (counter = zkr_atomic_long_new (session, o->path, NULL, &error)) != NULL &&
        zkr_atomic_long_get (counter, 10000, NULL, &value, &error);
   if (ok)

@@ -116,12 +116,13 @@ fault_call_outcome (gboolean ok, const GError *error)
 {
   if (ok)
     return "granted";
+  /* A cancelled call fails in GIO's domain (include/zkr/error.h). */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return "cancelled";
   if (error == NULL || error->domain != ZKR_ERROR)
     return "other";
   if (error->code == ZKR_ERROR_TIMEOUT)
     return "timeout";
-  if (error->code == ZKR_ERROR_CANCELLED)
-    return "cancelled";
   return zkr_error_code_name ((ZkrError) error->code);
 }
 

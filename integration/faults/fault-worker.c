@@ -875,7 +875,7 @@ acquire_failed (Worker *worker, guint64 seq, const GError *error)
 
   if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
     history (worker, "timeout %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT "\n", seq, now);
-  else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CANCELLED))
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     history (worker, "cancelled %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT "\n", seq, now);
   else
     {
@@ -960,7 +960,7 @@ worker_main (Worker *worker)
   zkr__wait_init (&worker->ready);
   worker->listener_thread = g_thread_new ("listener", listener_main, worker);
   zkr__wait_block (&worker->ready);
-  if (!zkr_session_wait_connected (worker->session, 30000, &error))
+  if (!zkr_session_wait_connected (worker->session, 30000, NULL, &error))
     g_error ("connect: %s", error->message);
   history (worker, "start %" G_GINT64_FORMAT " %s %d %d\n", g_get_monotonic_time (),
            worker->ops->name, worker->session_timeout_ms, zkr_session_get_timeout_ms (worker->session));
