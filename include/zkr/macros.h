@@ -26,9 +26,16 @@
 #define ZKR_API
 #endif
 
-/* Marks an enumerator that stays for the ABI but is no longer produced:
+/**
+ * ZKR_DEPRECATED_ENUMERATOR_FOR:
+ * @replacement: what to use instead
+ *
+ * Marks an enumerator that stays for the ABI but is no longer produced:
  * each use warns (GCC >= 6, clang). Define ZKR_DISABLE_DEPRECATION_WARNINGS
- * to silence it. */
+ * before including zkr to silence it.
+ *
+ * Since: 0.1
+ */
 #if !defined(ZKR_DISABLE_DEPRECATION_WARNINGS) && \
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 6))
 #define ZKR_DEPRECATED_ENUMERATOR_FOR(replacement) \
