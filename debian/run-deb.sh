@@ -103,21 +103,26 @@ package_set() {
   dpkg-query -W -f='${binary:Package} ${db:Status-Abbrev}\n' | awk '$2 !~ /^[up]n/ { print $1 }' | sort
 }
 
-# Puts the machine back: stops the ensemble, purges our packages and
-# whatever their installation brought in. Safe to run twice.
+# Puts the machine back: stops the ensemble, purges our packages and what
+# apt installed for them (marked automatic: a package someone else installed
+# meanwhile is marked manual and stays). Safe to run twice.
 restore_machine() {
   ((ensemble_started)) && "$ensemble_sh" stop
   ensemble_started=0
   [[ -n $test_dir ]] && rm -rf "$test_dir"
   test_dir=""
   [[ -z $packages_before ]] && return 0
-  local added
-  added=$(comm -13 <(echo "$packages_before") <(package_set) | tr '\n' ' ')
-  if [[ -n ${added// /} ]]; then
-    say "purging $added"
-    # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get purge -q -y $added
-  fi
+  local added auto package purge=()
+  added=$(comm -13 <(echo "$packages_before") <(package_set))
+  auto=$(apt-mark showauto | sed 's/:.*//')
+  for package in $added; do
+    if [[ " $packages " == *" ${package%%:*} "* ]] || grep -qxF "${package%%:*}" <<<"$auto"; then
+      purge+=("$package")
+    fi
+  done
+  ((${#purge[@]} > 0)) || return 0
+  say "purging ${purge[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get purge -q -y "${purge[@]}"
 }
 
 # Nothing of the packages is left: not known to dpkg, no file on disk, and
@@ -135,7 +140,9 @@ check_restored() {
     /usr/share/doc/zkr /usr/share/doc/libzkr-doc; do
     [[ -e $path ]] && fail "$path is still there after the purge"
   done
-  [[ $(package_set) == "$packages_before" ]] || fail "the package set differs from the one before the test"
+  local differ
+  differ=$(diff <(echo "$packages_before") <(package_set) | grep '^[<>]' | tr '\n' ' ')
+  [[ -z $differ ]] || fail "the installed packages differ from those before the test: $differ"
   echo "removed: $packages (dpkg knows none of them, no file left, package set as before)"
 }
 
