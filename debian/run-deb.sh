@@ -137,7 +137,8 @@ check_restored() {
   local path
   for path in /usr/bin/zkr /usr/include/zkr /usr/lib/"$multiarch"/libzkr.so* \
     /usr/lib/"$multiarch"/pkgconfig/zkr.pc /usr/share/doc/libzkr0 /usr/share/doc/libzkr-dev \
-    /usr/share/doc/zkr /usr/share/doc/libzkr-doc; do
+    /usr/share/doc/zkr /usr/share/doc/libzkr-doc /usr/share/man/man1/zkr.1.gz \
+    /usr/share/gtk-doc/html/zkr; do
     [[ -e $path ]] && fail "$path is still there after the purge"
   done
   local differ
@@ -210,7 +211,9 @@ install_test() {
   echo "fencing tokens: $first_token, then $second_token"
   ((second_token > first_token)) || fail "the second holder's token $second_token is not above $first_token"
 
-  say "the installed zkr tool"
+  say "the installed zkr tool and documentation"
+  owned_by zkr /usr/share/man/man1/zkr.1.gz || fail "zkr has no zkr(1)"
+  owned_by libzkr-doc /usr/share/gtk-doc/html/zkr/index.html || fail "libzkr-doc has no API reference"
   [[ $(zkr --version) == "zkr $version" ]] || fail "zkr --version says '$(zkr --version)'"
   zkr create --hosts "$hosts" --quiet --parents "$root/cli" "from the zkr package" >/dev/null ||
     fail "zkr create failed"
@@ -219,7 +222,7 @@ install_test() {
   local status=0
   zkr get --hosts "$hosts" --quiet "$root" >/dev/null 2>&1 || status=$?
   ((status == 66)) || fail "zkr get $root after rm -r exited $status, not 66 (no such node)"
-  echo "zkr create, get and rm -r worked ($root is gone)"
+  echo "zkr(1) and the API reference are there; zkr create, get and rm -r worked ($root is gone)"
 
   say "purging the packages"
   restore_machine
