@@ -1,8 +1,9 @@
 /* zkr fault suite: what the client programs share (fault-worker.c,
- * counter-worker.c, barrier-worker.c, cache-worker.c): a bounded call's
- * record and the timer thread that cancels it when planned and measures
- * how late this process itself ran, the outcome's name for the history,
- * and the session id file the nemesis expires a session with. */
+ * counter-worker.c, barrier-worker.c, cache-worker.c, group-worker.c): a
+ * bounded call's record and the timer thread that cancels it when planned
+ * and measures how late this process itself ran, the outcome's name for
+ * the history, and the session id file the nemesis expires a session
+ * with. */
 #pragma once
 
 #include <zkr/zkr.h>

@@ -10,11 +10,14 @@ equal the server's once the faults stop; then the barrier mode
 (barrier_mode.py): members looping on a double barrier must never pass early
 and must get through within a session timeout once the faults stop; then the
 counter mode (counter_mode.py): 8 clients incrementing one atomic long, whose
-history must explain its final value.
+history must explain its final value; then the group mode (group_mode.py):
+10 group members joining and leaving, some killed and restarted, whose views
+must follow the group and equal the server's once the faults stop.
 
-Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter]
+Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter,group]
                  [--worker EXE] [--cache-worker EXE] [--barrier-worker EXE]
-                 [--counter-worker EXE] [--proxy EXE] [--ensemble-sh SH] [--out DIR]
+                 [--counter-worker EXE] [--group-worker EXE] [--proxy EXE]
+                 [--ensemble-sh SH] [--out DIR]
        faults.py --check DIR      (check the histories of a kept run again)
 
 Why the checker is right, in short (README.md, "The fault suite", has it all):
@@ -52,10 +55,13 @@ import time
 import barrier_mode
 import cache_mode
 import counter_mode
+import group_mode
 from nemesis import FAULT_KINDS, SESSION_TIMEOUT_MS, Nemesis, now_us, say
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-WORKERS = 8
+# Proxies, one per client: the most clients of any mode (the group's 10;
+# the lock modes use the first 8).
+WORKERS = 10
 
 # A lock kind: the worker modes of its 8 clients and how many may hold at
 # once (for the leader latch a hold is a leadership term).
@@ -70,10 +76,13 @@ MODES = {
     "barrier": {"workers": [], "leases": 0},
     # Nor this: counter_mode.py runs it, with faults.py's deadline check.
     "counter": {"workers": [], "leases": 0},
+    # Nor this: group_mode.py runs it (its nemesis also kills members).
+    "group": {"workers": [], "leases": 0},
 }
 
 # The modes with a runner and a checker of their own.
-OWN_RUNNERS = {"cache": cache_mode, "barrier": barrier_mode, "counter": counter_mode}
+OWN_RUNNERS = {"cache": cache_mode, "barrier": barrier_mode, "counter": counter_mode,
+               "group": group_mode}
 
 # Fault phase and quiet tail per mode, in seconds. The tail is longer than
 # 3 session timeouts so the stuck check has room.
@@ -687,6 +696,9 @@ def check_again(out, modes):
         if mode_name == "counter" and os.path.isdir(run_dir):
             own_failed |= not counter_mode.check_dir(run_dir, sys.modules[__name__])
             continue
+        if mode_name == "group" and os.path.isdir(run_dir):
+            own_failed |= not group_mode.check_dir(run_dir, say)
+            continue
         if mode_name in OWN_RUNNERS or not os.path.isdir(run_dir):
             continue
         with open(os.path.join(run_dir, "nemesis.log")) as f:
@@ -712,6 +724,8 @@ def main():
                         default=os.path.join(REPO, "build/integration/faults/zkr-barrier-worker"))
     parser.add_argument("--counter-worker",
                         default=os.path.join(REPO, "build/integration/faults/zkr-counter-worker"))
+    parser.add_argument("--group-worker",
+                        default=os.path.join(REPO, "build/integration/faults/zkr-group-worker"))
     parser.add_argument("--proxy", default=os.path.join(REPO, "build/integration/proxy/zkr-test-proxy"))
     parser.add_argument("--ensemble-sh", default=os.path.join(REPO, "integration/ensemble.sh"))
     parser.add_argument("--check", metavar="DIR", help="only check the histories kept in DIR")
