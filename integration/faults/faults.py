@@ -136,6 +136,19 @@ class Ensemble:
         out = self.run("leader", check=False)
         return int(out) if out.isdigit() else None
 
+    def synced(self):
+        """TRUE when there is a leader and both followers are synced with it
+        (its `mntr` says zk_synced_followers 2)."""
+        leader = self.leader()
+        if leader is None:
+            return False
+        out = self.run("fourlw", str(leader), "mntr", check=False, timeout=10)
+        for line in out.splitlines():
+            words = line.split()
+            if len(words) == 2 and words[0] == "zk_synced_followers":
+                return words[1] == "2"
+        return False
+
 
 class Proxy:
     """One zkr-test-proxy per client: a black-hole cuts just that client."""

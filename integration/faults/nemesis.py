@@ -85,7 +85,27 @@ class Nemesis:
                 f"{' (holding)' if record.get('holding') else ''}"
                 f" {(record['end'] - record['start']) / 1e6:.1f}s")
 
+    def settle_servers(self):
+        """Before a fault on a server: every follower synced with the leader
+        for a second. Debian's ZooKeeper (3.8.0) can lose transactions it
+        acknowledged when a server fails while another one that was just
+        restarted is still synchronizing (ZOOKEEPER-3911, -4646, -4785:
+        fixed in later releases); the lost write, or a node left on one
+        server only, then shows as a client's violation. The faults test
+        zkr, not that window. Bounded: after 3 session timeouts the fault
+        goes ahead (and the wait is logged)."""
+        start = time.monotonic()
+        while time.monotonic() - start < 3 * self.t:
+            if self.ensemble.synced():
+                time.sleep(1.0)
+                if self.ensemble.synced():
+                    return time.monotonic() - start
+            time.sleep(0.1)
+        say(f"  servers not synced after {time.monotonic() - start:.1f}s: the fault goes ahead")
+        return time.monotonic() - start
+
     def fault_kill_leader(self, length, member):
+        self.settle_servers()
         leader = self.ensemble.leader() or member
         start = now_us()
         self.ensemble.run("kill", str(leader))
@@ -96,6 +116,7 @@ class Nemesis:
                 "restart": restart, "scope": "all"}
 
     def fault_pause_member(self, length, member):
+        self.settle_servers()
         start = now_us()
         self.ensemble.run("pause", str(member))
         time.sleep(self.t * (0.5 + length))
