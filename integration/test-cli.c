@@ -2,9 +2,10 @@
  * run as a user runs it (a subprocess): exclusion between processes, exit
  * codes, fencing tokens in CMD's environment, CMD stopped when the lock is
  * lost (node deleted, session expired, client partitioned), signals, the
- * holders listing, elections and bench (the node and watch commands:
- * test-cli-node.c). This program doubles as the CMD the tests lock
- * (--cmd-hold), which records monotonic timestamps. */
+ * holders listing and elections (the node and watch commands:
+ * test-cli-node.c; zkr-bench, no longer a command: test-cli-bench.c).
+ * This program doubles as the CMD the tests lock (--cmd-hold), which
+ * records monotonic timestamps. */
 
 #include <signal.h>
 #include <stdio.h>
@@ -158,8 +159,8 @@ test_cli__bad_arguments_print_usage_and_exit_64 (void)
     { "elect", "relative/path", "--", "true", NULL },
     { "holders", NULL },
     { "holders", "/a", "/b", NULL },
-    { "bench", "--impl=nope", NULL },
-    { "bench", "--clients=0", NULL },
+    /* zkr-bench, a program of its own now (never installed). */
+    { "bench", "--impl=mutex", NULL },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -178,8 +179,8 @@ test_cli__bad_arguments_print_usage_and_exit_64 (void)
 static void
 test_cli__every_command_has_help (void)
 {
-  const char *commands[] = { "lock", "elect", "holders", "bench", "get", "set", "ls", "rm",
-                             "create", "watch" };
+  const char *commands[] = { "lock", "elect", "holders", "get", "set", "ls", "rm", "create",
+                             "watch" };
   g_autofree char *top = NULL;
 
   CU_ASSERT_EQUAL (zkr_run (&top, NULL, "--help"), 0);
@@ -872,32 +873,6 @@ test_cli__holders_lists_the_leader_first (void)
   zkr_session_unref (session);
 }
 
-static void
-test_cli__bench_prints_one_json_line (void)
-{
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("cli-bench");
-  const char *impls[] = { "raw", "raw-curator", "mutex", "rwlock-read", "rwlock-write", "semaphore" };
-
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  for (gsize i = 0; i < G_N_ELEMENTS (impls); i++)
-    {
-      g_autofree char *out = NULL, *err = NULL;
-      g_autofree char *impl = g_strdup_printf ("{\"impl\":\"%s\",\"clients\":2,", impls[i]);
-
-      CU_ASSERT_EQUAL (zkr_run (&out, &err, "bench", "--impl", impls[i], "--path", path,
-                                "--clients=2", "--cycles=20", "--warmup=2"), 0);
-      CU_ASSERT_EQUAL (text_index (out, impl), 0);
-      CU_ASSERT_TRUE (text_index (out, "\"cycles_total\":40,") > 0);
-      CU_ASSERT_TRUE (text_index (out, "\"violations\":0}\n") > 0);
-      /* stderr is a pipe here: no progress line. */
-      CU_ASSERT_STRING_EQUAL (err != NULL ? err : "?", "");
-      CU_ASSERT_TRUE (itest_node_absent (session, path));
-    }
-  itest_assert_path_clean (session, path);
-  zkr_session_unref (session);
-}
-
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__bad_arguments_print_usage_and_exit_64),
   ZKR_TEST_CASE (test_cli__every_command_has_help),
@@ -918,7 +893,6 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__elect_deleted_latch_node_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__elect_expired_session_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__holders_lists_the_leader_first),
-  ZKR_TEST_CASE (test_cli__bench_prints_one_json_line),
   { NULL, NULL },
 };
 

@@ -82,7 +82,7 @@ test_cli_help__help_prints_each_commands_page (void)
       assert_prints ((const char *const[]) { zkr (), page->command, "/a", "--help", NULL },
                      page->text);
     }
-  CU_ASSERT_EQUAL (pages, 16);
+  CU_ASSERT_EQUAL (pages, 15);
 }
 
 static void

@@ -61,11 +61,8 @@ zkr_cli_usage_error (ZkrCli *cli, const char *format, ...)
 GOptionContext *
 zkr_cli_context_new (ZkrCli *cli, const GOptionEntry *entries)
 {
-  const GOptionEntry hosts_entry[] = {
+  const GOptionEntry connection_entries[] = {
     { "hosts", 'H', 0, G_OPTION_ARG_STRING, &cli->hosts, NULL, NULL },
-    G_OPTION_ENTRY_NULL,
-  };
-  const GOptionEntry session_entries[] = {
     { "namespace", 0, 0, G_OPTION_ARG_STRING, &cli->name_space, NULL, NULL },
     { "session-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &cli->session_timeout_s, NULL, NULL },
     { "auth-file", 0, 0, G_OPTION_ARG_FILENAME, &cli->auth_file, NULL, NULL },
@@ -87,19 +84,16 @@ zkr_cli_context_new (ZkrCli *cli, const GOptionEntry *entries)
    * option. */
   if (entries != NULL)
     g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_add_main_entries (context, hosts_entry, NULL);
-  if (!cli->hosts_only)
-    g_option_context_add_main_entries (context, session_entries, NULL);
+  g_option_context_add_main_entries (context, connection_entries, NULL);
   g_option_context_add_main_entries (context, last_entries, NULL);
   return context;
 }
 
 /* --help: the command's page. Its options are checked against the
  * parser's here, where the parser's complete list is at hand (GOption's
- * listing has every entry, also those added to the group directly, as
- * zkr bench does), so that a test running each command's --help catches
- * an option added without its documentation, or a page that promises one
- * the parser refuses. */
+ * listing has every entry), so that a test running each command's --help
+ * catches an option added without its documentation, or a page that
+ * promises one the parser refuses. */
 static int
 cli_help (ZkrCli *cli, GOptionContext *context)
 {

@@ -26,7 +26,6 @@ G_BEGIN_DECLS
 
 typedef struct {
   const char *command;     /* "lock", "holders", ...: its page is docs/man/zkr-COMMAND.txt */
-  gboolean hosts_only;     /* only --hosts, --quiet and --help (no session is opened) */
   char *hosts;             /* --hosts, else $ZKR_HOSTS, else 127.0.0.1:2181 */
   char *name_space;        /* --namespace (Curator's): paths resolve under it */
   double session_timeout_s;
@@ -92,7 +91,6 @@ void zkr_cli_clear (ZkrCli *cli);
 int zkr_cmd_lock (int argc, char **argv);
 int zkr_cmd_elect (int argc, char **argv);
 int zkr_cmd_holders (int argc, char **argv);
-int zkr_cmd_bench (int argc, char **argv);
 int zkr_cmd_get (int argc, char **argv);
 int zkr_cmd_set (int argc, char **argv);
 int zkr_cmd_ls (int argc, char **argv);

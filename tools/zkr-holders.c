@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "zkr-cli.h"
 
 typedef struct {
@@ -214,24 +216,24 @@ holders_list (Holders *holders, GError **error)
 
 /* ---- output -------------------------------------------------------------- */
 
-/* A JSON string: quotes, backslashes and control characters escaped; the
- * text is UTF-8 (the listing replaces anything else by "<binary>"). */
+/* A string member: json-glib escapes quotes, backslashes and control
+ * characters but writes the bytes of invalid UTF-8 as they are, so such
+ * text (none expected: the listing replaces a client id that is not UTF-8
+ * by "<binary>", and paths are checked) gets U+FFFD in their place. */
 static void
-json_string (GString *out, const char *text)
+json_add_text (JsonBuilder *builder, const char *name, const char *text)
 {
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) text; *p != '\0'; p++)
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf (out, "\\%c", *p);
-    else if (*p == '\n')
-      g_string_append (out, "\\n");
-    else if (*p == '\t')
-      g_string_append (out, "\\t");
-    else if (*p < 0x20 || *p == 0x7f)
-      g_string_append_printf (out, "\\u%04x", *p);
-    else
-      g_string_append_c (out, (char) *p);
-  g_string_append_c (out, '"');
+  g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
+
+  json_builder_set_member_name (builder, name);
+  json_builder_add_string_value (builder, valid != NULL ? valid : text);
+}
+
+static void
+json_add_int (JsonBuilder *builder, const char *name, gint64 value)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_add_int_value (builder, value);
 }
 
 static gint64
@@ -241,46 +243,45 @@ row_age_ms (const HolderRow *row)
 }
 
 static void
-json_row (GString *out, const HolderRow *row)
+json_add_row (JsonBuilder *builder, const HolderRow *row)
 {
   const ZkrParticipant *p = row->participant;
+  g_autofree char *session_id = g_strdup_printf ("0x%016" G_GINT64_MODIFIER "x", p->session_id);
 
-  g_string_append (out, "{\"role\":");
-  json_string (out, p->is_holder ? "holder" : "waiter");
-  g_string_append (out, ",\"type\":");
-  json_string (out, row->type);
-  g_string_append (out, ",\"node\":");
-  json_string (out, p->node);
-  g_string_append (out, ",\"client_id\":");
-  json_string (out, p->client_id);
-  g_string_append_printf (out, ",\"session_id\":\"0x%016" G_GINT64_MODIFIER "x\",\"token\":%"
-                          G_GINT64_FORMAT ",\"age_ms\":%" G_GINT64_FORMAT,
-                          p->session_id, p->token, row_age_ms (row));
+  json_builder_begin_object (builder);
+  json_add_text (builder, "role", p->is_holder ? "holder" : "waiter");
+  json_add_text (builder, "type", row->type);
+  json_add_text (builder, "node", p->node);
+  json_add_text (builder, "client_id", p->client_id);
+  json_add_text (builder, "session_id", session_id);
+  json_add_int (builder, "token", p->token);
+  json_add_int (builder, "age_ms", row_age_ms (row));
   if (*row->queue != '\0')
-    {
-      g_string_append (out, ",\"queue\":");
-      json_string (out, row->queue);
-    }
-  g_string_append_c (out, '}');
+    json_add_text (builder, "queue", row->queue);
+  json_builder_end_object (builder);
 }
 
 static void
 print_json (Holders *holders)
 {
-  g_autoptr (GString) out = g_string_new ("{\"path\":");
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *text = NULL;
 
-  json_string (out, holders->path);
-  g_string_append (out, ",\"kind\":");
-  json_string (out, holders->kind);
-  g_string_append (out, ",\"participants\":[");
+  json_builder_begin_object (builder);
+  json_add_text (builder, "path", holders->path);
+  json_add_text (builder, "kind", holders->kind);
+  json_builder_set_member_name (builder, "participants");
+  json_builder_begin_array (builder);
   for (guint i = 0; i < holders->rows->len; i++)
-    {
-      if (i > 0)
-        g_string_append_c (out, ',');
-      json_row (out, holders->rows->pdata[i]);
-    }
-  g_string_append (out, "]}\n");
-  fputs (out->str, stdout);
+    json_add_row (builder, holders->rows->pdata[i]);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
 }
 
 static void

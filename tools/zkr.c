@@ -35,7 +35,6 @@ static const ZkrCommand commands[] = {
   { "register", zkr_cmd_register },
   { "services", zkr_cmd_services },
   { "members", zkr_cmd_members },
-  { "bench", zkr_cmd_bench },
 };
 
 static const ZkrCommand *

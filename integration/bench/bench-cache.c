@@ -233,6 +233,7 @@ percentile (const gint64 *sorted, int n, double p)
 static void
 report (const Options *options)
 {
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
   gint64 *sorted = g_new (gint64, options->count);
   int n = 0, missing = 0;
 
@@ -244,15 +245,22 @@ report (const Options *options)
       missing++;
   g_mutex_unlock (&shared.lock);
   qsort (sorted, (size_t) n, sizeof *sorted, compare_gint64);
-  printf ("{\"bench\":\"cache\",\"impl\":\"%s\",\"reader\":\"%s\",\"interval_ms\":%.3f,"
-          "\"count\":%d,\"p50_us\":%" G_GINT64_FORMAT ",\"p90_us\":%" G_GINT64_FORMAT
-          ",\"p99_us\":%" G_GINT64_FORMAT ",\"max_us\":%" G_GINT64_FORMAT
-          ",\"coalesced\":%d,\"missing\":%d,\"write_failures\":%d}\n",
-          options->impl, strcmp (options->impl, "raw") == 0 ? "watch+get" : "node-cache",
-          options->interval_us / 1000.0, n, percentile (sorted, n, 0.50),
-          percentile (sorted, n, 0.90), percentile (sorted, n, 0.99),
-          n > 0 ? sorted[n - 1] : -1, shared.coalesced, missing, shared.write_failures);
-  fflush (stdout);
+  json_builder_begin_object (builder);
+  bench_json_add_string (builder, "bench", "cache");
+  bench_json_add_string (builder, "impl", options->impl);
+  bench_json_add_string (builder, "reader",
+                         strcmp (options->impl, "raw") == 0 ? "watch+get" : "node-cache");
+  bench_json_add_double (builder, "interval_ms", options->interval_us / 1000.0, 3);
+  bench_json_add_int (builder, "count", n);
+  bench_json_add_int (builder, "p50_us", percentile (sorted, n, 0.50));
+  bench_json_add_int (builder, "p90_us", percentile (sorted, n, 0.90));
+  bench_json_add_int (builder, "p99_us", percentile (sorted, n, 0.99));
+  bench_json_add_int (builder, "max_us", n > 0 ? sorted[n - 1] : -1);
+  bench_json_add_int (builder, "coalesced", shared.coalesced);
+  bench_json_add_int (builder, "missing", missing);
+  bench_json_add_int (builder, "write_failures", shared.write_failures);
+  json_builder_end_object (builder);
+  bench_print_json (builder);
   g_free (sorted);
 }
 

@@ -187,6 +187,27 @@ wake_loops (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The one JSON line (run-bench-node.sh reads it). */
+static void
+print_result (const Options *options, double seconds)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  int cycles = g_atomic_int_get (&shared.cycles);
+
+  json_builder_begin_object (builder);
+  bench_json_add_string (builder, "bench", "node");
+  bench_json_add_string (builder, "impl", options->impl);
+  bench_json_add_int (builder, "sessions", options->sessions);
+  bench_json_add_int (builder, "window", options->window);
+  bench_json_add_double (builder, "seconds", seconds, 3);
+  bench_json_add_int (builder, "cycles", cycles);
+  bench_json_add_double (builder, "cycles_per_s", cycles / options->seconds, 1);
+  bench_json_add_double (builder, "ops_per_s", 3.0 * cycles / options->seconds, 1);
+  bench_json_add_int (builder, "failures", g_atomic_int_get (&shared.failures));
+  json_builder_end_object (builder);
+  bench_print_json (builder);
+}
+
 static void
 run_phases (const Options *options, GPtrArray *contexts)
 {
@@ -209,14 +230,7 @@ run_phases (const Options *options, GPtrArray *contexts)
   g_usleep ((gulong) (options->seconds * G_USEC_PER_SEC));
   g_atomic_int_set (&shared.counting, 0);
   g_atomic_int_set (&shared.running, 0);
-  printf ("{\"bench\":\"node\",\"impl\":\"%s\",\"sessions\":%d,\"window\":%d,"
-          "\"seconds\":%.3f,\"cycles\":%d,\"cycles_per_s\":%.1f,"
-          "\"ops_per_s\":%.1f,\"failures\":%d}\n",
-          options->impl, options->sessions, options->window,
-          (g_get_monotonic_time () - start) / 1e6, g_atomic_int_get (&shared.cycles),
-          g_atomic_int_get (&shared.cycles) / options->seconds,
-          3.0 * g_atomic_int_get (&shared.cycles) / options->seconds,
-          g_atomic_int_get (&shared.failures));
+  print_result (options, (g_get_monotonic_time () - start) / 1e6);
   while (g_atomic_int_get (&shared.in_flight) > 0)
     g_usleep (1000);
   for (GSList *l = timers; l != NULL; l = l->next)

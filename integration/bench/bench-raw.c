@@ -1,6 +1,6 @@
 /* zkr benchmarks: the textbook ZooKeeper lock on raw libzookeeper_mt, the
  * baseline zkr is measured against (tools/bench/bench-raw.c). The same run
- * as `zkr bench --impl raw`, kept as a program of its own for run-bench.sh. */
+ * as `zkr-bench --impl raw`, kept as a program of its own for run-bench.sh. */
 
 #include "bench-common.h"
 

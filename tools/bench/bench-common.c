@@ -1,4 +1,4 @@
-/* zkr benchmarks: the driver shared by `zkr bench`, bench-raw and bench-mutex. K client
+/* zkr benchmarks: the driver shared by zkr-bench, bench-raw and bench-mutex. K client
  * threads connect and warm up, wait at one start barrier, run their timed
  * acquire/hold/release cycles, and wait again before closing so that no
  * session teardown lands inside another client's measurement. */
@@ -431,22 +431,65 @@ percentile_ms (GArray *sorted_us, double p)
   return g_array_index (sorted_us, gint64, rank - 1) / 1000.0;
 }
 
+void
+bench_json_add_int (JsonBuilder *builder, const char *name, gint64 value)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_add_int_value (builder, value);
+}
+
+void
+bench_json_add_string (JsonBuilder *builder, const char *name, const char *value)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_add_string_value (builder, value);
+}
+
+void
+bench_json_add_double (JsonBuilder *builder, const char *name, double value, int decimals)
+{
+  double scale = pow (10, decimals);
+
+  json_builder_set_member_name (builder, name);
+  json_builder_add_double_value (builder, round (value * scale) / scale);
+}
+
+void
+bench_print_json (JsonBuilder *builder)
+{
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (builder);
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, root);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+  fflush (stdout);
+}
+
+/* The result: the keys and their order are what `./run bench`,
+ * run-bench.sh and the README's examples read. */
 static void
 print_result (BenchRun *run, BenchClient *clients)
 {
   g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
   double seconds = (run->end_us - run->start_us) / (double) G_USEC_PER_SEC;
 
   for (guint i = 0; i < run->options->clients; i++)
     g_array_append_vals (all, clients[i].acquire_us->data, clients[i].acquire_us->len);
   g_array_sort (all, compare_gint64);
-  printf ("{\"impl\":\"%s\",\"clients\":%u,\"cycles_total\":%u,\"seconds\":%.3f,"
-          "\"cycles_per_s\":%.1f,\"acquire_ms_p50\":%.3f,\"acquire_ms_p99\":%.3f,"
-          "\"violations\":%d}\n",
-          run->impl->name, run->options->clients, all->len, seconds,
-          seconds > 0 ? all->len / seconds : 0.0, percentile_ms (all, 50), percentile_ms (all, 99),
-          g_atomic_int_get (&run->violations));
-  fflush (stdout);
+  json_builder_begin_object (builder);
+  bench_json_add_string (builder, "impl", run->impl->name);
+  bench_json_add_int (builder, "clients", run->options->clients);
+  bench_json_add_int (builder, "cycles_total", all->len);
+  bench_json_add_double (builder, "seconds", seconds, 3);
+  bench_json_add_double (builder, "cycles_per_s", seconds > 0 ? all->len / seconds : 0.0, 1);
+  bench_json_add_double (builder, "acquire_ms_p50", percentile_ms (all, 50), 3);
+  bench_json_add_double (builder, "acquire_ms_p99", percentile_ms (all, 99), 3);
+  bench_json_add_int (builder, "violations", g_atomic_int_get (&run->violations));
+  json_builder_end_object (builder);
+  bench_print_json (builder);
 }
 
 /* Prints every client's failure; TRUE when no client failed. */

@@ -1,12 +1,14 @@
-/* zkr benchmarks: what `zkr bench`, bench-raw and bench-mutex share. The
+/* zkr benchmarks: what zkr-bench, bench-raw and bench-mutex share. The
  * command line, the K client threads with their warmup, start barrier and
  * timed cycles, the in-process holder check, the percentiles and the one
- * JSON line; a small synchronous libzookeeper handle for preparing and
+ * JSON line (written with json-glib, as integration/bench's other programs
+ * write theirs); a small synchronous libzookeeper handle for preparing and
  * removing the lock's path; and the lock implementations themselves
  * (BenchImpl: how a client connects, acquires and releases). */
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <zookeeper/zookeeper.h>
 
 G_BEGIN_DECLS
@@ -101,6 +103,16 @@ BenchZk *bench_zk_connect (const char *hosts, GError **error);
 zhandle_t *bench_zk_handle (BenchZk *zk);
 /* Closes the session (its ephemeral nodes go at once) and frees @zk. */
 void bench_zk_close (BenchZk *zk);
+
+/* Members of the JSON object being built: an integer, a string, and a
+ * figure rounded to @decimals places (the precision it is measured to).
+ * json-glib writes a double with all the digits that give it back (5.011
+ * comes out as 5.0110000000000001), the same number to any JSON reader. */
+void bench_json_add_int (JsonBuilder *builder, const char *name, gint64 value);
+void bench_json_add_string (JsonBuilder *builder, const char *name, const char *value);
+void bench_json_add_double (JsonBuilder *builder, const char *name, double value, int decimals);
+/* Prints @builder's value as one line on stdout and flushes it. */
+void bench_print_json (JsonBuilder *builder);
 
 /* Sets @error from ZooKeeper's code @rc: "WHAT PATH: ZooKeeper's error". */
 void bench_set_zk_error (GError **error, int rc, const char *what, const char *path);
