@@ -20,7 +20,7 @@ Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter,gr
                  [--ensemble-sh SH] [--out DIR]
        faults.py --check DIR      (check the histories of a kept run again)
 
-Why the checker is right, in short (README.md, "The fault suite", has it all):
+Why the checker is right, in short (docs/testing.md, "The fault suite", has it all):
 - A hold is the interval [acquire returned, min(release called, LOST heard)]:
   a holder that was told its lock is lost no longer counts.
 - Too many holders at once among those intervals is a violation, except for

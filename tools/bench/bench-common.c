@@ -468,7 +468,7 @@ bench_print_json (JsonBuilder *builder)
 }
 
 /* The result: the keys and their order are what `./run bench`,
- * run-bench.sh and the README's examples read. */
+ * run-bench.sh and docs/performance.md's examples read. */
 static void
 print_result (BenchRun *run, BenchClient *clients)
 {
