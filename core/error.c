@@ -6,7 +6,19 @@
 
 #include "error-private.h"
 
-G_DEFINE_QUARK (zkr-error-quark, zkr_error)
+/* Not G_DEFINE_QUARK: its first call races with another thread's first
+ * call (a plain static written by whichever comes first; harmless, but a
+ * data race to ThreadSanitizer, and the first use can well be a deadline
+ * on the worker while the caller's thread names the domain). */
+GQuark
+zkr_error_quark (void)
+{
+  static gsize quark = 0;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_quark_from_static_string ("zkr-error-quark"));
+  return (GQuark) quark;
+}
 
 /* ZKR_ERROR_CANCELLED is never produced any more (error.h) but still
  * named: the codes are stable. */
