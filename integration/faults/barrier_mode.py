@@ -35,9 +35,10 @@ What the checker holds the barrier to (times are CLOCK_MONOTONIC us):
 """
 
 import os
-import signal
 import subprocess
 import time
+
+from nemesis import stop_processes
 
 MEMBERS = 6
 STEP_MS = 50
@@ -230,20 +231,6 @@ def check(run_dir, faults, stop_faults_at, stop_at, t_us):
     return problems, stats
 
 
-def stop(procs):
-    for proc in procs:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGCONT)
-            os.kill(proc.pid, signal.SIGTERM)
-    codes = []
-    for proc in procs:
-        try:
-            codes.append(proc.wait(timeout=60))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            codes.append("killed")
-    return codes
 
 
 def count_left(args, hosts, deadline):
@@ -287,7 +274,7 @@ def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_tim
         time.sleep(max(0.0, stop_faults_at / 1e6 + t_us / 1e6 + quiet_s - time.monotonic()))
     finally:
         stop_at = int(time.monotonic() * 1e6)
-        codes = stop(members)
+        codes = stop_processes(members)
     with open(os.path.join(run_dir, "nemesis.log"), "w") as f:
         for fault in faults:
             f.write(repr(fault) + "\n")

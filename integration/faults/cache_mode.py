@@ -12,6 +12,8 @@ import signal
 import subprocess
 import time
 
+from nemesis import stop_processes
+
 CACHES = 3
 # writes and fault-phase seconds per run
 RUNS = {"quick": (1500, 40), "full": (10000, 140)}
@@ -49,20 +51,6 @@ def last_line(path):
         return "(no log)"
 
 
-def stop(procs):
-    for proc in procs:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGCONT)
-            os.kill(proc.pid, signal.SIGTERM)
-    codes = []
-    for proc in procs:
-        try:
-            codes.append(proc.wait(timeout=30))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            codes.append("killed")
-    return codes
 
 
 def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_timeout_ms, say):
@@ -122,7 +110,7 @@ def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_tim
         violations.append(str(e))
         faults = 0
     finally:
-        stop(caches + ([writer] if writer else []))
+        stop_processes(caches + ([writer] if writer else []), timeout=30)
     result = subprocess.run([args.worker, "--hosts", ensemble.hosts, "--count", PATH],
                             capture_output=True, text=True, timeout=60)
     if result.returncode != 0 or not result.stdout.strip().endswith("count 0 rc ok"):

@@ -34,9 +34,10 @@ too). Let S be the successes, U the failures, F the final value.
 import ast
 import bisect
 import os
-import signal
 import subprocess
 import time
+
+from nemesis import stop_processes
 
 CLIENTS = 8
 PROMOTED = 3  # the last 3 clients
@@ -275,20 +276,6 @@ def check_dir(run_dir, suite):
     return not problems and not overruns
 
 
-def stop(procs):
-    for proc in procs:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGCONT)
-            os.kill(proc.pid, signal.SIGTERM)
-    codes = []
-    for proc in procs:
-        try:
-            codes.append(proc.wait(timeout=60))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            codes.append("killed")
-    return codes
 
 
 def final_listing(args, hosts, run_dir, deadline):
@@ -346,7 +333,7 @@ def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_tim
         time.sleep(max(0.0, stop_faults_at / 1e6 + t_us / 1e6 + quiet_s - time.monotonic()))
     finally:
         stop_at = int(time.monotonic() * 1e6)
-        codes = stop(clients)
+        codes = stop_processes(clients)
     with open(os.path.join(run_dir, "nemesis.log"), "w") as f:
         for fault in faults:
             f.write(repr(fault) + "\n")

@@ -47,7 +47,7 @@ import signal
 import subprocess
 import time
 
-from nemesis import now_us
+from nemesis import now_us, stop_processes
 
 MEMBERS = 10
 PATH = "/zkr-faults/group"
@@ -137,20 +137,6 @@ def read_lines(path):
         return []
 
 
-def stop(procs):
-    for proc in procs:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGCONT)
-            os.kill(proc.pid, signal.SIGTERM)
-    codes = []
-    for proc in procs:
-        try:
-            codes.append(proc.wait(timeout=60))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            codes.append("killed")
-    return codes
 
 
 def count_left(args, hosts, deadline):
@@ -492,7 +478,7 @@ def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_tim
                           time.monotonic() + (t_us + SLACK_US) / 1e6 + 30)
     finally:
         stop_at = now_us()
-        codes = stop(procs)
+        codes = stop_processes(procs)
     with open(os.path.join(run_dir, "nemesis.log"), "w") as f:
         for fault in faults:
             f.write(repr(fault) + "\n")

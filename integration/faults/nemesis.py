@@ -29,6 +29,25 @@ def say(*words):
     print("faults:", *words, flush=True)
 
 
+def stop_processes(procs, timeout=60):
+    """SIGCONT then SIGTERM to each process still running (a SIGSTOPped one
+    must run to exit), then their exit codes ("killed" for one that did not
+    exit within @timeout seconds and was SIGKILLed)."""
+    for proc in procs:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGCONT)
+            os.kill(proc.pid, signal.SIGTERM)
+    codes = []
+    for proc in procs:
+        try:
+            codes.append(proc.wait(timeout=timeout))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            codes.append("killed")
+    return codes
+
+
 # ---- the nemesis ------------------------------------------------------------
 
 
