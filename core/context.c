@@ -75,6 +75,43 @@ zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
   g_main_context_unref (context);
 }
 
+typedef struct {
+  GTask *task;   /* (owned) */
+  GError *error; /* (owned) (nullable) */
+} Return;
+
+static gboolean
+return_run (gpointer data)
+{
+  Return *ret = data;
+
+  if (ret->error != NULL)
+    g_task_return_error (ret->task, g_steal_pointer (&ret->error));
+  else
+    g_task_return_boolean (ret->task, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+return_free (gpointer data)
+{
+  Return *ret = data;
+
+  g_clear_error (&ret->error);
+  g_object_unref (ret->task);
+  g_free (ret);
+}
+
+void
+zkr__context_return (GTask *task, GError *error)
+{
+  Return *ret = g_new0 (Return, 1);
+
+  ret->task = task;
+  ret->error = error;
+  zkr__context_post (g_task_get_context (task), return_run, ret, return_free);
+}
+
 static void
 run_sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {

@@ -18,6 +18,12 @@ G_BEGIN_DECLS
 void zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
                         GDestroyNotify destroy);
 
+/* Answers @task (transfer full) from its own context, where its callback
+ * runs, later: with @error (transfer full) when not NULL, else TRUE. So
+ * the task, and what its callback owns, is never finalized on a session's
+ * thread. Any thread. */
+void zkr__context_return (GTask *task, GError *error);
+
 /* Debug builds (NDEBUG unset): logs a critical naming @what when the
  * calling thread runs a session's code (zkr__session_code_running()), where
  * user code must never run and whose thread-default context is not the

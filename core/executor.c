@@ -38,7 +38,7 @@ struct _ZkrExecutor {
   GMainContext *ctx;
   GMainLoop *loop;
   GThread *worker;
-  GDestroyNotify exited;      /* set by the worker before its loop quits */
+  GDestroyNotify exited;      /* set before the quit is posted */
   gpointer exited_data;
 
   /* Whoever runs the worker's code holds the turn: the worker except while
@@ -669,16 +669,29 @@ zkr__executor_stop (ZkrExecutor *executor, GDestroyNotify exited, gpointer data)
     {
       /* From inside the worker: it finishes the posts already queued and
        * runs @exited as it ends. */
-      executor->exited = exited;
-      executor->exited_data = data;
-      zkr__executor_post (executor, worker_quit, executor, NULL);
-      g_thread_unref (worker);
+      zkr__executor_stop_detached (executor, exited, data);
       return;
     }
   zkr__executor_post (executor, worker_quit, executor, NULL);
   g_thread_join (worker);
   if (exited != NULL)
     exited (data);
+}
+
+void
+zkr__executor_stop_detached (ZkrExecutor *executor, GDestroyNotify exited, gpointer data)
+{
+  /* Read before the quit is posted: from then on the worker may end and
+   * @exited free the executor. */
+  GThread *worker = executor->worker;
+
+  /* Written before the post, which publishes them to the worker (the post
+   * queue's lock orders the two threads). */
+  executor->exited = exited;
+  executor->exited_data = data;
+  zkr__executor_post (executor, worker_quit, executor, NULL);
+  /* Nobody joins the worker: GLib detaches it. */
+  g_thread_unref (worker);
 }
 
 static void

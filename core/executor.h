@@ -29,6 +29,10 @@ ZkrExecutor *zkr__executor_new (const char *thread_name,
  * and runs it before returning; from the worker itself, this returns at
  * once and the worker runs it as its last act. Call it once. */
 void zkr__executor_stop (ZkrExecutor *executor, GDestroyNotify exited, gpointer data);
+/* The same from any thread without waiting: the worker runs the posts
+ * queued before this call, then @exited(@data) as its last act, and ends
+ * detached. Call it (or zkr__executor_stop()) once. */
+void zkr__executor_stop_detached (ZkrExecutor *executor, GDestroyNotify exited, gpointer data);
 /* After zkr__executor_stop(): drops the posts still queued and the timers
  * still pending unrun (their destroy notifies run, in this thread), and
  * frees @executor. */

@@ -1,8 +1,9 @@
 /* zkr internal: what the session's own files share with each other (the
  * session object itself and the calls between them): session.c, the state
- * machine; session-handle.c, the handle and its events; watches.c, the
- * watch registry; session-options.c; and the tests' session-test-hooks.c.
- * Recipes and the other core files use session-private.h instead. */
+ * machine; session-async.c, its async calls; session-handle.c, the handle
+ * and its events; watches.c, the watch registry; session-options.c; and
+ * the tests' session-test-hooks.c. Recipes and the other core files use
+ * session-private.h instead. */
 #pragma once
 
 #include "executor.h"
@@ -73,6 +74,15 @@ gboolean zkr__session_state_is_connected (ZkrSessionState state);
 /* Worker (turn held), no lock held: the one place the state changes;
  * FALSE when the table refuses the edge. */
 gboolean zkr__session_set_state (ZkrSession *session, ZkrSessionState state);
+/* Worker (turn held), no lock held: closes the session if it is open,
+ * then marks the close done (waking zkr_session_close()). */
+void zkr__session_close_in_worker (ZkrSession *session);
+/* With session->lock held, unconnected: FALSE with @error set when a wait
+ * for the connection is over (closed, authentication failed, @cancellable
+ * cancelled, @deadline passed), TRUE while it goes on. */
+gboolean zkr__session_wait_connected_may_wait (ZkrSession *session, int timeout_ms,
+                                               gint64 deadline, GCancellable *cancellable,
+                                               GError **error);
 /* The liveness clock restarts at @send_time (a new session). */
 void zkr__session_clock_reset (ZkrSession *session, gint64 send_time);
 

@@ -24,6 +24,12 @@ struct _ZkrSessionOptions {
   int margin_ms;             /* -1: min(T/10, 1000 ms) */
 };
 
+/* Waits up to @timeout_ms for every session made so far to be freed
+ * (after its last unref, a session closes and is freed on its worker):
+ * TRUE once none is left. For the tests, before they check for leaks and
+ * leftover nodes. Any thread but a session's worker. */
+gboolean zkr__sessions_wait_freed (int timeout_ms);
+
 /* The worker thread's context (transfer none). */
 GMainContext *zkr__session_get_worker_context (ZkrSession *session);
 gboolean zkr__session_in_worker (ZkrSession *session);

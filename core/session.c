@@ -351,6 +351,23 @@ zkr_session_get_safe_deadline (ZkrSession *session)
 
 /* ---- construction ------------------------------------------------- */
 
+/* Sessions made and not yet freed: after its last unref a session may
+ * still be closing on its worker. */
+static GMutex live_lock;
+static GCond live_cond;
+static guint live_sessions;
+
+static void
+live_sessions_add (int delta)
+{
+  g_mutex_lock (&live_lock);
+  live_sessions += delta;
+  if (live_sessions == 0)
+    g_cond_broadcast (&live_cond);
+  g_mutex_unlock (&live_lock);
+}
+
+
 static void
 session_setup_acl (ZkrSession *session)
 {
@@ -393,6 +410,7 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
     }
   zkr__log_init ();
   session = g_new0 (ZkrSession, 1);
+  live_sessions_add (1);
   g_atomic_ref_count_init (&session->ref);
   session->options = zkr_session_options_copy (options);
   session->hosts = hosts;
@@ -437,9 +455,8 @@ zkr_session_connect (const ZkrSessionOptions *options, GError **error)
 
 /* ---- close and free ----------------------------------------------- */
 
-/* Worker thread, no lock held. */
-static void
-session_close_in_worker (ZkrSession *session)
+void
+zkr__session_close_in_worker (ZkrSession *session)
 {
   zkr__session_handle_timers_stop (session);
   if (zkr_session_get_state (session) != ZKR_SESSION_STATE_CLOSED)
@@ -458,7 +475,7 @@ session_close_in_worker (ZkrSession *session)
 static gboolean
 close_dispatch (gpointer data)
 {
-  session_close_in_worker (data);
+  zkr__session_close_in_worker (data);
   return G_SOURCE_REMOVE;
 }
 
@@ -468,7 +485,7 @@ zkr_session_close (ZkrSession *session)
   g_return_if_fail (session != NULL);
   if (zkr__session_in_worker (session))
     {
-      session_close_in_worker (session);
+      zkr__session_close_in_worker (session);
       return;
     }
   zkr__session_post (session, close_dispatch, session, NULL);
@@ -494,6 +511,7 @@ session_free (ZkrSession *session)
   g_cond_clear (&session->cond);
   g_mutex_clear (&session->clock_lock);
   g_free (session);
+  live_sessions_add (-1);
 }
 
 ZkrSession *
@@ -510,11 +528,25 @@ zkr_session_unref (ZkrSession *session)
   g_return_if_fail (session != NULL);
   if (!g_atomic_ref_count_dec (&session->ref))
     return;
-  zkr_session_close (session);
-  /* The worker finishes the items already queued (they do not hold
-   * references), then the session is freed: here, or on the worker as it
-   * exits when the last reference went from inside it. */
-  zkr__executor_stop (session->executor, (GDestroyNotify) session_free, session);
+  /* Never waits (docs/design.md §2.6): the worker closes the session if
+   * it is still open, finishes the items queued before (they hold no
+   * references), and frees the session as it ends, detached. */
+  zkr__session_post (session, close_dispatch, session, NULL);
+  zkr__executor_stop_detached (session->executor, (GDestroyNotify) session_free, session);
+}
+
+gboolean
+zkr__sessions_wait_freed (int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gboolean none;
+
+  g_mutex_lock (&live_lock);
+  while (live_sessions > 0 && g_cond_wait_until (&live_cond, &live_lock, deadline))
+    ;
+  none = live_sessions == 0;
+  g_mutex_unlock (&live_lock);
+  return none;
 }
 
 /* ---- getters ------------------------------------------------------ */
@@ -531,10 +563,8 @@ wait_connected_wake (GCancellable *cancellable, gpointer data)
   g_mutex_unlock (&session->lock);
 }
 
-/* With session->lock held: FALSE with @error set when the wait is over
- * unconnected, TRUE to (go on) wait(ing). */
-static gboolean
-wait_connected_may_wait (ZkrSession *session, int timeout_ms, gint64 deadline,
+gboolean
+zkr__session_wait_connected_may_wait (ZkrSession *session, int timeout_ms, gint64 deadline,
                          GCancellable *cancellable, GError **error)
 {
   if (session->state == ZKR_SESSION_STATE_CLOSED)
@@ -572,7 +602,7 @@ zkr_session_wait_connected (ZkrSession *session, int timeout_ms, GCancellable *c
                                        NULL);
   g_mutex_lock (&session->lock);
   while (!zkr__session_state_is_connected (session->state) &&
-         wait_connected_may_wait (session, timeout_ms, deadline, cancellable, error))
+         zkr__session_wait_connected_may_wait (session, timeout_ms, deadline, cancellable, error))
     {
       if (timeout_ms < 0)
         g_cond_wait (&session->cond, &session->lock);

@@ -104,7 +104,9 @@ all_operations_commit_together (const char *ns)
   CU_ASSERT_FALSE (zkr_txn_get_stat (txn, 0, NULL));
   CU_ASSERT_PTR_NULL (zkr_txn_get_created_path (txn, 2));
   CU_ASSERT_PTR_NULL (zkr_txn_get_created_path (txn, 99));
-  /* On the server, where the namespace puts it. */
+  /* On the server, where the namespace puts it (read through another
+   * session, maybe on a follower behind the commit: synced first). */
+  zkr__op_sync_path_sync (direct, a_on_server);
   CU_ASSERT_EQUAL (zkr__op_exists_sync (direct, a_on_server, NULL), ZOK);
   CU_ASSERT_TRUE (data_is (session, a, "1"));
   CU_ASSERT_TRUE (data_is (session, b, "new"));

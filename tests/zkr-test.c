@@ -158,6 +158,24 @@ run_passed (void)
          g_atomic_int_get (&unexpected_total) == 0;
 }
 
+/* The library's count of sessions not yet freed (core/session.c), when
+ * the program links the library: a session's last unref closes and frees
+ * it on its worker, after the unref returned. */
+gboolean zkr__sessions_wait_freed (int timeout_ms) __attribute__ ((weak));
+
+/* Every session the tests made is freed before the program checks for
+ * leaks and exits: one still alive 30 s after the tests was never unreffed,
+ * or its close hangs. */
+static gboolean
+sessions_freed (void)
+{
+  if (zkr__sessions_wait_freed == NULL || zkr__sessions_wait_freed (30000))
+    return TRUE;
+  fprintf (stderr, "a session is still alive 30 s after the tests: never unreffed, "
+           "or its close hangs\n");
+  return FALSE;
+}
+
 int
 zkr_test_main (int argc,
                char **argv,
@@ -180,6 +198,7 @@ zkr_test_main (int argc,
   suite = register_suite (suite_name, init, cleanup, tests);
   passed = suite != NULL && run_suite (suite, argc > 1 ? argv[1] : NULL);
   passed = passed && run_passed ();
+  passed = sessions_freed () && passed;
   if (g_atomic_int_get (&unexpected_total) > 0)
     fprintf (stderr, "%d unexpected critical(s) or warning(s) logged\n",
              g_atomic_int_get (&unexpected_total));

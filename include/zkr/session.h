@@ -286,7 +286,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrSessionOptions, zkr_session_options_free)
  *
  * A session: opaque and reference-counted; safe to unref from any thread
  * and from inside its own listeners. The last unref closes the session if
- * it is still open.
+ * it is still open, in the background (see zkr_session_unref()).
  *
  * Since: 0.1
  */
@@ -350,6 +350,45 @@ ZKR_API ZkrSession *zkr_session_new (const ZkrSessionOptions *options, GError **
 ZKR_API ZkrSession *zkr_session_connect (const ZkrSessionOptions *options, GError **error);
 
 /**
+ * zkr_session_connect_async:
+ * @options: the options (copied)
+ * @cancellable: (nullable): cancelling it (from any thread) answers the
+ *   call at once
+ * @callback: called with the answer
+ * @user_data: for @callback
+ *
+ * zkr_session_new() then zkr_session_wait_connected_async() with the
+ * options' connection timeout. On failure the session made is closed in
+ * the background.
+ *
+ * Thread: any thread; returns at once. @callback runs in the
+ * GMainContext that was thread-default at the call, never inside it.
+ *
+ * Since: 0.1
+ */
+ZKR_API void zkr_session_connect_async (const ZkrSessionOptions *options,
+                                        GCancellable *cancellable,
+                                        GAsyncReadyCallback callback,
+                                        gpointer user_data);
+/**
+ * zkr_session_connect_finish:
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_session_connect_async().
+ *
+ * Errors: those of zkr_session_new() and zkr_session_wait_connected().
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: (transfer full) (nullable): the connected session;
+ *   zkr_session_unref() it.
+ *
+ * Since: 0.1
+ */
+ZKR_API ZkrSession *zkr_session_connect_finish (GAsyncResult *result, GError **error);
+
+/**
  * zkr_session_ref:
  * @session: a #ZkrSession
  *
@@ -366,10 +405,17 @@ ZKR_API ZkrSession *zkr_session_ref (ZkrSession *session);
  * zkr_session_unref:
  * @session: (transfer full): a #ZkrSession
  *
- * Drops a reference; the last one closes the session if it is still open
- * (zkr_session_close()) and frees it once its worker is done.
+ * Drops a reference. The last one never waits: it hands the session to
+ * its worker thread, which closes it if it is still open (as
+ * zkr_session_close() does: the server deletes its ephemeral nodes at
+ * once), runs what was queued before, frees the session and ends. A
+ * program that must know its ephemeral nodes are gone before it goes on
+ * or exits calls zkr_session_close() or zkr_session_close_async() first;
+ * otherwise a process that exits right after the last unref may leave
+ * them to expire with the session timeout.
  *
- * Thread: any thread, also from inside its own listeners.
+ * Thread: any thread, also from inside its own listeners and the
+ * callbacks of its calls; returns at once.
  *
  * Since: 0.1
  */
@@ -387,6 +433,47 @@ ZKR_API void zkr_session_unref (ZkrSession *session);
  * Since: 0.1
  */
 ZKR_API void zkr_session_close (ZkrSession *session);
+
+/**
+ * zkr_session_close_async:
+ * @session: a #ZkrSession
+ * @cancellable: (nullable): cancelling it answers the call at once with
+ *   %G_IO_ERROR_CANCELLED; the close goes on all the same
+ * @callback: called with the answer
+ * @user_data: for @callback
+ *
+ * zkr_session_close() without blocking: @callback is told once the
+ * handle is closed (CLOSED reported, every waiter woken, the server told
+ * to end the session when it could be reached). Idempotent: a closed
+ * session answers %TRUE.
+ *
+ * Thread: any thread; returns at once. @callback runs in the
+ * GMainContext that was thread-default at the call.
+ *
+ * Since: 0.1
+ */
+ZKR_API void zkr_session_close_async (ZkrSession *session,
+                                      GCancellable *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer user_data);
+/**
+ * zkr_session_close_finish:
+ * @session: a #ZkrSession
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_session_close_async().
+ *
+ * Errors: %G_IO_ERROR_CANCELLED when cancelled first.
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once the session is closed.
+ *
+ * Since: 0.1
+ */
+ZKR_API gboolean zkr_session_close_finish (ZkrSession *session, GAsyncResult *result,
+                                           GError **error);
 
 /**
  * zkr_session_wait_connected:
@@ -414,6 +501,48 @@ ZKR_API gboolean zkr_session_wait_connected (ZkrSession *session,
                                              int timeout_ms,
                                              GCancellable *cancellable,
                                              GError **error);
+
+/**
+ * zkr_session_wait_connected_async:
+ * @session: a #ZkrSession
+ * @timeout_ms: negative waits forever, 0 only checks.
+ * @cancellable: (nullable): cancelling it (from any thread) answers the
+ *   call promptly
+ * @callback: called with the answer
+ * @user_data: for @callback
+ *
+ * zkr_session_wait_connected() without blocking: the same answers, by
+ * the same deadline, in every session state.
+ *
+ * Thread: any thread; returns at once. @callback runs in the
+ * GMainContext that was thread-default at the call, never inside it.
+ *
+ * Since: 0.1
+ */
+ZKR_API void zkr_session_wait_connected_async (ZkrSession *session,
+                                               int timeout_ms,
+                                               GCancellable *cancellable,
+                                               GAsyncReadyCallback callback,
+                                               gpointer user_data);
+/**
+ * zkr_session_wait_connected_finish:
+ * @session: a #ZkrSession
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_session_wait_connected_async().
+ *
+ * Errors: those of zkr_session_wait_connected().
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once connected.
+ *
+ * Since: 0.1
+ */
+ZKR_API gboolean zkr_session_wait_connected_finish (ZkrSession *session,
+                                                    GAsyncResult *result,
+                                                    GError **error);
 
 /**
  * zkr_session_get_state:
