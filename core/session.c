@@ -522,17 +522,28 @@ zkr_session_ref (ZkrSession *session)
   return session;
 }
 
+/* Worker, after the last unref: closes the session if it is still open,
+ * then stops behind what the close queued (the recipes' reactions to
+ * CLOSED: they hold no references) and frees the session as it ends,
+ * detached. */
+static gboolean
+last_unref_dispatch (gpointer data)
+{
+  ZkrSession *session = data;
+
+  zkr__session_close_in_worker (session);
+  zkr__executor_stop_detached (session->executor, (GDestroyNotify) session_free, session);
+  return G_SOURCE_REMOVE;
+}
+
 void
 zkr_session_unref (ZkrSession *session)
 {
   g_return_if_fail (session != NULL);
   if (!g_atomic_ref_count_dec (&session->ref))
     return;
-  /* Never waits (docs/design.md §2.6): the worker closes the session if
-   * it is still open, finishes the items queued before (they hold no
-   * references), and frees the session as it ends, detached. */
-  zkr__session_post (session, close_dispatch, session, NULL);
-  zkr__executor_stop_detached (session->executor, (GDestroyNotify) session_free, session);
+  /* Never waits (docs/design.md §2.6). */
+  zkr__session_post (session, last_unref_dispatch, session, NULL);
 }
 
 gboolean
