@@ -459,7 +459,11 @@ def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_tim
         procs = [launcher.start(i) for i in range(1, MEMBERS + 1)]
         nemesis = group_nemesis(nemesis_class, launcher)(
             seed, ensemble, proxies[:MEMBERS], procs, run_dir, args, kinds=GROUP_FAULT_KINDS)
-        nemesis.run(time.monotonic() + fault_s)
+        phase_end = time.monotonic() + fault_s
+        nemesis.run(phase_end)
+        # The members go on joining and leaving for the whole phase; the
+        # nemesis starts no fault in its last 2.5 session timeouts.
+        time.sleep(max(0.0, phase_end - time.monotonic()))
         faults = nemesis.log
         # The faults stopped: every member joins for good and checks (a
         # process restarted a moment ago is told once its handler is in).
