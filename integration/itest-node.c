@@ -121,6 +121,24 @@ itest_async_end (ItestAsync *wait)
   g_main_context_unref (wait->context);
 }
 
+gboolean
+itest_async_call (gpointer object, ItestAsyncStart start, ItestAsyncFinish finish,
+                  GCancellable *cancellable, GError **error)
+{
+  ItestAsync wait;
+  GAsyncResult *result;
+  gboolean ok = FALSE;
+
+  itest_async_begin (&wait);
+  start (object, cancellable, itest_async_done, &wait);
+  result = itest_async_wait (&wait, ITEST_CALL_MS);
+  CU_ASSERT_PTR_NOT_NULL (result);
+  if (result != NULL)
+    ok = finish (object, result, error);
+  itest_async_end (&wait);
+  return ok;
+}
+
 gint64
 itest_elapsed_ms (gint64 since)
 {

@@ -160,6 +160,17 @@ void itest_async_done (GObject *source, GAsyncResult *result, gpointer user_data
 GAsyncResult *itest_async_wait (ItestAsync *wait, int timeout_ms);
 void itest_async_end (ItestAsync *wait);
 
+/* An async call of @object with a cancellable and a boolean answer (a
+ * lock's release_async), and its finish. */
+typedef void (*ItestAsyncStart) (gpointer object, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data);
+typedef gboolean (*ItestAsyncFinish) (gpointer object, GAsyncResult *result, GError **error);
+/* Makes the call from this thread and waits for its answer as
+ * itest_async_wait() does (ITEST_CALL_MS at most: no answer fails the
+ * test); returns what @finish returns. */
+gboolean itest_async_call (gpointer object, ItestAsyncStart start, ItestAsyncFinish finish,
+                           GCancellable *cancellable, GError **error);
+
 /* A session with namespace @ns through a proxy of its own (to black-hole
  * its link), its state recorder, a direct session, and a scratch root made
  * through the proxied one. */

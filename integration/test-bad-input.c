@@ -425,6 +425,8 @@ test_bad_input__recipe_methods (void)
   /* NULL objects. */
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_acquire (NULL, 0, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_release (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_mutex_release_async (NULL, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_release_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_verify (NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_is_held (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_mutex_get_fencing_token (NULL), 0));
@@ -437,6 +439,10 @@ test_bad_input__recipe_methods (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_FALSE (zkr_reentrant_mutex_acquire (NULL, 0, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_reentrant_mutex_release (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_reentrant_mutex_release_async (NULL, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_FALSE (zkr_reentrant_mutex_release_finish (NULL, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_reentrant_mutex_is_release_pending (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_reentrant_mutex_verify (NULL, &error)));
 
   ZKR_TEST_EXPECT_ONE_CRITICAL (
@@ -445,12 +451,19 @@ test_bad_input__recipe_methods (void)
     CU_ASSERT_FALSE (zkr_rwlock_acquire_write (NULL, 0, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_rwlock_release_read (NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_rwlock_release_write (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_rwlock_release_read_async (NULL, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_rwlock_release_write_async (NULL, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_rwlock_release_read_finish (NULL, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_FALSE (zkr_rwlock_release_write_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_rwlock_verify (NULL, &error)));
 
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_PTR_NULL (zkr_semaphore_acquire (NULL, 1, 0, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (NULL), 0));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_release (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_lease_release_async (NULL, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_release_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_verify (NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_is_held (NULL)));
   zkr_lease_free (NULL);
@@ -458,6 +471,9 @@ test_bad_input__recipe_methods (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_FALSE (zkr_multi_lock_acquire (NULL, 0, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_multi_lock_release (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_multi_lock_release_async (NULL, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_FALSE (zkr_multi_lock_release_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_multi_lock_verify (NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_multi_lock_get_paths (NULL)));
   CU_ASSERT_PTR_NULL (error);
@@ -537,6 +553,19 @@ typedef struct {
 } AsyncOutcome;
 
 static void
+release_start (gpointer mutex, GCancellable *cancellable, GAsyncReadyCallback callback,
+               gpointer user_data)
+{
+  zkr_mutex_release_async (mutex, cancellable, callback, user_data);
+}
+
+static gboolean
+release_finish (gpointer mutex, GAsyncResult *result, GError **error)
+{
+  return zkr_mutex_release_finish (mutex, result, error);
+}
+
+static void
 async_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   AsyncOutcome *outcome = user_data;
@@ -595,6 +624,9 @@ test_bad_input__leader_recipes (void)
     CU_ASSERT_FALSE (zkr_leader_latch_close (NULL, ZKR_LEADER_CLOSE_SILENT, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_await (NULL, 0, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_latch_await_async (NULL, 0, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_FALSE (zkr_leader_latch_await_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_leader_latch_get_fencing_token (NULL), 0));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_dup_node_path (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_get_id (NULL)));
@@ -770,6 +802,11 @@ test_bad_input__locks_used_after_their_session_closed (void)
     CU_ASSERT_TRUE (g_error_matches (outcome.error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
     g_clear_error (&outcome.error);
   }
+
+  /* So does a release_async. */
+  CU_ASSERT_FALSE (itest_async_call (idle, release_start, release_finish, NULL, &error));
+  CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
+  g_clear_error (&error);
 
   /* Reads and new objects on the closed session. */
   listed = zkr_mutex_list_participants (idle, &error);

@@ -438,6 +438,19 @@ latch_call (gpointer latch, int timeout_ms, GCancellable *cancellable, GError **
   return zkr_leader_latch_await (latch, timeout_ms, cancellable, error);
 }
 
+static void
+latch_call_async (gpointer latch, int timeout_ms, GCancellable *cancellable,
+                  GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_leader_latch_await_async (latch, timeout_ms, cancellable, callback, user_data);
+}
+
+static gboolean
+latch_call_finish (gpointer latch, GAsyncResult *result, GError **error)
+{
+  return zkr_leader_latch_await_finish (latch, result, error);
+}
+
 /* Closed once the partition healed: the close waits for its delete. */
 static void
 latch_free (gpointer latch)
@@ -468,9 +481,53 @@ static const Kind latch_kind = {
   .waiter_new = latch_waiter_new,
   .waiter_start = latch_start,
   .call = latch_call,
+  .call_async = latch_call_async,
+  .call_finish = latch_call_finish,
   .waiter_free = latch_free,
   .holder_new = latch_holder_new,
   .holder_free = latch_free,
+};
+
+/* -- mutex release: the waiter holds the mutex; the call gives it back -- */
+
+static gpointer
+mutex_held_new (ZkrSession *session, const char *base)
+{
+  return mutex_holder_at (session, base);
+}
+
+static gboolean
+release_call (gpointer mutex, int timeout_ms, GCancellable *cancellable, GError **error)
+{
+  (void) timeout_ms;
+  (void) cancellable;
+  return zkr_mutex_release (mutex, error);
+}
+
+static void
+release_call_async (gpointer mutex, int timeout_ms, GCancellable *cancellable,
+                    GAsyncReadyCallback callback, gpointer user_data)
+{
+  (void) timeout_ms;
+  zkr_mutex_release_async (mutex, cancellable, callback, user_data);
+}
+
+static gboolean
+release_call_finish (gpointer mutex, GAsyncResult *result, GError **error)
+{
+  return zkr_mutex_release_finish (mutex, result, error);
+}
+
+/* Unref'd once healed: the delete a failed release left pending is done
+ * then (fixture_finish waits for the queue to be empty). */
+static const Kind mutex_release_kind = {
+  .name = "mutex-release",
+  .queues = { "", NULL },
+  .waiter_new = mutex_held_new,
+  .call = release_call,
+  .call_async = release_call_async,
+  .call_finish = release_call_finish,
+  .waiter_free = mutex_free,
 };
 
 /* ---- the fixture: a session through the proxy, one straight in --------- */
@@ -952,6 +1009,28 @@ waiter_answers_when_its_session_expires (const Kind *kind)
   fixture_finish (&f);
 }
 
+/* (f) A release has no deadline of its own: cut off and not noticed, its
+ * delete is stuck in the black hole, and it answers CONNECTION_LOSS when
+ * the session reports SUSPENDED (docs/design.md §5.4), not later. */
+static void
+release_answers_by_suspended_while_black_holed (const Kind *kind)
+{
+  Fixture f;
+  Call *call;
+  gint64 suspended_at = 0;
+  guint from;
+
+  fixture_init (&f, kind, "suspended", SUSPENDED_SESSION_MS);
+  from = itest_recorder_count (f.recorder);
+  fixture_black_hole (&f);
+  call = call_start (&f, -1, NULL, TRUE);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_SUSPENDED, from,
+                                             WAIT_MS, &suspended_at) >= 0);
+  call_expect (&f, call, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+               suspended_at > 0 ? suspended_at : g_get_monotonic_time ());
+  fixture_finish (&f);
+}
+
 /* ---- tests --------------------------------------------------------------- */
 
 /* Issue 20, defect 1: answered at 9.9 s, when the client noticed. */
@@ -1190,6 +1269,43 @@ test_deadlines__leader_latch_await_times_out_while_lost (void)
   times_out_while_lost (&latch_kind);
 }
 
+static void
+test_deadlines__leader_latch_await_async_times_out_while_black_holed (void)
+{
+  times_out_while_black_holed (&latch_kind, TRUE);
+}
+
+static void
+test_deadlines__leader_latch_await_async_cancel_answers_while_black_holed (void)
+{
+  cancel_answers_while_black_holed (&latch_kind, TRUE);
+}
+
+static void
+test_deadlines__leader_latch_await_async_behind_a_leader_times_out_while_black_holed (void)
+{
+  queued_times_out_while_black_holed (&latch_kind, TRUE);
+}
+
+static void
+test_deadlines__leader_latch_await_async_times_out_while_suspended (void)
+{
+  times_out_while_suspended (&latch_kind, TRUE);
+}
+
+static void
+test_deadlines__mutex_release_async_answers_connection_loss_by_suspended_while_black_holed (void)
+{
+  release_answers_by_suspended_while_black_holed (&mutex_release_kind);
+}
+
+/* The delete stuck in the black hole: a cancel answers at once. */
+static void
+test_deadlines__mutex_release_async_cancel_answers_while_black_holed (void)
+{
+  cancel_answers_while_black_holed (&mutex_release_kind, TRUE);
+}
+
 /* Every test cleaned up after itself: nothing of this process is left. */
 static void
 test_deadlines__no_node_left_behind (void)
@@ -1255,6 +1371,12 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_deadlines__leader_latch_await_behind_a_leader_times_out_while_black_holed),
   ZKR_TEST_CASE (test_deadlines__leader_latch_await_times_out_while_suspended),
   ZKR_TEST_CASE (test_deadlines__leader_latch_await_times_out_while_lost),
+  ZKR_TEST_CASE (test_deadlines__leader_latch_await_async_times_out_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__leader_latch_await_async_cancel_answers_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__leader_latch_await_async_behind_a_leader_times_out_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__leader_latch_await_async_times_out_while_suspended),
+  ZKR_TEST_CASE (test_deadlines__mutex_release_async_answers_connection_loss_by_suspended_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__mutex_release_async_cancel_answers_while_black_holed),
   ZKR_TEST_CASE (test_deadlines__no_node_left_behind),
   { NULL, NULL },
 };

@@ -1042,6 +1042,153 @@ test_leader_latch__leads_while_another_thread_blocks_in_the_session (void)
   zkr_session_unref (session);
 }
 
+/* ---- await_async ---------------------------------------------------------- */
+
+/* Starts an await_async from this thread: it answers in this thread's
+ * context. */
+static void
+await_begin (ItestAsync *wait, ZkrLeaderLatch *latch, int timeout_ms, GCancellable *cancellable)
+{
+  itest_async_begin (wait);
+  zkr_leader_latch_await_async (latch, timeout_ms, cancellable, itest_async_done, wait);
+}
+
+/* Waits for the answer of await_begin(): TRUE (leading) or FALSE with
+ * @error. @latch is only handed to the finish: it may be gone. */
+static gboolean
+await_end (ItestAsync *wait, ZkrLeaderLatch *latch, GError **error)
+{
+  GAsyncResult *result = itest_async_wait (wait, WAIT_MS);
+  gboolean ok = FALSE;
+
+  CU_ASSERT_PTR_NOT_NULL (result);
+  if (result != NULL)
+    ok = zkr_leader_latch_await_finish (latch, result, error);
+  itest_async_end (wait);
+  return ok;
+}
+
+/* The waiting latch's await_async times out while another leads, answers
+ * TRUE when the leader closes, and at once while it leads; a latch not
+ * started is refused. */
+static void
+test_leader_latch__await_async_answers_leadership_and_a_timeout (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-await-async");
+  g_autoptr (GError) error = NULL;
+  ZkrLeaderLatch *first, *second;
+  ItestAsync wait;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  first = latch_started (a, path, "first");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (first);
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (first, WAIT_MS, NULL, &error));
+  second = zkr_leader_latch_new (b, path, "second", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (second);
+  await_begin (&wait, second, 100, NULL);
+  CU_ASSERT_FALSE (await_end (&wait, second, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (second, &error));
+  {
+    QueueShape shape = { a, path, 2, "second" };
+    CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+  }
+  await_begin (&wait, second, 300, NULL);
+  CU_ASSERT_FALSE (await_end (&wait, second, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_TIMEOUT);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (second));
+
+  await_begin (&wait, second, -1, NULL);
+  CU_ASSERT_TRUE (latch_close (first));
+  CU_ASSERT_TRUE (await_end (&wait, second, &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (second));
+  await_begin (&wait, second, 0, NULL);
+  CU_ASSERT_TRUE (await_end (&wait, second, &error));
+
+  CU_ASSERT_TRUE (latch_close (second));
+  CU_ASSERT_EQUAL (itest_count_children (a, path), 0);
+  zkr_leader_latch_unref (first);
+  zkr_leader_latch_unref (second);
+  itest_assert_path_clean (a, path);
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
+/* Waiting behind a leader, await_async answers a cancel CANCELLED, and
+ * SESSION_CLOSED when its latch is closed, freed, or its session closed;
+ * no node is left. */
+static void
+test_leader_latch__await_async_answers_a_cancel_and_every_close (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  ZkrSession *c = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-await-async-close");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  ZkrLeaderLatch *leader, *waiter;
+  ItestAsync wait;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  leader = latch_started (a, path, "leader");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader);
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
+
+  /* Cancelled, then closed. */
+  waiter = latch_started (b, path, "waiter");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
+  await_begin (&wait, waiter, -1, cancellable);
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (await_end (&wait, waiter, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  g_clear_error (&error);
+  await_begin (&wait, waiter, -1, NULL);
+  CU_ASSERT_TRUE (latch_close (waiter));
+  CU_ASSERT_FALSE (await_end (&wait, waiter, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  g_clear_error (&error);
+  zkr_leader_latch_unref (waiter);
+
+  /* Freed by its last unref while the wait is out. */
+  waiter = latch_started (b, path, "freed");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
+  await_begin (&wait, waiter, -1, NULL);
+  zkr_leader_latch_unref (waiter);
+  CU_ASSERT_FALSE (await_end (&wait, waiter, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  g_clear_error (&error);
+
+  /* Its session closed while queued. */
+  waiter = latch_started (c, path, "session-closed");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiter);
+  {
+    QueueShape shape = { a, path, 2, "session-closed" };
+    CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+  }
+  await_begin (&wait, waiter, -1, NULL);
+  zkr_session_close (c);
+  CU_ASSERT_FALSE (await_end (&wait, waiter, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_SESSION_CLOSED);
+  g_clear_error (&error);
+  zkr_leader_latch_unref (waiter);
+
+  CU_ASSERT_TRUE (latch_close (leader));
+  zkr_leader_latch_unref (leader);
+  CU_ASSERT_TRUE (itest_wait_for_children (a, path, 0, WAIT_MS));
+  itest_assert_path_clean (a, path);
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+  zkr_session_unref (c);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node),
@@ -1052,6 +1199,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__yield_on_lost_keeps_leadership_through_a_short_suspension),
   ZKR_TEST_CASE (test_leader_latch__processes_have_one_leader_at_a_time_with_increasing_tokens),
   ZKR_TEST_CASE (test_leader_latch__leads_while_another_thread_blocks_in_the_session),
+  ZKR_TEST_CASE (test_leader_latch__await_async_answers_leadership_and_a_timeout),
+  ZKR_TEST_CASE (test_leader_latch__await_async_answers_a_cancel_and_every_close),
   { NULL, NULL },
 };
 

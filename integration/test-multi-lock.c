@@ -579,6 +579,130 @@ test_multi_lock__bad_input_gets_clear_errors (void)
   zkr_session_unref (closed);
 }
 
+/* ---- release_async ------------------------------------------------------ */
+
+static void
+multi_release_start (gpointer multi, GCancellable *cancellable, GAsyncReadyCallback callback,
+                     gpointer user_data)
+{
+  zkr_multi_lock_release_async (multi, cancellable, callback, user_data);
+}
+
+static gboolean
+multi_release_finish (gpointer multi, GAsyncResult *result, GError **error)
+{
+  return zkr_multi_lock_release_finish (multi, result, error);
+}
+
+static gboolean
+multi_release_settled (gpointer multi)
+{
+  return !zkr_multi_lock_is_release_pending (multi);
+}
+
+/* release_async answers TRUE once every node is gone: another session's
+ * multi-lock on the same paths takes them with a single try. Not held,
+ * it answers NOT_HELD. */
+static void
+test_multi_lock__release_async_deletes_every_node_and_refuses_when_not_held (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("multi-release-async");
+  g_autofree char *path_a = NULL;
+  g_autofree char *path_b = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrMultiLock *multi, *other;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other_session);
+  path_a = child_path (base, "a");
+  path_b = child_path (base, "b");
+  multi = multi_new (session, path_a, path_b);
+  other = multi_new (other_session, path_b, path_a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  CU_ASSERT_TRUE_FATAL (zkr_multi_lock_acquire (multi, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (itest_async_call (multi, multi_release_start, multi_release_finish, NULL,
+                                    &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (zkr_multi_lock_is_held (multi));
+  CU_ASSERT_FALSE (zkr_multi_lock_is_release_pending (multi));
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path_a), 0);
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path_b), 0);
+  CU_ASSERT_TRUE (zkr_multi_lock_acquire (other, 0, NULL, &error));
+  CU_ASSERT_TRUE (zkr_multi_lock_release (other, &error));
+  CU_ASSERT_FALSE (itest_async_call (multi, multi_release_start, multi_release_finish, NULL,
+                                     &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  zkr_multi_lock_unref (other);
+  zkr_multi_lock_unref (multi);
+  itest_assert_path_clean (session, base);
+  zkr_session_unref (other_session);
+  zkr_session_unref (session);
+}
+
+typedef struct {
+  ZkrMultiLock *multi;
+  const char *path;
+} MemberOf;
+
+static gboolean
+member_dropped (gpointer data)
+{
+  MemberOf *member = data;
+  g_autofree char *node = zkr_multi_lock_dup_node_path (member->multi, member->path);
+
+  return node == NULL;
+}
+
+/* A cancelled release_async answers CANCELLED and every node goes all the
+ * same. With one lock lost (its node deleted by hand), release_async still
+ * gives the other back and answers NOT_HELD naming the lost path. */
+static void
+test_multi_lock__release_async_answers_a_cancel_and_names_a_lost_lock (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("multi-release-cancelled");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *path_a = NULL;
+  g_autofree char *path_b = NULL;
+  g_autofree char *node_a = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrMultiLock *multi;
+  MemberOf member;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  path_a = child_path (base, "a");
+  path_b = child_path (base, "b");
+  multi = multi_new (session, path_a, path_b);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
+  CU_ASSERT_TRUE_FATAL (zkr_multi_lock_acquire (multi, WAIT_MS, NULL, &error));
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (itest_async_call (multi, multi_release_start, multi_release_finish,
+                                     cancellable, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_multi_lock_is_held (multi));
+  CU_ASSERT_TRUE (itest_wait_for (multi_release_settled, multi, WAIT_MS));
+  CU_ASSERT_EQUAL (itest_count_children (session, path_a), 0);
+  CU_ASSERT_EQUAL (itest_count_children (session, path_b), 0);
+
+  CU_ASSERT_TRUE_FATAL (zkr_multi_lock_acquire (multi, WAIT_MS, NULL, &error));
+  node_a = zkr_multi_lock_dup_node_path (multi, path_a);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (session, node_a, -1), ZOK);
+  member = (MemberOf) { multi, path_a };
+  CU_ASSERT_TRUE (itest_wait_for (member_dropped, &member, WAIT_MS));
+  CU_ASSERT_FALSE (itest_async_call (multi, multi_release_start, multi_release_finish, NULL,
+                                     &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, path_a) : NULL);
+  CU_ASSERT_EQUAL (itest_count_children (session, path_b), 0);
+  zkr_multi_lock_unref (multi);
+  itest_assert_path_clean (session, base);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_multi_lock__opposite_orders_never_deadlock_and_exclude_each_other),
   ZKR_TEST_CASE (test_multi_lock__a_busy_lock_rolls_back_the_ones_taken),
@@ -586,6 +710,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_multi_lock__expiry_is_one_lost_event_for_the_whole),
   ZKR_TEST_CASE (test_multi_lock__async_acquire_and_cancel_in_the_callers_context),
   ZKR_TEST_CASE (test_multi_lock__bad_input_gets_clear_errors),
+  ZKR_TEST_CASE (test_multi_lock__release_async_deletes_every_node_and_refuses_when_not_held),
+  ZKR_TEST_CASE (test_multi_lock__release_async_answers_a_cancel_and_names_a_lost_lock),
   { NULL, NULL },
 };
 

@@ -950,6 +950,96 @@ test_mutex__an_ancestor_gone_while_parents_are_made_is_made_again (void)
   zkr_session_unref (session);
 }
 
+/* ---- release_async ------------------------------------------------------ */
+
+static void
+mutex_release_start (gpointer mutex, GCancellable *cancellable, GAsyncReadyCallback callback,
+                     gpointer user_data)
+{
+  zkr_mutex_release_async (mutex, cancellable, callback, user_data);
+}
+
+static gboolean
+mutex_release_finish (gpointer mutex, GAsyncResult *result, GError **error)
+{
+  return zkr_mutex_release_finish (mutex, result, error);
+}
+
+static gboolean
+mutex_release_settled (gpointer mutex)
+{
+  return !zkr_mutex_is_release_pending (mutex);
+}
+
+/* release_async of a held mutex answers TRUE, in the caller's context and
+ * after the call returned, once its node is gone: another session takes
+ * the lock with a single try. Not held, it answers NOT_HELD. */
+static void
+test_mutex__release_async_deletes_the_node_and_refuses_when_not_held (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-release-async");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *node = NULL;
+  ZkrMutex *mutex, *other;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other_session);
+  mutex = mutex_new (session, path);
+  other = mutex_new (other_session, path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, WAIT_MS, NULL, &error));
+  node = zkr_mutex_dup_node_path (mutex);
+  CU_ASSERT_TRUE (itest_async_call (mutex, mutex_release_start, mutex_release_finish, NULL,
+                                    &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
+  CU_ASSERT_FALSE (zkr_mutex_is_release_pending (mutex));
+  CU_ASSERT_TRUE (itest_node_absent (other_session, node));
+  CU_ASSERT_TRUE (zkr_mutex_acquire (other, 0, NULL, &error));
+  CU_ASSERT_TRUE (zkr_mutex_release (other, &error));
+  CU_ASSERT_FALSE (itest_async_call (mutex, mutex_release_start, mutex_release_finish, NULL,
+                                     &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  zkr_mutex_unref (other);
+  zkr_mutex_unref (mutex);
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (other_session);
+  zkr_session_unref (session);
+}
+
+/* A release_async whose cancellable is cancelled answers CANCELLED; the
+ * mutex is no longer held all the same, and its node goes in the
+ * background. */
+static void
+test_mutex__a_cancelled_release_async_answers_cancelled_and_the_node_goes (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-release-cancelled");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *node = NULL;
+  ZkrMutex *mutex;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  mutex = mutex_new (session, path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, WAIT_MS, NULL, &error));
+  node = zkr_mutex_dup_node_path (mutex);
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (itest_async_call (mutex, mutex_release_start, mutex_release_finish,
+                                     cancellable, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
+  CU_ASSERT_TRUE (itest_wait_for (mutex_release_settled, mutex, WAIT_MS));
+  CU_ASSERT_TRUE (itest_node_absent (session, node));
+  zkr_mutex_unref (mutex);
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__acquire_release_and_tokens_increase),
   ZKR_TEST_CASE (test_mutex__bad_input_gets_clear_errors),
@@ -968,6 +1058,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   ZKR_TEST_CASE (test_mutex__an_ancestor_gone_while_parents_are_made_is_made_again),
   ZKR_TEST_CASE (test_mutex__an_acquire_cancelled_before_the_call_sends_nothing),
+  ZKR_TEST_CASE (test_mutex__release_async_deletes_the_node_and_refuses_when_not_held),
+  ZKR_TEST_CASE (test_mutex__a_cancelled_release_async_answers_cancelled_and_the_node_goes),
   { NULL, NULL },
 };
 

@@ -251,12 +251,105 @@ test_reentrant_mutex__entries_of_ended_threads_are_dropped (void)
   zkr_session_unref (session);
 }
 
+/* ---- release_async ------------------------------------------------------ */
+
+static void
+reentrant_release_start (gpointer mutex, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_reentrant_mutex_release_async (mutex, cancellable, callback, user_data);
+}
+
+static gboolean
+reentrant_release_finish (gpointer mutex, GAsyncResult *result, GError **error)
+{
+  return zkr_reentrant_mutex_release_finish (mutex, result, error);
+}
+
+static gboolean
+reentrant_release_settled (gpointer mutex)
+{
+  return !zkr_reentrant_mutex_is_release_pending (mutex);
+}
+
+/* release_async counts down first (TRUE, the node stays), then at zero
+ * answers TRUE once the node is gone: a plain mutex of another session
+ * takes the path with a single try. Not held, it answers NOT_HELD. */
+static void
+test_reentrant_mutex__release_async_counts_down_then_deletes_the_node (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("reentrant-release-async");
+  g_autoptr (GError) error = NULL;
+  ZkrReentrantMutex *mutex;
+  ZkrMutex *other;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other_session);
+  mutex = zkr_reentrant_mutex_new (session, path, &error);
+  other = zkr_mutex_new (other_session, path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  CU_ASSERT_TRUE_FATAL (zkr_reentrant_mutex_acquire (mutex, 5000, NULL, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_reentrant_mutex_acquire (mutex, 5000, NULL, &error));
+  CU_ASSERT_TRUE (itest_async_call (mutex, reentrant_release_start, reentrant_release_finish,
+                                    NULL, &error));
+  CU_ASSERT_EQUAL (zkr_reentrant_mutex_get_hold_count (mutex), 1);
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path), 1);
+  CU_ASSERT_TRUE (itest_async_call (mutex, reentrant_release_start, reentrant_release_finish,
+                                    NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (zkr_reentrant_mutex_is_held (mutex));
+  CU_ASSERT_FALSE (zkr_reentrant_mutex_is_release_pending (mutex));
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path), 0);
+  CU_ASSERT_TRUE (zkr_mutex_acquire (other, 0, NULL, &error));
+  CU_ASSERT_TRUE (zkr_mutex_release (other, &error));
+  CU_ASSERT_FALSE (itest_async_call (mutex, reentrant_release_start, reentrant_release_finish,
+                                     NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  zkr_mutex_unref (other);
+  zkr_reentrant_mutex_unref (mutex);
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (other_session);
+  zkr_session_unref (session);
+}
+
+/* At zero, a cancelled release_async answers CANCELLED; the thread no
+ * longer holds the mutex and the node goes in the background. */
+static void
+test_reentrant_mutex__a_cancelled_release_async_answers_cancelled_and_the_node_goes (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("reentrant-release-cancelled");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  ZkrReentrantMutex *mutex;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  mutex = zkr_reentrant_mutex_new (session, path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  CU_ASSERT_TRUE_FATAL (zkr_reentrant_mutex_acquire (mutex, 5000, NULL, &error));
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (itest_async_call (mutex, reentrant_release_start, reentrant_release_finish,
+                                     cancellable, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  CU_ASSERT_FALSE (zkr_reentrant_mutex_is_held (mutex));
+  CU_ASSERT_TRUE (itest_wait_for (reentrant_release_settled, mutex, ITEST_WAIT_MS));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_reentrant_mutex_unref (mutex);
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_reentrant_mutex__reacquire_counts_without_a_second_node),
   ZKR_TEST_CASE (test_reentrant_mutex__threads_of_one_object_exclude_each_other),
   ZKR_TEST_CASE (test_reentrant_mutex__excludes_a_plain_mutex_on_the_same_path),
   ZKR_TEST_CASE (test_reentrant_mutex__a_new_thread_does_not_inherit_a_dead_threads_hold),
   ZKR_TEST_CASE (test_reentrant_mutex__entries_of_ended_threads_are_dropped),
+  ZKR_TEST_CASE (test_reentrant_mutex__release_async_counts_down_then_deletes_the_node),
+  ZKR_TEST_CASE (test_reentrant_mutex__a_cancelled_release_async_answers_cancelled_and_the_node_goes),
   { NULL, NULL },
 };
 

@@ -897,6 +897,133 @@ test_rwlock__unref_while_holding_releases (void)
   zkr_session_unref (a);
 }
 
+/* ---- release_async ------------------------------------------------------ */
+
+static void
+read_release_start (gpointer rwlock, GCancellable *cancellable, GAsyncReadyCallback callback,
+                    gpointer user_data)
+{
+  zkr_rwlock_release_read_async (rwlock, cancellable, callback, user_data);
+}
+
+static gboolean
+read_release_finish (gpointer rwlock, GAsyncResult *result, GError **error)
+{
+  return zkr_rwlock_release_read_finish (rwlock, result, error);
+}
+
+static void
+write_release_start (gpointer rwlock, GCancellable *cancellable, GAsyncReadyCallback callback,
+                     gpointer user_data)
+{
+  zkr_rwlock_release_write_async (rwlock, cancellable, callback, user_data);
+}
+
+static gboolean
+write_release_finish (gpointer rwlock, GAsyncResult *result, GError **error)
+{
+  return zkr_rwlock_release_write_finish (rwlock, result, error);
+}
+
+static gboolean
+rwlock_release_settled (gpointer rwlock)
+{
+  return !zkr_rwlock_is_release_pending (rwlock);
+}
+
+/* Each side's release_async counts down first, then at zero answers TRUE
+ * once its node is gone: a writer of another session gets in with a
+ * single try. Not held, each answers NOT_HELD. */
+static void
+test_rwlock__release_async_of_each_side_deletes_its_node (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("rwlock-release-async");
+  g_autoptr (GError) error = NULL;
+  ZkrRwlock *rwlock, *other;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other_session);
+  rwlock = rwlock_new (session, path);
+  other = rwlock_new (other_session, path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (rwlock);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+
+  CU_ASSERT_TRUE_FATAL (zkr_rwlock_acquire_write (rwlock, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (itest_async_call (rwlock, write_release_start, write_release_finish, NULL,
+                                    &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (zkr_rwlock_is_write_held (rwlock));
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path), 0);
+  CU_ASSERT_TRUE (zkr_rwlock_acquire_write (other, 0, NULL, &error));
+  CU_ASSERT_TRUE (zkr_rwlock_release_write (other, &error));
+
+  CU_ASSERT_TRUE_FATAL (zkr_rwlock_acquire_read (rwlock, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_rwlock_acquire_read (rwlock, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (itest_async_call (rwlock, read_release_start, read_release_finish, NULL,
+                                    &error));
+  CU_ASSERT_EQUAL (zkr_rwlock_get_read_hold_count (rwlock), 1);
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path), 1);
+  CU_ASSERT_TRUE (itest_async_call (rwlock, read_release_start, read_release_finish, NULL,
+                                    &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (zkr_rwlock_is_read_held (rwlock));
+  CU_ASSERT_FALSE (zkr_rwlock_is_release_pending (rwlock));
+  CU_ASSERT_EQUAL (itest_count_children (other_session, path), 0);
+  CU_ASSERT_TRUE (zkr_rwlock_acquire_write (other, 0, NULL, &error));
+  CU_ASSERT_TRUE (zkr_rwlock_release_write (other, &error));
+
+  CU_ASSERT_FALSE (itest_async_call (rwlock, read_release_start, read_release_finish, NULL,
+                                     &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (itest_async_call (rwlock, write_release_start, write_release_finish, NULL,
+                                     &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  zkr_rwlock_unref (other);
+  zkr_rwlock_unref (rwlock);
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (other_session);
+  zkr_session_unref (session);
+}
+
+/* A cancelled release_async of either side answers CANCELLED; the side is
+ * no longer held and its node goes in the background. */
+static void
+test_rwlock__a_cancelled_release_async_answers_cancelled_and_the_node_goes (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("rwlock-release-cancelled");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  ZkrRwlock *rwlock;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  rwlock = rwlock_new (session, path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (rwlock);
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_TRUE_FATAL (zkr_rwlock_acquire_write (rwlock, WAIT_MS, NULL, &error));
+  CU_ASSERT_FALSE (itest_async_call (rwlock, write_release_start, write_release_finish,
+                                     cancellable, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_rwlock_is_write_held (rwlock));
+  CU_ASSERT_TRUE (itest_wait_for (rwlock_release_settled, rwlock, WAIT_MS));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+
+  CU_ASSERT_TRUE_FATAL (zkr_rwlock_acquire_read (rwlock, WAIT_MS, NULL, &error));
+  CU_ASSERT_FALSE (itest_async_call (rwlock, read_release_start, read_release_finish,
+                                     cancellable, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  CU_ASSERT_FALSE (zkr_rwlock_is_read_held (rwlock));
+  CU_ASSERT_TRUE (itest_wait_for (rwlock_release_settled, rwlock, WAIT_MS));
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  zkr_rwlock_unref (rwlock);
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_rwlock__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_rwlock__many_readers_hold_at_once),
@@ -913,6 +1040,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_rwlock__async_acquire_calls_back_in_the_callers_context),
   ZKR_TEST_CASE (test_rwlock__expired_holder_loses_both_sides),
   ZKR_TEST_CASE (test_rwlock__unref_while_holding_releases),
+  ZKR_TEST_CASE (test_rwlock__release_async_of_each_side_deletes_its_node),
+  ZKR_TEST_CASE (test_rwlock__a_cancelled_release_async_answers_cancelled_and_the_node_goes),
   { NULL, NULL },
 };
 

@@ -831,6 +831,86 @@ test_semaphore__bad_input_gets_clear_errors (void)
   zkr_session_unref (closed);
 }
 
+/* ---- release_async ------------------------------------------------------ */
+
+static void
+lease_release_start (gpointer lease, GCancellable *cancellable, GAsyncReadyCallback callback,
+                     gpointer user_data)
+{
+  zkr_lease_release_async (lease, cancellable, callback, user_data);
+}
+
+static gboolean
+lease_release_finish (gpointer lease, GAsyncResult *result, GError **error)
+{
+  return zkr_lease_release_finish (lease, result, error);
+}
+
+static gboolean
+lease_release_settled (gpointer lease)
+{
+  return !zkr_lease_is_release_pending (lease);
+}
+
+/* With one lease of one taken, a lease's release_async answers TRUE once
+ * its node is gone: another session gets the lease with a single try. A
+ * second one answers NOT_HELD; a cancelled one answers CANCELLED, and that
+ * lease is given up and its node goes all the same. */
+static void
+test_semaphore__lease_release_async_deletes_refuses_and_answers_a_cancel (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other_session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("semaphore-release-async");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) leases = NULL;
+  g_autoptr (GPtrArray) others = NULL;
+  ZkrSemaphore *semaphore, *other;
+  ZkrLease *lease;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other_session);
+  semaphore = semaphore_new (session, path, 1);
+  other = semaphore_new (other_session, path, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (semaphore);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  leases = zkr_semaphore_acquire (semaphore, 1, WAIT_MS, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leases);
+  lease = g_ptr_array_index (leases, 0);
+  CU_ASSERT_TRUE (itest_async_call (lease, lease_release_start, lease_release_finish, NULL,
+                                    &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (zkr_lease_is_held (lease));
+  CU_ASSERT_FALSE (zkr_lease_is_release_pending (lease));
+  CU_ASSERT_EQUAL (leases_count (other_session, path), 0);
+  others = zkr_semaphore_acquire (other, 1, 0, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (others);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (others, 0), &error));
+  CU_ASSERT_FALSE (itest_async_call (lease, lease_release_start, lease_release_finish, NULL,
+                                     &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  g_clear_error (&error);
+  g_clear_pointer (&leases, g_ptr_array_unref);
+
+  leases = zkr_semaphore_acquire (semaphore, 1, WAIT_MS, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leases);
+  lease = g_ptr_array_index (leases, 0);
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (itest_async_call (lease, lease_release_start, lease_release_finish,
+                                     cancellable, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  CU_ASSERT_FALSE (zkr_lease_is_held (lease));
+  CU_ASSERT_TRUE (itest_wait_for (lease_release_settled, lease, WAIT_MS));
+  CU_ASSERT_EQUAL (leases_count (other_session, path), 0);
+  g_clear_pointer (&leases, g_ptr_array_unref);
+  zkr_semaphore_unref (other);
+  zkr_semaphore_unref (semaphore);
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (other_session);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_semaphore__never_more_than_max_holders_among_ten_sessions),
   ZKR_TEST_CASE (test_semaphore__several_leases_are_all_or_nothing_under_one_deadline),
@@ -843,6 +923,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_semaphore__expired_holder_loses_its_leases),
   ZKR_TEST_CASE (test_semaphore__waiter_gets_a_lease_through_throttled_answers),
   ZKR_TEST_CASE (test_semaphore__bad_input_gets_clear_errors),
+  ZKR_TEST_CASE (test_semaphore__lease_release_async_deletes_refuses_and_answers_a_cancel),
   { NULL, NULL },
 };
 

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "context.h"
 #include "error-private.h"
 #include "leader-private.h"
 #include "lock-queue.h"
@@ -61,6 +62,8 @@ struct _ZkrLeaderLatch {
   guint busy;                   /* worker items in flight; mutex */
   EntryPhase phase;             /* worker; read and written under mutex */
   gboolean in_doubt;            /* worker; the engine said IN_DOUBT */
+  GList *awaits;                /* Await* (a reference each) waiting for
+                                 * leadership; protected by mutex */
 };
 
 static const ZkrQueueRecipe latch_recipe = {
@@ -104,6 +107,136 @@ zkr__leader_id_from_participants (GPtrArray *participants)
     return NULL;
   first = g_ptr_array_index (participants, 0);
   return g_strdup (first->client_id);
+}
+
+/* ==== the waits for leadership ========================================= */
+
+/* One zkr_leader_latch_await_async() call. It never names the latch: the
+ * latch answers it (leadership, close) under its mutex by a post to the
+ * caller's context; its timer and cancel run in that context and answer
+ * it there. Whoever claims it first answers; the latch drops a claimed
+ * one from its list at the next await or its own answer. */
+typedef struct {
+  gatomicrefcount ref;
+  GTask *task;            /* (owned) */
+  gint claimed;           /* atomic: answered (or about to be) */
+  char *what;             /* "PATH (ID)" for messages */
+  GSource *timer;         /* (owned) (nullable) in the task's context */
+  GSource *cancel_source; /* (owned) (nullable) in the task's context */
+  GError *answer;         /* (owned) (nullable) a posted answer */
+} Await;
+
+static Await *
+await_ref (Await *await)
+{
+  g_atomic_ref_count_inc (&await->ref);
+  return await;
+}
+
+static void
+await_unref (gpointer data)
+{
+  Await *await = data;
+
+  if (!g_atomic_ref_count_dec (&await->ref))
+    return;
+  g_clear_pointer (&await->timer, g_source_unref);
+  g_clear_pointer (&await->cancel_source, g_source_unref);
+  g_clear_error (&await->answer);
+  g_object_unref (await->task);
+  g_free (await->what);
+  g_free (await);
+}
+
+static gboolean
+await_claim (Await *await)
+{
+  return g_atomic_int_compare_and_exchange (&await->claimed, 0, 1);
+}
+
+/* In the task's context: the timer and the cancel go, then the answer
+ * (@error transfer full; NULL: leading). */
+static void
+await_answer_here (Await *await, GError *error)
+{
+  if (await->timer != NULL)
+    g_source_destroy (await->timer);
+  if (await->cancel_source != NULL)
+    g_source_destroy (await->cancel_source);
+  zkr__queue_task_answer (g_object_ref (await->task), error);
+}
+
+static gboolean
+await_answer_posted (gpointer data)
+{
+  Await *await = data;
+
+  await_answer_here (await, g_steal_pointer (&await->answer));
+  return G_SOURCE_REMOVE;
+}
+
+/* Any thread: answers @await later, in its context, unless answered. */
+static void
+await_post_answer (Await *await, GError *error)
+{
+  if (!await_claim (await))
+    {
+      g_clear_error (&error);
+      return;
+    }
+  await->answer = error;
+  zkr__context_post (g_task_get_context (await->task), await_answer_posted, await_ref (await),
+                     await_unref);
+}
+
+static gboolean
+await_timed_out (gpointer data)
+{
+  Await *await = data;
+
+  if (await_claim (await))
+    await_answer_here (await, g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT,
+                                           "timed out waiting for leadership of %s",
+                                           await->what));
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+await_cancelled (GCancellable *cancellable, gpointer data)
+{
+  Await *await = data;
+
+  (void) cancellable;
+  if (await_claim (await))
+    await_answer_here (await, zkr__error_new_cancelled ("wait for leadership of %s",
+                                                        await->what));
+  return G_SOURCE_REMOVE;
+}
+
+/* With latch->mutex held: answers every await waiting (@error: copied
+ * for each; NULL: leading) and empties the list. */
+static void
+latch_answer_awaits_locked (ZkrLeaderLatch *latch, const GError *error)
+{
+  GList *awaits = g_steal_pointer (&latch->awaits);
+
+  for (GList *l = awaits; l != NULL; l = l->next)
+    await_post_answer (l->data, error != NULL ? g_error_copy (error) : NULL);
+  g_list_free_full (awaits, await_unref);
+}
+
+/* With latch->mutex held: the latch was closed, or its session. */
+static void
+latch_answer_awaits_closed_locked (ZkrLeaderLatch *latch)
+{
+  GError *error;
+
+  if (latch->awaits == NULL)
+    return;
+  error = g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED, "leader latch %s (%s) was closed",
+                       latch->path, latch->id);
+  latch_answer_awaits_locked (latch, error);
+  g_error_free (error);
 }
 
 /* ==== listeners ======================================================= */
@@ -156,7 +289,8 @@ latch_set_leader_locked (ZkrLeaderLatch *latch, gboolean leader, gboolean notify
   latch->token = leader ? zkr__queue_lock_get_token (latch->queue) : 0;
   g_debug ("leader latch %s (%s): %s, token %" G_GINT64_FORMAT, latch->path, latch->id,
            leader ? "leader" : "not leader", latch->token);
-  g_cond_broadcast (&latch->cond);
+  if (leader)
+    latch_answer_awaits_locked (latch, NULL);
   if (notify)
     zkr__notifier_emit (latch->listeners, leader ? EVENT_IS_LEADER : EVENT_NOT_LEADER);
 }
@@ -241,7 +375,7 @@ latch_next_after_failure (ZkrLeaderLatch *latch, const GError *error)
   if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED))
     {
       latch->stopped = TRUE;
-      g_cond_broadcast (&latch->cond);
+      latch_answer_awaits_closed_locked (latch);
       return NEXT_NOTHING;
     }
   /* A lost session, our node gone, or (CURATOR-696) a node that belongs to
@@ -434,6 +568,7 @@ zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode, GError *
     }
   latch->state = LATCH_CLOSED;
   latch_set_leader_locked (latch, FALSE, mode == ZKR_LEADER_CLOSE_NOTIFY);
+  latch_answer_awaits_closed_locked (latch);
   g_mutex_unlock (&latch->mutex);
 
   /* An acquire in flight gives up and deletes its node; then wait for
@@ -474,21 +609,15 @@ zkr_leader_latch_has_leadership (ZkrLeaderLatch *latch)
   return leader;
 }
 
-static void
-latch_await_wake (GCancellable *cancellable, gpointer user_data)
-{
-  ZkrLeaderLatch *latch = user_data;
-
-  (void) cancellable;
-  g_mutex_lock (&latch->mutex);
-  g_cond_broadcast (&latch->cond);
-  g_mutex_unlock (&latch->mutex);
-}
-
-/* With latch->mutex held: FALSE (and @error set) when waiting is over. */
+/* With latch->mutex held: TRUE when an await is answered at once (@error
+ * set unless leading), FALSE when it waits. Leading comes first: an
+ * await of a leader says so even when cancelled. */
 static gboolean
-latch_may_wait (ZkrLeaderLatch *latch, GCancellable *cancellable, gint64 deadline, GError **error)
+latch_await_answer_now_locked (ZkrLeaderLatch *latch, int timeout_ms, GCancellable *cancellable,
+                               GError **error)
 {
+  if (latch->leader)
+    return TRUE;
   if (latch->state == LATCH_LATENT)
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                  "leader latch %s (%s) is not started", latch->path, latch->id);
@@ -498,41 +627,103 @@ latch_may_wait (ZkrLeaderLatch *latch, GCancellable *cancellable, gint64 deadlin
   else if (g_cancellable_is_cancelled (cancellable))
     g_propagate_error (error, zkr__error_new_cancelled ("wait for leadership of %s (%s)",
                                                         latch->path, latch->id));
-  else if (g_get_monotonic_time () >= deadline)
+  else if (timeout_ms == 0)
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
                  "timed out waiting for leadership of %s (%s)", latch->path, latch->id);
   else
-    return TRUE;
-  return FALSE;
+    return FALSE;
+  return TRUE;
+}
+
+/* With latch->mutex held: drops the awaits answered by their timer or
+ * cancel, so that the list does not grow with every await that timed out
+ * while another participant leads. */
+static void
+latch_prune_awaits_locked (ZkrLeaderLatch *latch)
+{
+  GList *l = latch->awaits;
+
+  while (l != NULL)
+    {
+      GList *next = l->next;
+
+      if (g_atomic_int_get (&((Await *) l->data)->claimed))
+        {
+          await_unref (l->data);
+          latch->awaits = g_list_delete_link (latch->awaits, l);
+        }
+      l = next;
+    }
+}
+
+/* Attaches @func on @await to @source in @context; the source holds a
+ * reference on @await until it is destroyed. (transfer full) */
+static GSource *
+await_attach (Await *await, GSource *source, GSourceFunc func, GMainContext *context)
+{
+  g_source_set_callback (source, func, await_ref (await), await_unref);
+  g_source_attach (source, context);
+  return source;
+}
+
+void
+zkr_leader_latch_await_async (ZkrLeaderLatch *latch, int timeout_ms, GCancellable *cancellable,
+                              GAsyncReadyCallback callback, gpointer user_data)
+{
+  GError *error = NULL;
+  GMainContext *context;
+  Await *await;
+  gboolean now;
+
+  g_return_if_fail (latch != NULL);
+  zkr__assert_user_context ("zkr_leader_latch_await_async() called");
+  await = g_new0 (Await, 1);
+  g_atomic_ref_count_init (&await->ref);
+  await->task = zkr__queue_task_new (cancellable, callback, user_data,
+                                     zkr_leader_latch_await_async, "zkr_leader_latch_await");
+  await->what = g_strdup_printf ("%s (%s)", latch->path, latch->id);
+  context = g_task_get_context (await->task);
+  /* The timer and the cancel first: once listed, the await may be
+   * answered from another thread, which destroys them in this context. */
+  if (timeout_ms > 0)
+    await->timer = await_attach (await, g_timeout_source_new (timeout_ms), await_timed_out,
+                                 context);
+  if (cancellable != NULL)
+    await->cancel_source = await_attach (await, g_cancellable_source_new (cancellable),
+                                         G_SOURCE_FUNC (await_cancelled), context);
+  g_mutex_lock (&latch->mutex);
+  now = latch_await_answer_now_locked (latch, timeout_ms, cancellable, &error);
+  if (!now)
+    {
+      latch_prune_awaits_locked (latch);
+      latch->awaits = g_list_prepend (latch->awaits, await_ref (await));
+    }
+  g_mutex_unlock (&latch->mutex);
+  if (now)
+    await_post_answer (await, error);
+  await_unref (await);
+}
+
+gboolean
+zkr_leader_latch_await_finish (ZkrLeaderLatch *latch, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (latch != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_leader_latch_await_async, error);
+}
+
+static void
+await_start (gpointer latch, int timeout_ms, GCancellable *cancellable,
+             GAsyncReadyCallback callback, gpointer user_data)
+{
+  zkr_leader_latch_await_async (latch, timeout_ms, cancellable, callback, user_data);
 }
 
 gboolean
 zkr_leader_latch_await (ZkrLeaderLatch *latch, int timeout_ms, GCancellable *cancellable,
                         GError **error)
 {
-  gint64 deadline = timeout_ms < 0 ? G_MAXINT64
-                                   : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  gulong cancel_id = 0;
-  gboolean leader;
-
   g_return_val_if_fail (latch != NULL, FALSE);
-  /* Connected before taking the mutex: the handler runs at once if the
-   * cancellable is already cancelled, and it takes the mutex. */
-  if (cancellable != NULL)
-    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (latch_await_wake), latch, NULL);
-  g_mutex_lock (&latch->mutex);
-  while (!latch->leader && latch_may_wait (latch, cancellable, deadline, error))
-    {
-      if (deadline == G_MAXINT64)
-        g_cond_wait (&latch->cond, &latch->mutex);
-      else
-        g_cond_wait_until (&latch->cond, &latch->mutex, deadline);
-    }
-  leader = latch->leader;
-  g_mutex_unlock (&latch->mutex);
-  if (cancel_id != 0)
-    g_cancellable_disconnect (cancellable, cancel_id);
-  return leader;
+  return zkr__queue_run_sync (latch, await_start, timeout_ms, cancellable, error);
 }
 
 gint64

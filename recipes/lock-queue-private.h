@@ -1,5 +1,6 @@
 /* zkr internal: what the queue engine's files share and nothing else
- * includes: the entry's struct and state, who hears an acquire's answer,
+ * includes: the entry's struct and state, who hears an acquire's or a
+ * release's answer,
  * and the calls between the entry (lock-queue.c), its acquire
  * (lock-acquire.c), its loss watch (lock-hold.c) and its release
  * (lock-release.c). Recipes include lock-queue.h. */
@@ -36,15 +37,10 @@ struct _ZkrQueueLock {
   ZkrRevocation *revocation;      /* (nullable) hook_lock; revocation.c */
 
   GMutex mutex;
-  GCond cond;
   ZkrQueueLockState state;        /* protected by mutex */
   char *node_path;                /* (nullable) protected by mutex */
   gint64 token;                   /* protected by mutex */
   guint releases_pending;         /* deletes of releases not yet confirmed; mutex */
-  guint release_number;           /* the newest release's number; mutex */
-  int release_answer;             /* a release's wait marker, else a ZooKeeper
-                                   * rc for release number release_number;
-                                   * mutex (lock-release.c) */
 
   /* Worker thread only. */
   ZkrQueueAcquire *acquire;
@@ -53,22 +49,22 @@ struct _ZkrQueueLock {
   guint node_watch_timer;         /* the deferred watch (0: none) */
   ZkrResendPause hold_resend;     /* a verify or node watch answered "retry" */
   guint deadline_timer;           /* the safe deadline while suspended (0: none) */
-  guint release_listener;
   int revoke_version;             /* the hold's data version judged last (revocation.c) */
 };
 
-/* A blocking acquire waits on this (on its stack) instead of a GTask in
- * a main context of its own: one futex wake-up instead of an event fd,
- * a context and a task per call. */
+/* A blocking acquire or release waits on this (on its stack) instead of
+ * a GTask in a main context of its own: one futex wake-up instead of an
+ * event fd, a context and a task per call. */
 typedef struct {
   ZkrWait wait;
-  GError *error;   /* (owned) (nullable): NULL means granted */
-} ZkrQueueAcquireWait;
+  GError *error;   /* (owned) (nullable): NULL means granted (released) */
+} ZkrQueueWait;
 
-/* Who hears an acquire's outcome: exactly one of the three. */
+/* Who hears an acquire's or a release's outcome: exactly one of the
+ * three (a release has no @done). */
 typedef struct {
   GTask *task;                   /* (owned) (nullable) until returned */
-  ZkrQueueAcquireWait *wait;     /* (nullable) a blocking caller instead
+  ZkrQueueWait *wait;            /* (nullable) a blocking caller instead
                                   * of @task, until answered */
   ZkrQueueDoneFunc done;         /* (nullable) code of the worker's instead
                                   * of @task (zkr__queue_lock_acquire_on_worker) */

@@ -33,7 +33,6 @@ zkr__queue_lock_unref (ZkrQueueLock *lock)
   g_free (lock->node_data);
   g_mutex_clear (&lock->mutex);
   g_mutex_clear (&lock->hook_lock);
-  g_cond_clear (&lock->cond);
   g_free (lock);
 }
 
@@ -120,7 +119,6 @@ zkr__queue_lock_new (ZkrSession *session, const char *path,
   lock->predicate_data = predicate_data;
   g_mutex_init (&lock->mutex);
   g_mutex_init (&lock->hook_lock);
-  g_cond_init (&lock->cond);
   return lock;
 }
 
@@ -209,13 +207,13 @@ done_on_worker_free (gpointer data)
   g_free (answer);
 }
 
-/* The blocking caller may return at once, so its ZkrQueueAcquireWait is
+/* The blocking caller may return at once, so its ZkrQueueWait is
  * not touched after the unlock; the worker's own code is posted, never run
  * inside the call that started the acquire. */
 void
 zkr__queue_lock_answer (ZkrQueueLock *lock, ZkrQueueWaiter *waiter, GError *error)
 {
-  ZkrQueueAcquireWait *wait = g_steal_pointer (&waiter->wait);
+  ZkrQueueWait *wait = g_steal_pointer (&waiter->wait);
   DoneOnWorker *answer;
 
   if (wait != NULL)
@@ -293,7 +291,7 @@ zkr__queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
                                    GCancellable *cancellable, const char *fixed_suffix,
                                    GError **error)
 {
-  ZkrQueueAcquireWait wait = { 0 };
+  ZkrQueueWait wait = { 0 };
   ZkrQueueWaiter waiter = { .wait = &wait };
   ZkrQueueAcquire *acquire;
 
@@ -317,6 +315,38 @@ zkr__queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
                               GCancellable *cancellable, GError **error)
 {
   return zkr__queue_lock_acquire_sync_full (lock, timeout_ms, cancellable, NULL, error);
+}
+
+/* ==== the tasks recipes make ========================================= */
+
+GTask *
+zkr__queue_task_new (GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data,
+                     gpointer source_tag, const char *name)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_name (task, name);
+  g_task_set_check_cancellable (task, FALSE);
+  return task;
+}
+
+void
+zkr__queue_task_answer (GTask *task, GError *error)
+{
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+gboolean
+zkr__queue_task_finish (GAsyncResult *result, gpointer source_tag, GError **error)
+{
+  g_return_val_if_fail (G_IS_TASK (result), FALSE);
+  g_return_val_if_fail (g_async_result_is_tagged (result, source_tag), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* ==== the blocking twin ============================================== */

@@ -95,6 +95,25 @@ void zkr__queue_lock_reevaluate (ZkrQueueLock *lock);
 /* Deletes our node; see zkr_mutex_release() for the contract. Any thread
  * but the worker. */
 gboolean zkr__queue_lock_release (ZkrQueueLock *lock, GError **error);
+/* The same, answered into @task (g_task_return_boolean or an error, in
+ * the task's context; transfer full): NOT_HELD at once; else TRUE once the
+ * server confirmed the delete, CONNECTION_LOSS when the connection is or
+ * goes down first, G_IO_ERROR_CANCELLED soon after @cancellable is
+ * cancelled. Either way the lock is no longer held from this call on and
+ * the delete goes on in the background. Any thread but the worker. */
+void zkr__queue_lock_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GTask *task);
+/* A task for a recipe's _async call that the engine answers: named
+ * @name, tagged @source_tag, its cancellable not checked at the return
+ * (the engine reports a cancel itself, and an answer that came first
+ * stands). (transfer full) */
+GTask *zkr__queue_task_new (GCancellable *cancellable, GAsyncReadyCallback callback,
+                            gpointer user_data, gpointer source_tag, const char *name);
+/* Returns @error (transfer full; NULL: TRUE) on @task and drops it: for
+ * what a recipe answers itself, before the engine is asked. */
+void zkr__queue_task_answer (GTask *task, GError *error);
+/* g_task_propagate_boolean() of a task zkr__queue_task_new() made with
+ * @source_tag; a critical and FALSE for another result. */
+gboolean zkr__queue_task_finish (GAsyncResult *result, gpointer source_tag, GError **error);
 /* Gives the lock back without waiting for anything: no longer held at
  * once, our node deleted in the background (guaranteed delete; pending
  * until the server confirmed it). FALSE when not held. Any thread, the

@@ -1,112 +1,143 @@
-/* zkr: giving a queue entry's hold back (docs/design.md §5.4): the
- * release from the caller's thread, the guaranteed delete on the worker
- * when that cannot answer at once, and the release in the background. */
+/* zkr: giving a queue entry's hold back (docs/design.md §5.4). Every
+ * release, blocking, async or in the background, is one Release: its
+ * guaranteed delete on the worker and its one answer (the delete done, the
+ * connection gone, or a cancel), given to whoever waits in its
+ * ZkrQueueWaiter. The blocking release first tries the delete straight
+ * from the caller's thread. */
 
+#include "armed.h"
 #include "error-private.h"
 #include "lock-queue-private.h"
 
-#define RELEASE_WAITING G_MININT
-
-/* Answers the waiting caller of release @number, unless a newer release
- * took its place (the caller of an older one was answered before the lock
- * could be held again). */
-static void
-release_answer (ZkrQueueLock *lock, guint number, int rc)
-{
-  g_mutex_lock (&lock->mutex);
-  if (number == lock->release_number && lock->release_answer == RELEASE_WAITING)
-    lock->release_answer = rc;
-  g_cond_broadcast (&lock->cond);
-  g_mutex_unlock (&lock->mutex);
-}
-
-static void
-release_stop_listening (ZkrQueueLock *lock)
-{
-  if (lock->release_listener != 0)
-    zkr__session_remove_internal_listener (lock->session, lock->release_listener);
-  lock->release_listener = 0;
-}
-
 typedef struct {
-  ZkrQueueLock *lock;   /* (owned) */
-  char *node;           /* (owned) */
-  guint number;         /* which release */
-} ReleaseStart;
+  gatomicrefcount ref;
+  ZkrQueueLock *lock;           /* (owned) */
+  char *node;                   /* (owned) our node, no longer held */
+  GCancellable *cancellable;    /* (owned) (nullable) */
+  ZkrArmed armed;               /* the cancel and the state listener */
+  ZkrQueueWaiter waiter;        /* who hears the answer (nobody: a release
+                                 * in the background) */
+  gboolean answered;            /* worker: the waiter was told (or there is
+                                 * none) */
+} Release;
 
-static void
-release_start_free (ReleaseStart *start)
+static gpointer
+release_ref (gpointer data)
 {
-  zkr__queue_lock_unref (start->lock);
-  g_free (start->node);
-  g_free (start);
+  Release *release = data;
+
+  g_atomic_ref_count_inc (&release->ref);
+  return release;
 }
 
-/* The background delete of release @start->number is done. A newer
- * release (the lock was held again meanwhile) is not this one's to answer
- * or stop listening for: its own node may still exist. */
 static void
-release_deleted (ZkrSession *session, int rc, gpointer user_data)
+release_unref (gpointer data)
 {
-  ReleaseStart *start = user_data;
-  ZkrQueueLock *lock = start->lock;
-  gboolean newest;
+  Release *release = data;
 
-  (void) session;
-  g_mutex_lock (&lock->mutex);
-  lock->releases_pending--;
-  newest = start->number == lock->release_number;
-  g_mutex_unlock (&lock->mutex);
-  if (newest)
+  if (!g_atomic_ref_count_dec (&release->ref))
+    return;
+  g_clear_object (&release->waiter.task);
+  g_clear_object (&release->cancellable);
+  zkr__queue_lock_unref (release->lock);
+  g_free (release->node);
+  g_free (release);
+}
+
+static GError *
+release_error_pending (ZkrQueueLock *lock)
+{
+  return g_error_new (ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+                      "release of %s %s is pending: the connection is down; the delete is "
+                      "retried in the background", lock->recipe->kind, lock->user_path);
+}
+
+/* Worker or stand-in: tells the waiter @error (transfer full; NULL: the
+ * delete is confirmed), once; whatever answers later finds it answered. The
+ * delete goes on either way: only its end gives the node up. */
+static void
+release_answer (Release *release, GError *error)
+{
+  if (release->answered)
     {
-      release_stop_listening (lock);
-      release_answer (lock, start->number, rc == ZOK ? ZOK : ZCONNECTIONLOSS);
+      g_clear_error (&error);
+      return;
     }
-  release_start_free (start);
+  release->answered = TRUE;
+  zkr__armed_detach (&release->armed);
+  zkr__queue_lock_answer (release->lock, &release->waiter, error);
 }
 
-/* While a release waits for its delete: a connection that drops answers
- * the waiter (the delete goes on in the background). */
-/* The listener is the newest release's (release_start removes an older
- * one's), so the newest release is the one answered. */
+/* The connection dropping answers at once: no release waits for a
+ * reconnect (docs/design.md §5.4). */
 static void
 release_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 {
-  ZkrQueueLock *lock = user_data;
-  guint number;
+  Release *release = user_data;
 
   (void) session;
   if (state == ZKR_SESSION_STATE_SUSPENDED || state == ZKR_SESSION_STATE_LOST ||
       state == ZKR_SESSION_STATE_CLOSED)
-    {
-      release_stop_listening (lock);
-      g_mutex_lock (&lock->mutex);
-      number = lock->release_number;
-      g_mutex_unlock (&lock->mutex);
-      release_answer (lock, number, ZCONNECTIONLOSS);
-    }
+    release_answer (release, release_error_pending (release->lock));
 }
 
+static void
+release_on_cancelled (gpointer owner)
+{
+  Release *release = owner;
+
+  release_answer (release, zkr__error_new_cancelled ("release %s %s", release->lock->recipe->kind,
+                                                     release->lock->user_path));
+}
+
+static const ZkrArmedHooks release_hooks = {
+  .ref = release_ref,
+  .unref = release_unref,
+  .on_state = release_on_state,
+  .on_cancelled = release_on_cancelled,
+};
+
+/* The guaranteed delete ended (ZOK, or ZCLOSING once the session was
+ * closed and the server drops our node itself). */
+static void
+release_deleted (ZkrSession *session, int rc, gpointer user_data)
+{
+  Release *release = user_data;
+  ZkrQueueLock *lock = release->lock;
+
+  (void) session;
+  g_mutex_lock (&lock->mutex);
+  lock->releases_pending--;
+  g_mutex_unlock (&lock->mutex);
+  release_answer (release, rc == ZOK ? NULL : release_error_pending (lock));
+  release_unref (release);
+}
+
+/* Worker: the hold's listener and watch stop, the waiter's cancel and
+ * state listener are armed, then the delete is sent. */
 static gboolean
 release_start (gpointer data)
 {
-  ReleaseStart *start = data;
-  ZkrQueueLock *lock = start->lock;
+  Release *release = data;
+  ZkrQueueLock *lock = release->lock;
 
   zkr__lock_hold_stop (lock);
-  release_stop_listening (lock);
-  if (!zkr_session_is_connected (lock->session))
-    release_answer (lock, start->number, ZCONNECTIONLOSS);
-  else
-    lock->release_listener = zkr__session_add_internal_listener (lock->session, release_on_state, lock);
-  zkr__guaranteed_delete (lock->session, start->node, release_deleted, start);
+  if (!release->answered)
+    {
+      if (zkr__armed_arm (&release->armed) == ZKR_ARMED_CANCELLED)
+        release_on_cancelled (release);
+      else if (!zkr_session_is_connected (lock->session))
+        release_answer (release, release_error_pending (lock));
+    }
+  zkr__guaranteed_delete (lock->session, release->node, release_deleted, release_ref (release));
   return G_SOURCE_REMOVE;
 }
 
 /* The common start of a release: no longer held, our node handed to the
- * caller (transfer full), the release numbered; NULL with NOT_HELD. */
+ * caller (transfer full), the delete counted as pending; NULL with
+ * NOT_HELD. */
 static char *
-release_begin (ZkrQueueLock *lock, guint *number, GError **error)
+release_begin (ZkrQueueLock *lock, GError **error)
 {
   char *node;
 
@@ -122,44 +153,62 @@ release_begin (ZkrQueueLock *lock, guint *number, GError **error)
   zkr__queue_lock_set_state_locked (lock, ZKR_QUEUE_LOCK_IDLE);
   lock->token = 0;
   lock->releases_pending++;
-  *number = ++lock->release_number;
-  lock->release_answer = RELEASE_WAITING;
   g_mutex_unlock (&lock->mutex);
   return node;
 }
 
+/* Hands the delete of @node (transfer full) to the worker; @waiter
+ * (nullable: nobody waits; copied, its task taken over) hears the answer. */
 static void
-release_post (ZkrQueueLock *lock, char *node, guint number)
+release_post (ZkrQueueLock *lock, char *node, GCancellable *cancellable,
+              const ZkrQueueWaiter *waiter)
 {
-  ReleaseStart *start = g_new0 (ReleaseStart, 1);
+  Release *release = g_new0 (Release, 1);
 
-  start->lock = zkr__queue_lock_ref (lock);
-  start->node = node;
-  start->number = number;
-  zkr__session_post (lock->session, release_start, start, NULL);
+  g_atomic_ref_count_init (&release->ref);
+  release->lock = zkr__queue_lock_ref (lock);
+  release->node = node;
+  release->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  zkr__armed_init (&release->armed, &release_hooks, release, lock->session, release->cancellable);
+  if (waiter != NULL)
+    release->waiter = *waiter;
+  release->answered = waiter == NULL;
+  zkr__session_post (lock->session, release_start, release, release_unref);
 }
 
 gboolean
 zkr__queue_lock_release_in_background (ZkrQueueLock *lock)
 {
-  guint number;
-  char *node = release_begin (lock, &number, NULL);
+  char *node = release_begin (lock, NULL);
 
   if (node == NULL)
     return FALSE;
-  release_post (lock, node, number);
+  release_post (lock, node, NULL, NULL);
   return TRUE;
+}
+
+void
+zkr__queue_lock_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GTask *task)
+{
+  GError *error = NULL;
+  char *node = release_begin (lock, &error);
+  ZkrQueueWaiter waiter = { .task = task };
+
+  if (node == NULL)
+    zkr__queue_task_answer (task, error);
+  else
+    release_post (lock, node, cancellable, &waiter);
 }
 
 gboolean
 zkr__queue_lock_release (ZkrQueueLock *lock, GError **error)
 {
+  ZkrQueueWait wait = { 0 };
+  ZkrQueueWaiter waiter = { .wait = &wait };
   char *node;
-  guint number;
-  int answer;
 
   g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
-  node = release_begin (lock, &number, error);
+  node = release_begin (lock, error);
   if (node == NULL)
     return FALSE;
 
@@ -183,17 +232,12 @@ zkr__queue_lock_release (ZkrQueueLock *lock, GError **error)
           return TRUE;
         }
     }
-  release_post (lock, node, number);
-  g_mutex_lock (&lock->mutex);
-  while (lock->release_number == number && lock->release_answer == RELEASE_WAITING)
-    g_cond_wait (&lock->cond, &lock->mutex);
-  answer = lock->release_answer;
-  g_mutex_unlock (&lock->mutex);
-  if (answer == ZOK)
+  zkr__wait_init (&wait.wait);
+  release_post (lock, node, NULL, &waiter);
+  zkr__wait_block (&wait.wait);
+  if (wait.error == NULL)
     return TRUE;
-  g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
-               "release of %s %s is pending: the connection is down; the delete is retried "
-               "in the background", lock->recipe->kind, lock->user_path);
+  g_propagate_error (error, wait.error);
   return FALSE;
 }
 

@@ -419,58 +419,150 @@ zkr_multi_lock_acquire (ZkrMultiLock *multi, int timeout_ms, GCancellable *cance
   return zkr__queue_run_sync (multi, acquire_start, timeout_ms, cancellable, error);
 }
 
-/* ==== holding ========================================================= */
+/* ==== releasing, in the caller's context ============================== */
 
-gboolean
-zkr_multi_lock_release (ZkrMultiLock *multi, GError **error)
+typedef struct {
+  ZkrMultiLock *multi;   /* (owned) */
+  GTask *task;           /* (owned) the caller's */
+  guint outstanding;     /* member releases not answered yet */
+  GError **failures;     /* (owned) per member: its release's error */
+  GString *lost;         /* (owned) (nullable) the paths no longer held */
+  guint released;        /* member releases started */
+} ReleaseOp;
+
+/* The answer once every member's release answered: the first failure,
+ * newest lock first (as the blocking release used to meet them), else
+ * NOT_HELD naming the locks that were lost, else TRUE. */
+static void
+release_op_end (ReleaseOp *op)
 {
-  GError *first = NULL;
-  GString *lost = NULL;
-  guint released = 0;
+  ZkrMultiLock *multi = op->multi;
+  GError *error = NULL;
 
-  g_return_val_if_fail (multi != NULL, FALSE);
-  g_return_val_if_fail (!zkr__session_in_worker (multi->session), FALSE);
-  g_mutex_lock (&multi->mutex);
-  if (multi->busy)
-    {
-      g_mutex_unlock (&multi->mutex);
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                   "multi-lock on %s...: not held, being acquired (cancel it instead)",
-                   multi->paths[0]);
-      return FALSE;
-    }
-  multi->held = FALSE;
-  g_mutex_unlock (&multi->mutex);
+  for (guint i = multi->n_members; i > 0; i--)
+    if (error == NULL)
+      error = g_steal_pointer (&op->failures[i - 1]);
+    else
+      g_clear_error (&op->failures[i - 1]);
+  if (error == NULL && op->lost != NULL)
+    g_set_error (&error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                 op->released == 0 ? "multi-lock on %s: not held"
+                                   : "multi-lock: %s not held (lost); the others were released",
+                 op->lost->str);
+  zkr__queue_task_answer (op->task, error);
+  if (op->lost != NULL)
+    g_string_free (op->lost, TRUE);
+  g_free (op->failures);
+  zkr_multi_lock_unref (multi);
+  g_free (op);
+}
+
+static void
+release_op_member_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ReleaseOp *op = user_data;
+  guint index = GPOINTER_TO_UINT (g_task_get_task_data (G_TASK (result)));
+
+  (void) source;
+  (void) g_task_propagate_boolean (G_TASK (result), &op->failures[index]);
+  if (--op->outstanding == 0)
+    release_op_end (op);
+}
+
+/* Starts the release of every member still held, all at once, newest
+ * first; the answer comes when the last of them answered. */
+static void
+release_op_start (ReleaseOp *op, GCancellable *cancellable)
+{
+  ZkrMultiLock *multi = op->multi;
+
+  op->outstanding = 1; /* this function's own, so no answer comes before the last start */
   for (guint i = multi->n_members; i > 0; i--)
     {
       ZkrQueueLock *queue = multi->members[i - 1].queue;
+      GTask *task;
 
       if (!zkr__queue_lock_is_held (queue))
         {
-          if (lost == NULL)
-            lost = g_string_new (multi->paths[i - 1]);
+          if (op->lost == NULL)
+            op->lost = g_string_new (multi->paths[i - 1]);
           else
-            g_string_append_printf (lost, ", %s", multi->paths[i - 1]);
+            g_string_append_printf (op->lost, ", %s", multi->paths[i - 1]);
           continue;
         }
-      released++;
-      /* Every held lock is released; the first error is the one reported. */
-      zkr__queue_lock_release (queue, first == NULL ? &first : NULL);
+      op->released++;
+      op->outstanding++;
+      task = zkr__queue_task_new (NULL, release_op_member_done, op, release_op_start,
+                                  "zkr_multi_lock_release");
+      g_task_set_task_data (task, GUINT_TO_POINTER (i - 1), NULL);
+      zkr__queue_lock_release_async (queue, cancellable, task);
     }
-  if (first == NULL && lost != NULL)
-    g_set_error (&first, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                 released == 0 ? "multi-lock on %s: not held"
-                               : "multi-lock: %s not held (lost); the others were released",
-                 lost->str);
-  if (lost != NULL)
-    g_string_free (lost, TRUE);
-  if (first != NULL)
-    {
-      g_propagate_error (error, first);
-      return FALSE;
-    }
-  return TRUE;
+  if (--op->outstanding == 0)
+    release_op_end (op);
 }
+
+void
+zkr_multi_lock_release_async (ZkrMultiLock *multi, GCancellable *cancellable,
+                              GAsyncReadyCallback callback, gpointer user_data)
+{
+  ReleaseOp *op;
+  GTask *task;
+  gboolean busy;
+
+  g_return_if_fail (multi != NULL);
+  zkr__assert_user_context ("zkr_multi_lock_release_async() called");
+  task = zkr__queue_task_new (cancellable, callback, user_data, zkr_multi_lock_release_async,
+                              "zkr_multi_lock_release");
+  g_mutex_lock (&multi->mutex);
+  busy = multi->busy;
+  if (!busy)
+    multi->held = FALSE;
+  g_mutex_unlock (&multi->mutex);
+  if (busy)
+    {
+      zkr__queue_task_answer (task, g_error_new (ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                                                 "multi-lock on %s...: not held, being acquired "
+                                                 "(cancel it instead)", multi->paths[0]));
+      return;
+    }
+  op = g_new0 (ReleaseOp, 1);
+  op->multi = zkr_multi_lock_ref (multi);
+  op->task = task;
+  op->failures = g_new0 (GError *, multi->n_members);
+  release_op_start (op, cancellable);
+}
+
+gboolean
+zkr_multi_lock_release_finish (ZkrMultiLock *multi, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (multi != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_multi_lock_release_async, error);
+}
+
+static void
+release_start (gpointer object, GCancellable *cancellable, GAsyncReadyCallback callback,
+               gpointer user_data)
+{
+  zkr_multi_lock_release_async (object, cancellable, callback, user_data);
+}
+
+/* The async release run to its answer: every member's delete is sent at
+ * once rather than one round trip after another. */
+gboolean
+zkr_multi_lock_release (ZkrMultiLock *multi, GError **error)
+{
+  GAsyncResult *result;
+  gboolean ok;
+
+  g_return_val_if_fail (multi != NULL, FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (multi->session), FALSE);
+  result = zkr__context_run_sync (release_start, multi, NULL);
+  ok = zkr_multi_lock_release_finish (multi, result, error);
+  g_object_unref (result);
+  return ok;
+}
+
+/* ==== holding ========================================================= */
 
 gboolean
 zkr_multi_lock_is_release_pending (ZkrMultiLock *multi)

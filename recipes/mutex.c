@@ -130,6 +130,25 @@ zkr_mutex_release (ZkrMutex *mutex, GError **error)
   return zkr__queue_lock_release (mutex->queue, error);
 }
 
+void
+zkr_mutex_release_async (ZkrMutex *mutex, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (mutex != NULL);
+  zkr__assert_user_context ("zkr_mutex_release_async() called");
+  zkr__queue_lock_release_async (mutex->queue, cancellable,
+                                 zkr__queue_task_new (cancellable, callback, user_data,
+                                                      zkr_mutex_release_async,
+                                                      "zkr_mutex_release"));
+}
+
+gboolean
+zkr_mutex_release_finish (ZkrMutex *mutex, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (mutex != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_mutex_release_async, error);
+}
+
 gboolean
 zkr_mutex_is_release_pending (ZkrMutex *mutex)
 {

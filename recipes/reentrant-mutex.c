@@ -241,33 +241,64 @@ held_by_self_locked (ZkrReentrantMutex *mutex)
   return hold;
 }
 
+/* Counts the calling thread's release down: FALSE with NOT_HELD when it
+ * does not hold the mutex; else TRUE, with *@queue its entry when the
+ * count reached zero and our node must go (NULL: still held). Only this
+ * thread uses its entry, so it stays valid unlocked. */
+static gboolean
+release_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue, GError **error)
+{
+  Hold *hold;
+
+  *queue = NULL;
+  g_mutex_lock (&mutex->base.lock);
+  hold = held_by_self_locked (mutex);
+  if (hold != NULL && --hold->count == 0)
+    *queue = hold->queue;
+  g_mutex_unlock (&mutex->base.lock);
+  if (hold == NULL)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                 "reentrant mutex %s is not held by this thread", mutex->base.path);
+  return hold != NULL;
+}
+
 gboolean
 zkr_reentrant_mutex_release (ZkrReentrantMutex *mutex, GError **error)
 {
-  Hold *hold;
   ZkrQueueLock *queue;
-  gboolean ok;
 
   g_return_val_if_fail (mutex != NULL, FALSE);
-  g_mutex_lock (&mutex->base.lock);
-  hold = held_by_self_locked (mutex);
-  if (hold == NULL)
-    {
-      g_mutex_unlock (&mutex->base.lock);
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                   "reentrant mutex %s is not held by this thread", mutex->base.path);
-      return FALSE;
-    }
-  if (--hold->count > 0)
-    {
-      g_mutex_unlock (&mutex->base.lock);
-      return TRUE;
-    }
-  queue = hold->queue;
-  g_mutex_unlock (&mutex->base.lock);
-  /* Only this thread uses its entry, so it stays valid unlocked. */
-  ok = zkr__queue_lock_release (queue, error);
-  return ok;
+  if (!release_prepare (mutex, &queue, error))
+    return FALSE;
+  return queue == NULL || zkr__queue_lock_release (queue, error);
+}
+
+void
+zkr_reentrant_mutex_release_async (ZkrReentrantMutex *mutex, GCancellable *cancellable,
+                                   GAsyncReadyCallback callback, gpointer user_data)
+{
+  GError *error = NULL;
+  ZkrQueueLock *queue;
+  GTask *task;
+
+  g_return_if_fail (mutex != NULL);
+  zkr__assert_user_context ("zkr_reentrant_mutex_release_async() called");
+  task = zkr__queue_task_new (cancellable, callback, user_data, zkr_reentrant_mutex_release_async,
+                              "zkr_reentrant_mutex_release");
+  /* Refused (the error set) or counted down (still held): answered here. */
+  (void) release_prepare (mutex, &queue, &error);
+  if (queue == NULL)
+    zkr__queue_task_answer (task, error);
+  else
+    zkr__queue_lock_release_async (queue, cancellable, task);
+}
+
+gboolean
+zkr_reentrant_mutex_release_finish (ZkrReentrantMutex *mutex, GAsyncResult *result,
+                                    GError **error)
+{
+  g_return_val_if_fail (mutex != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_reentrant_mutex_release_async, error);
 }
 
 gboolean
@@ -309,6 +340,16 @@ zkr_reentrant_mutex_get_fencing_token (ZkrReentrantMutex *mutex)
   g_return_val_if_fail (mutex != NULL, 0);
   queue = queue_of_self (mutex);
   return queue != NULL ? zkr__queue_lock_get_token (queue) : 0;
+}
+
+gboolean
+zkr_reentrant_mutex_is_release_pending (ZkrReentrantMutex *mutex)
+{
+  ZkrQueueLock *queue;
+
+  g_return_val_if_fail (mutex != NULL, FALSE);
+  queue = queue_of_self (mutex);
+  return queue != NULL && zkr__queue_lock_is_release_pending (queue);
 }
 
 gboolean

@@ -553,31 +553,56 @@ zkr_rwlock_acquire_write (ZkrRwlock *rwlock, int timeout_ms, GCancellable *cance
 
 /* ==== release and the rest ============================================ */
 
+/* Counts the calling thread's release of @kind down: FALSE with NOT_HELD
+ * when it does not hold that side; else TRUE, with *@queue its entry when
+ * the count reached zero and the node must go (NULL: still held). Only
+ * this thread acquires or releases through its held entry, and the table
+ * keeps it until the object goes, so it stays valid unlocked. */
+static gboolean
+release_prepare (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue, GError **error)
+{
+  Side *side;
+
+  *queue = NULL;
+  g_mutex_lock (&rwlock->base.lock);
+  side = held_by_self_locked (rwlock, kind);
+  if (side != NULL && --side->count == 0)
+    *queue = side->queue;
+  g_mutex_unlock (&rwlock->base.lock);
+  if (side == NULL)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
+                 "%s lock %s is not held by this thread", side_names[kind], rwlock->base.path);
+  return side != NULL;
+}
+
 static gboolean
 rwlock_release (ZkrRwlock *rwlock, SideKind kind, GError **error)
 {
   ZkrQueueLock *queue;
-  Side *side;
 
-  g_mutex_lock (&rwlock->base.lock);
-  side = held_by_self_locked (rwlock, kind);
-  if (side == NULL)
-    {
-      g_mutex_unlock (&rwlock->base.lock);
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD,
-                   "%s lock %s is not held by this thread", side_names[kind], rwlock->base.path);
-      return FALSE;
-    }
-  if (--side->count > 0)
-    {
-      g_mutex_unlock (&rwlock->base.lock);
-      return TRUE;
-    }
-  queue = side->queue;
-  g_mutex_unlock (&rwlock->base.lock);
-  /* Only this thread acquires or releases through its held entry, and the
-   * table keeps it until the object goes, so it stays valid unlocked. */
-  return zkr__queue_lock_release (queue, error);
+  if (!release_prepare (rwlock, kind, &queue, error))
+    return FALSE;
+  return queue == NULL || zkr__queue_lock_release (queue, error);
+}
+
+static void
+rwlock_release_async (ZkrRwlock *rwlock, SideKind kind, GCancellable *cancellable,
+                      GAsyncReadyCallback callback, gpointer user_data, gpointer source_tag)
+{
+  GError *error = NULL;
+  ZkrQueueLock *queue;
+  GTask *task;
+
+  zkr__assert_user_context ("an async release of a read-write lock called");
+  task = zkr__queue_task_new (cancellable, callback, user_data, source_tag,
+                              kind == SIDE_READ ? "zkr_rwlock_release_read"
+                                                : "zkr_rwlock_release_write");
+  /* Refused (the error set) or counted down (still held): answered here. */
+  (void) release_prepare (rwlock, kind, &queue, &error);
+  if (queue == NULL)
+    zkr__queue_task_answer (task, error);
+  else
+    zkr__queue_lock_release_async (queue, cancellable, task);
 }
 
 gboolean
@@ -592,6 +617,38 @@ zkr_rwlock_release_write (ZkrRwlock *rwlock, GError **error)
 {
   g_return_val_if_fail (rwlock != NULL, FALSE);
   return rwlock_release (rwlock, SIDE_WRITE, error);
+}
+
+void
+zkr_rwlock_release_read_async (ZkrRwlock *rwlock, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (rwlock != NULL);
+  rwlock_release_async (rwlock, SIDE_READ, cancellable, callback, user_data,
+                        zkr_rwlock_release_read_async);
+}
+
+void
+zkr_rwlock_release_write_async (ZkrRwlock *rwlock, GCancellable *cancellable,
+                                GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (rwlock != NULL);
+  rwlock_release_async (rwlock, SIDE_WRITE, cancellable, callback, user_data,
+                        zkr_rwlock_release_write_async);
+}
+
+gboolean
+zkr_rwlock_release_read_finish (ZkrRwlock *rwlock, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_rwlock_release_read_async, error);
+}
+
+gboolean
+zkr_rwlock_release_write_finish (ZkrRwlock *rwlock, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (rwlock != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_rwlock_release_write_async, error);
 }
 
 gboolean

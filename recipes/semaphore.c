@@ -309,6 +309,25 @@ zkr_lease_release (ZkrLease *lease, GError **error)
   return zkr__queue_lock_release (lease->queue, error);
 }
 
+void
+zkr_lease_release_async (ZkrLease *lease, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (lease != NULL);
+  zkr__assert_user_context ("zkr_lease_release_async() called");
+  zkr__queue_lock_release_async (lease->queue, cancellable,
+                                 zkr__queue_task_new (cancellable, callback, user_data,
+                                                      zkr_lease_release_async,
+                                                      "zkr_lease_release"));
+}
+
+gboolean
+zkr_lease_release_finish (ZkrLease *lease, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (lease != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_lease_release_async, error);
+}
+
 gboolean
 zkr_lease_is_release_pending (ZkrLease *lease)
 {

@@ -235,6 +235,51 @@ ZKR_API gboolean zkr_leader_latch_has_leadership (ZkrLeaderLatch *latch);
  */
 ZKR_API gboolean zkr_leader_latch_await (ZkrLeaderLatch *latch, int timeout_ms,
                                          GCancellable *cancellable, GError **error);
+/**
+ * zkr_leader_latch_await_async:
+ * @latch: a started #ZkrLeaderLatch
+ * @timeout_ms: 0 checks once, negative waits forever
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_leader_latch_await(), GIO style; finish with
+ * zkr_leader_latch_await_finish(). Answers %TRUE once this participant
+ * leads (at once if it leads now, even when @cancellable is cancelled);
+ * %ZKR_ERROR_TIMEOUT when @timeout_ms passed first;
+ * %G_IO_ERROR_CANCELLED soon after @cancellable is cancelled;
+ * %ZKR_ERROR_SESSION_CLOSED when the latch is closed (also by its last
+ * unref) or its session is, while waiting. Each comes on time whatever
+ * the connection does: the wait sends nothing. It holds no reference on
+ * @latch: the latch's last unref closes it, which answers the wait.
+ *
+ * Thread: any thread; @callback runs once, in the caller's thread-default
+ * GMainContext (the deadline and the cancel are heard there), never
+ * before this returns.
+ *
+ * Since: 0.2
+ */
+ZKR_API void zkr_leader_latch_await_async (ZkrLeaderLatch *latch, int timeout_ms,
+                                           GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_leader_latch_await_finish:
+ * @latch: a #ZkrLeaderLatch
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_leader_latch_await_async().
+ *
+ * Errors: those of zkr_leader_latch_await().
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once this participant leads.
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_leader_latch_await_finish (ZkrLeaderLatch *latch, GAsyncResult *result,
+                                                GError **error);
 
 /**
  * zkr_leader_latch_get_fencing_token:

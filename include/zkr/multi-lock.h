@@ -165,8 +165,9 @@ ZKR_API gboolean zkr_multi_lock_acquire_finish (ZkrMultiLock *lock, GAsyncResult
  * @lock: a #ZkrMultiLock
  * @error: return location for a #GError, or %NULL
  *
- * Releases every lock still held, in reverse order. Deletes that cannot
- * be sent now stay pending (zkr_multi_lock_is_release_pending()).
+ * Releases every lock still held (their deletes sent together, newest
+ * first). Deletes that cannot be sent now stay pending
+ * (zkr_multi_lock_is_release_pending()).
  *
  * Errors: %ZKR_ERROR_NOT_HELD when none was held, or when some lock had
  * been lost (the others are released all the same; the message names the
@@ -179,6 +180,50 @@ ZKR_API gboolean zkr_multi_lock_acquire_finish (ZkrMultiLock *lock, GAsyncResult
  * Since: 0.1
  */
 ZKR_API gboolean zkr_multi_lock_release (ZkrMultiLock *lock, GError **error);
+/**
+ * zkr_multi_lock_release_async:
+ * @lock: a #ZkrMultiLock
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_multi_lock_release(), GIO style; finish with
+ * zkr_multi_lock_release_finish(). The multi-lock is no longer held from
+ * this call on, and the delete of every lock still held is sent at once;
+ * each is answered as zkr_mutex_release_async() says, and the answer
+ * comes when the last of them answered. One lock failing does not stop
+ * the others: the answer is then the first failure, newest lock first
+ * (%ZKR_ERROR_CONNECTION_LOSS, or %G_IO_ERROR_CANCELLED after a cancel),
+ * its delete and those of the others that did not finish go on in the
+ * background (zkr_multi_lock_is_release_pending()); with no failure but a
+ * lost lock, %ZKR_ERROR_NOT_HELD names it.
+ *
+ * Thread: any thread; @callback runs once, in the caller's thread-default
+ * GMainContext, never before this returns.
+ *
+ * Since: 0.2
+ */
+ZKR_API void zkr_multi_lock_release_async (ZkrMultiLock *lock, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_multi_lock_release_finish:
+ * @lock: a #ZkrMultiLock
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_multi_lock_release_async().
+ *
+ * Errors: those of zkr_multi_lock_release(); %G_IO_ERROR_CANCELLED when
+ * the cancellable was cancelled before every delete was confirmed.
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once every delete was confirmed.
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_multi_lock_release_finish (ZkrMultiLock *lock, GAsyncResult *result,
+                                                GError **error);
 /**
  * zkr_multi_lock_is_release_pending:
  * @lock: a #ZkrMultiLock

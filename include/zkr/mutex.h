@@ -163,6 +163,51 @@ ZKR_API gboolean zkr_mutex_acquire_finish (ZkrMutex *mutex, GAsyncResult *result
  */
 ZKR_API gboolean zkr_mutex_release (ZkrMutex *mutex, GError **error);
 /**
+ * zkr_mutex_release_async:
+ * @mutex: a #ZkrMutex
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_mutex_release(), GIO style; finish with zkr_mutex_release_finish().
+ * The lock is no longer held by this object from this call on, whatever
+ * the answer: not held, it answers %ZKR_ERROR_NOT_HELD; else our node's
+ * delete is sent and the answer is %TRUE once the server confirmed it, or
+ * %ZKR_ERROR_CONNECTION_LOSS when the connection is down or goes down
+ * first (at the latest when the session reports SUSPENDED: it never waits
+ * for a reconnect). A cancel answers %G_IO_ERROR_CANCELLED at once unless
+ * the answer came first. After either failure the delete stays pending
+ * (zkr_mutex_is_release_pending()) and is retried in the background until
+ * it is done or the session is closed.
+ *
+ * Thread: any thread; @callback runs once, in the caller's thread-default
+ * GMainContext, never before this returns.
+ *
+ * Since: 0.2
+ */
+ZKR_API void zkr_mutex_release_async (ZkrMutex *mutex, GCancellable *cancellable,
+                                      GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_mutex_release_finish:
+ * @mutex: a #ZkrMutex
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_mutex_release_async().
+ *
+ * Errors: those of zkr_mutex_release(); %G_IO_ERROR_CANCELLED when the
+ * cancellable was cancelled first (the lock is released all the same,
+ * its delete going on in the background).
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once the server confirmed the delete.
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_mutex_release_finish (ZkrMutex *mutex, GAsyncResult *result,
+                                           GError **error);
+/**
  * zkr_mutex_is_release_pending:
  * @mutex: a #ZkrMutex
  *

@@ -159,6 +159,65 @@ ZKR_API gboolean zkr_reentrant_mutex_acquire_finish (ZkrReentrantMutex *mutex,
  * Since: 0.1
  */
 ZKR_API gboolean zkr_reentrant_mutex_release (ZkrReentrantMutex *mutex, GError **error);
+/**
+ * zkr_reentrant_mutex_release_async:
+ * @mutex: a #ZkrReentrantMutex
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_reentrant_mutex_release(), GIO style; finish with
+ * zkr_reentrant_mutex_release_finish(). The calling thread's count goes
+ * down now: above zero the answer is %TRUE and nothing is sent; at zero
+ * the node's delete is answered as zkr_mutex_release_async() says (also
+ * for a cancel: the thread no longer holds the mutex either way, and the
+ * delete goes on in the background, see
+ * zkr_reentrant_mutex_is_release_pending()).
+ *
+ * Thread: the holding thread; @callback runs once, in its thread-default
+ * GMainContext, never before this returns.
+ *
+ * Since: 0.2
+ */
+ZKR_API void zkr_reentrant_mutex_release_async (ZkrReentrantMutex *mutex,
+                                                GCancellable *cancellable,
+                                                GAsyncReadyCallback callback,
+                                                gpointer user_data);
+/**
+ * zkr_reentrant_mutex_release_finish:
+ * @mutex: a #ZkrReentrantMutex
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_reentrant_mutex_release_async().
+ *
+ * Errors: those of zkr_reentrant_mutex_release(); %G_IO_ERROR_CANCELLED
+ * when the cancellable was cancelled before the delete was confirmed.
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE on success (at zero: once the server confirmed the
+ *   delete).
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_reentrant_mutex_release_finish (ZkrReentrantMutex *mutex,
+                                                     GAsyncResult *result, GError **error);
+/**
+ * zkr_reentrant_mutex_is_release_pending:
+ * @mutex: a #ZkrReentrantMutex
+ *
+ * Whether the delete of the calling thread's released node is still
+ * pending (retried in the background after a release answered
+ * %ZKR_ERROR_CONNECTION_LOSS or was cancelled).
+ *
+ * Thread: any thread (about its own node).
+ *
+ * Returns: %TRUE while such a delete is pending.
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_reentrant_mutex_is_release_pending (ZkrReentrantMutex *mutex);
 
 /**
  * zkr_reentrant_mutex_is_held:

@@ -258,6 +258,85 @@ ZKR_API gboolean zkr_rwlock_release_read (ZkrRwlock *rwlock, GError **error);
  */
 ZKR_API gboolean zkr_rwlock_release_write (ZkrRwlock *rwlock, GError **error);
 /**
+ * zkr_rwlock_release_read_async:
+ * @rwlock: a #ZkrRwlock
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_rwlock_release_read(), GIO style; finish with
+ * zkr_rwlock_release_read_finish(). The calling thread's read count goes
+ * down now: above zero the answer is %TRUE and nothing is sent; at zero
+ * the read node's delete is answered as zkr_mutex_release_async() says
+ * (%TRUE once confirmed, %ZKR_ERROR_CONNECTION_LOSS at the latest when the
+ * session reports SUSPENDED, %G_IO_ERROR_CANCELLED at once on a cancel).
+ * The thread no longer holds the read lock either way; after a failure the
+ * delete goes on in the background (zkr_rwlock_is_release_pending()).
+ *
+ * Thread: the holding thread; @callback runs once, in its thread-default
+ * GMainContext, never before this returns.
+ *
+ * Since: 0.2
+ */
+ZKR_API void zkr_rwlock_release_read_async (ZkrRwlock *rwlock, GCancellable *cancellable,
+                                            GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_rwlock_release_read_finish:
+ * @rwlock: a #ZkrRwlock
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_rwlock_release_read_async().
+ *
+ * Errors: those of zkr_rwlock_release_read(); %G_IO_ERROR_CANCELLED when
+ * the cancellable was cancelled before the delete was confirmed.
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE on success (at zero: once the server confirmed the
+ *   delete).
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_rwlock_release_read_finish (ZkrRwlock *rwlock, GAsyncResult *result,
+                                                 GError **error);
+/**
+ * zkr_rwlock_release_write_async:
+ * @rwlock: a #ZkrRwlock
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * As zkr_rwlock_release_read_async(), for the write lock; finish with
+ * zkr_rwlock_release_write_finish(). After a downgrade, the read lock
+ * stays.
+ *
+ * Thread: the holding thread; @callback runs once, in its thread-default
+ * GMainContext, never before this returns.
+ *
+ * Since: 0.2
+ */
+ZKR_API void zkr_rwlock_release_write_async (ZkrRwlock *rwlock, GCancellable *cancellable,
+                                             GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_rwlock_release_write_finish:
+ * @rwlock: a #ZkrRwlock
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_rwlock_release_write_async().
+ *
+ * Errors: those of zkr_rwlock_release_read_finish().
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE on success.
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_rwlock_release_write_finish (ZkrRwlock *rwlock, GAsyncResult *result,
+                                                  GError **error);
+/**
  * zkr_rwlock_is_release_pending:
  * @rwlock: a #ZkrRwlock
  *

@@ -290,6 +290,47 @@ ZKR_API GPtrArray *zkr_semaphore_list_participants (ZkrSemaphore *semaphore, GEr
  */
 ZKR_API gboolean zkr_lease_release (ZkrLease *lease, GError **error);
 /**
+ * zkr_lease_release_async:
+ * @lease: a #ZkrLease
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_lease_release(), GIO style; finish with zkr_lease_release_finish().
+ * The lease is no longer held from this call on; the answer is that of
+ * zkr_mutex_release_async() (%TRUE once the server confirmed the delete,
+ * %ZKR_ERROR_CONNECTION_LOSS at the latest when the session reports
+ * SUSPENDED, %G_IO_ERROR_CANCELLED at once on a cancel), and after a
+ * failure the delete goes on in the background
+ * (zkr_lease_is_release_pending()).
+ *
+ * Thread: any thread; @callback runs once, in the caller's thread-default
+ * GMainContext, never before this returns.
+ *
+ * Since: 0.2
+ */
+ZKR_API void zkr_lease_release_async (ZkrLease *lease, GCancellable *cancellable,
+                                      GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_lease_release_finish:
+ * @lease: a #ZkrLease
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_lease_release_async().
+ *
+ * Errors: those of zkr_lease_release(); %G_IO_ERROR_CANCELLED when the
+ * cancellable was cancelled before the delete was confirmed.
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once the server confirmed the delete.
+ *
+ * Since: 0.2
+ */
+ZKR_API gboolean zkr_lease_release_finish (ZkrLease *lease, GAsyncResult *result,
+                                           GError **error);
+/**
  * zkr_lease_is_release_pending:
  * @lease: a #ZkrLease
  *
