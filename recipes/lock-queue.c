@@ -142,46 +142,6 @@ zkr__queue_predicate_first (GPtrArray *sorted, guint ours, const char **wait_on,
 /* ==== answering an acquire ========================================== */
 
 typedef struct {
-  GTask *task;     /* (owned) */
-  GError *error;   /* (owned) (nullable): NULL means success */
-} TaskReturn;
-
-static gboolean
-task_return_run (gpointer data)
-{
-  TaskReturn *ret = data;
-
-  if (ret->error != NULL)
-    g_task_return_error (ret->task, g_steal_pointer (&ret->error));
-  else
-    g_task_return_boolean (ret->task, TRUE);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-task_return_free (gpointer data)
-{
-  TaskReturn *ret = data;
-
-  g_clear_error (&ret->error);
-  g_object_unref (ret->task);
-  g_free (ret);
-}
-
-/* Returns @task's result from the task's own context, where its callback
- * runs: so the task (and what its callback owns) is never finalized on the
- * worker thread, and the hand-off is one that ThreadSanitizer can see. */
-static void
-task_return_in_context (GTask *task, GError *error)
-{
-  TaskReturn *ret = g_new0 (TaskReturn, 1);
-
-  ret->task = task;
-  ret->error = error;
-  zkr__context_post (g_task_get_context (task), task_return_run, ret, task_return_free);
-}
-
-typedef struct {
   ZkrQueueLock *lock;      /* (owned) */
   ZkrQueueDoneFunc done;
   gpointer done_data;
@@ -231,7 +191,7 @@ zkr__queue_lock_answer (ZkrQueueLock *lock, ZkrQueueWaiter *waiter, GError *erro
       zkr__session_post (lock->session, done_on_worker_run, answer, done_on_worker_free);
     }
   else
-    task_return_in_context (g_steal_pointer (&waiter->task), error);
+    zkr__context_return (g_steal_pointer (&waiter->task), error);
 }
 
 /* ==== the acquire calls ============================================== */

@@ -257,7 +257,7 @@ ZKR_API gboolean zkr_leader_latch_await (ZkrLeaderLatch *latch, int timeout_ms,
  * GMainContext (the deadline and the cancel are heard there), never
  * before this returns.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API void zkr_leader_latch_await_async (ZkrLeaderLatch *latch, int timeout_ms,
                                            GCancellable *cancellable,
@@ -276,7 +276,7 @@ ZKR_API void zkr_leader_latch_await_async (ZkrLeaderLatch *latch, int timeout_ms
  *
  * Returns: %TRUE once this participant leads.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_leader_latch_await_finish (ZkrLeaderLatch *latch, GAsyncResult *result,
                                                 GError **error);

@@ -201,7 +201,7 @@ ZKR_API gboolean zkr_multi_lock_release (ZkrMultiLock *lock, GError **error);
  * Thread: any thread; @callback runs once, in the caller's thread-default
  * GMainContext, never before this returns.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API void zkr_multi_lock_release_async (ZkrMultiLock *lock, GCancellable *cancellable,
                                            GAsyncReadyCallback callback, gpointer user_data);
@@ -220,7 +220,7 @@ ZKR_API void zkr_multi_lock_release_async (ZkrMultiLock *lock, GCancellable *can
  *
  * Returns: %TRUE once every delete was confirmed.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_multi_lock_release_finish (ZkrMultiLock *lock, GAsyncResult *result,
                                                 GError **error);

@@ -183,7 +183,7 @@ ZKR_API gboolean zkr_mutex_release (ZkrMutex *mutex, GError **error);
  * Thread: any thread; @callback runs once, in the caller's thread-default
  * GMainContext, never before this returns.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API void zkr_mutex_release_async (ZkrMutex *mutex, GCancellable *cancellable,
                                       GAsyncReadyCallback callback, gpointer user_data);
@@ -203,7 +203,7 @@ ZKR_API void zkr_mutex_release_async (ZkrMutex *mutex, GCancellable *cancellable
  *
  * Returns: %TRUE once the server confirmed the delete.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_mutex_release_finish (ZkrMutex *mutex, GAsyncResult *result,
                                            GError **error);

@@ -177,7 +177,7 @@ ZKR_API gboolean zkr_reentrant_mutex_release (ZkrReentrantMutex *mutex, GError *
  * Thread: the holding thread; @callback runs once, in its thread-default
  * GMainContext, never before this returns.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API void zkr_reentrant_mutex_release_async (ZkrReentrantMutex *mutex,
                                                 GCancellable *cancellable,
@@ -199,7 +199,7 @@ ZKR_API void zkr_reentrant_mutex_release_async (ZkrReentrantMutex *mutex,
  * Returns: %TRUE on success (at zero: once the server confirmed the
  *   delete).
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_reentrant_mutex_release_finish (ZkrReentrantMutex *mutex,
                                                      GAsyncResult *result, GError **error);
@@ -215,7 +215,7 @@ ZKR_API gboolean zkr_reentrant_mutex_release_finish (ZkrReentrantMutex *mutex,
  *
  * Returns: %TRUE while such a delete is pending.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_reentrant_mutex_is_release_pending (ZkrReentrantMutex *mutex);
 

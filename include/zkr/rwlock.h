@@ -276,7 +276,7 @@ ZKR_API gboolean zkr_rwlock_release_write (ZkrRwlock *rwlock, GError **error);
  * Thread: the holding thread; @callback runs once, in its thread-default
  * GMainContext, never before this returns.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API void zkr_rwlock_release_read_async (ZkrRwlock *rwlock, GCancellable *cancellable,
                                             GAsyncReadyCallback callback, gpointer user_data);
@@ -296,7 +296,7 @@ ZKR_API void zkr_rwlock_release_read_async (ZkrRwlock *rwlock, GCancellable *can
  * Returns: %TRUE on success (at zero: once the server confirmed the
  *   delete).
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_rwlock_release_read_finish (ZkrRwlock *rwlock, GAsyncResult *result,
                                                  GError **error);
@@ -314,7 +314,7 @@ ZKR_API gboolean zkr_rwlock_release_read_finish (ZkrRwlock *rwlock, GAsyncResult
  * Thread: the holding thread; @callback runs once, in its thread-default
  * GMainContext, never before this returns.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API void zkr_rwlock_release_write_async (ZkrRwlock *rwlock, GCancellable *cancellable,
                                              GAsyncReadyCallback callback, gpointer user_data);
@@ -332,7 +332,7 @@ ZKR_API void zkr_rwlock_release_write_async (ZkrRwlock *rwlock, GCancellable *ca
  *
  * Returns: %TRUE on success.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_rwlock_release_write_finish (ZkrRwlock *rwlock, GAsyncResult *result,
                                                   GError **error);

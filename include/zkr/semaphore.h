@@ -307,7 +307,7 @@ ZKR_API gboolean zkr_lease_release (ZkrLease *lease, GError **error);
  * Thread: any thread; @callback runs once, in the caller's thread-default
  * GMainContext, never before this returns.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API void zkr_lease_release_async (ZkrLease *lease, GCancellable *cancellable,
                                       GAsyncReadyCallback callback, gpointer user_data);
@@ -326,7 +326,7 @@ ZKR_API void zkr_lease_release_async (ZkrLease *lease, GCancellable *cancellable
  *
  * Returns: %TRUE once the server confirmed the delete.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 ZKR_API gboolean zkr_lease_release_finish (ZkrLease *lease, GAsyncResult *result,
                                            GError **error);
