@@ -2,7 +2,7 @@
  * thread. The completion thread copies the reply and posts it; the
  * liveness clock advances by the send time of every request answered.
  * A blocking caller's reply (zkr__op_sync) is handed over right where it
- * arrives instead: see "direct calls" below. */
+ * arrives instead: see "calls in flight" below. */
 
 #include <string.h>
 
@@ -42,42 +42,45 @@ typedef struct {
    * thread that completes the request, without a trip through the worker. */
   gboolean direct;
   ZkrWake wake;
-  zhandle_t *zh;       /* direct: the handle it was sent on, compared only */
+  zhandle_t *zh;       /* the handle it was sent on, compared only */
 } OpCall;
 
-/* ---- direct calls ---------------------------------------------------
+/* ---- calls in flight -------------------------------------------------
  * libzookeeper does not complete every request when a handle is closed
  * (zookeeper_close stops its completion thread, and what it had not run
- * yet is dropped). The worker's own requests are covered by the session's
- * state events; a blocking caller has nobody else to wake it. So every
- * direct call in flight is listed here, and once zookeeper_close()
- * returned, the ones of that handle still listed are completed with
- * ZCLOSING (zkr__ops_handle_closed). Whoever takes a call off the list
- * completes it: exactly once. Lock order: the session's handle lock, then
- * direct_lock. */
-static GMutex direct_lock;
-static GHashTable *direct_calls; /* OpCall* set; protected by direct_lock */
+ * yet is dropped). A dropped request would never answer its caller, nor
+ * free what its reply owns (a recipe's reference, and through it the
+ * session: seen as a session never freed after a close with a read in
+ * flight). So every call in flight is listed here, and once
+ * zookeeper_close() returned, the ones of that handle still listed are
+ * completed (zkr__ops_handle_closed): a blocking caller's with ZCLOSING, a
+ * worker request's with ZCLOSING when the session is closed, else with
+ * ZCONNECTIONLOSS (the handle went after LOST: its fate is unknown, as for
+ * any connection loss). Whoever takes a call off the list completes it:
+ * exactly once. Lock order: the session's handle lock, then flight_lock. */
+static GMutex flight_lock;
+static GHashTable *flight_calls; /* OpCall* set; protected by flight_lock */
 
 static void
-direct_track (OpCall *call, zhandle_t *zh)
+flight_track (OpCall *call, zhandle_t *zh)
 {
-  g_mutex_lock (&direct_lock);
-  if (direct_calls == NULL)
-    direct_calls = g_hash_table_new (NULL, NULL);
+  g_mutex_lock (&flight_lock);
+  if (flight_calls == NULL)
+    flight_calls = g_hash_table_new (NULL, NULL);
   call->zh = zh;
-  g_hash_table_add (direct_calls, call);
-  g_mutex_unlock (&direct_lock);
+  g_hash_table_add (flight_calls, call);
+  g_mutex_unlock (&flight_lock);
 }
 
 /* TRUE when the caller took @call off the list and so must complete it. */
 static gboolean
-direct_take (OpCall *call)
+flight_take (OpCall *call)
 {
   gboolean taken;
 
-  g_mutex_lock (&direct_lock);
-  taken = direct_calls != NULL && g_hash_table_remove (direct_calls, call);
-  g_mutex_unlock (&direct_lock);
+  g_mutex_lock (&flight_lock);
+  taken = flight_calls != NULL && g_hash_table_remove (flight_calls, call);
+  g_mutex_unlock (&flight_lock);
   return taken;
 }
 
@@ -167,14 +170,14 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
   op_call_free (call);
 }
 
-/* libzookeeper's completions take a direct call off the list before
- * completing it. They never meet a call the sweep completed (and freed):
+/* libzookeeper's completions take a call off the list before completing
+ * it. They never meet a call the sweep completed (and freed):
  * the sweep runs only once zookeeper_close() returned, when libzookeeper
  * calls nothing more for that handle. */
 static gboolean
 op_completion_is_ours (OpCall *call)
 {
-  return !call->direct || direct_take (call);
+  return flight_take (call);
 }
 
 guint
@@ -184,14 +187,14 @@ zkr__ops_test_count_blocking (ZkrSession *session)
   gpointer key;
   guint count = 0;
 
-  g_mutex_lock (&direct_lock);
-  if (direct_calls != NULL)
+  g_mutex_lock (&flight_lock);
+  if (flight_calls != NULL)
     {
-      g_hash_table_iter_init (&iter, direct_calls);
+      g_hash_table_iter_init (&iter, flight_calls);
       while (g_hash_table_iter_next (&iter, &key, NULL))
-        count += ((OpCall *) key)->session == session;
+        count += ((OpCall *) key)->session == session && ((OpCall *) key)->direct;
     }
-  g_mutex_unlock (&direct_lock);
+  g_mutex_unlock (&flight_lock);
   return count;
 }
 
@@ -201,11 +204,12 @@ zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh)
   GPtrArray *leftovers = g_ptr_array_new ();
   GHashTableIter iter;
   gpointer key;
+  gboolean closed;
 
-  g_mutex_lock (&direct_lock);
-  if (direct_calls != NULL)
+  g_mutex_lock (&flight_lock);
+  if (flight_calls != NULL)
     {
-      g_hash_table_iter_init (&iter, direct_calls);
+      g_hash_table_iter_init (&iter, flight_calls);
       while (g_hash_table_iter_next (&iter, &key, NULL))
         /* The address of a freed handle can come back, in another
          * session's next handle: the session tells them apart (its own
@@ -216,9 +220,14 @@ zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh)
             g_hash_table_iter_remove (&iter);
           }
     }
-  g_mutex_unlock (&direct_lock);
+  g_mutex_unlock (&flight_lock);
+  closed = zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED;
   for (guint i = 0; i < leftovers->len; i++)
-    op_complete (g_ptr_array_index (leftovers, i), ZCLOSING, NULL);
+    {
+      OpCall *call = g_ptr_array_index (leftovers, i);
+
+      op_complete (call, call->direct || closed ? ZCLOSING : ZCONNECTIONLOSS, NULL);
+    }
   g_ptr_array_unref (leftovers);
 }
 
@@ -362,12 +371,11 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
   else
     {
       /* Listed before it leaves: its reply may come before issue returns. */
-      if (call->direct)
-        direct_track (call, zh);
+      flight_track (call, zh);
       call->reply.send_time = g_get_monotonic_time ();
       rc = issue (zh, call);
-      if (rc != ZOK && call->direct)
-        direct_take (call);
+      if (rc != ZOK)
+        flight_take (call);
       zkr__session_unlock_handle (session);
     }
   if (rc != ZOK)

@@ -355,14 +355,22 @@ zkr_session_get_safe_deadline (ZkrSession *session)
  * still be closing on its worker. */
 static GMutex live_lock;
 static GCond live_cond;
-static guint live_sessions;
+static GList *live_sessions; /* of ZkrSession *, not owned */
 
 static void
-live_sessions_add (int delta)
+live_sessions_add (ZkrSession *session)
 {
   g_mutex_lock (&live_lock);
-  live_sessions += delta;
-  if (live_sessions == 0)
+  live_sessions = g_list_prepend (live_sessions, session);
+  g_mutex_unlock (&live_lock);
+}
+
+static void
+live_sessions_remove (ZkrSession *session)
+{
+  g_mutex_lock (&live_lock);
+  live_sessions = g_list_remove (live_sessions, session);
+  if (live_sessions == NULL)
     g_cond_broadcast (&live_cond);
   g_mutex_unlock (&live_lock);
 }
@@ -410,7 +418,7 @@ zkr_session_new (const ZkrSessionOptions *options, GError **error)
     }
   zkr__log_init ();
   session = g_new0 (ZkrSession, 1);
-  live_sessions_add (1);
+  live_sessions_add (session);
   g_atomic_ref_count_init (&session->ref);
   session->options = zkr_session_options_copy (options);
   session->hosts = hosts;
@@ -498,6 +506,9 @@ zkr_session_close (ZkrSession *session)
 static void
 session_free (ZkrSession *session)
 {
+  /* First: from here on the diagnostics of zkr__sessions_wait_freed()
+   * no longer read it. */
+  live_sessions_remove (session);
   zkr__notifier_free (session->listeners);
   g_array_unref (session->internal_listeners);
   g_hash_table_unref (session->watches);
@@ -511,7 +522,6 @@ session_free (ZkrSession *session)
   g_cond_clear (&session->cond);
   g_mutex_clear (&session->clock_lock);
   g_free (session);
-  live_sessions_add (-1);
 }
 
 ZkrSession *
@@ -553,9 +563,19 @@ zkr__sessions_wait_freed (int timeout_ms)
   gboolean none;
 
   g_mutex_lock (&live_lock);
-  while (live_sessions > 0 && g_cond_wait_until (&live_cond, &live_lock, deadline))
+  while (live_sessions != NULL && g_cond_wait_until (&live_cond, &live_lock, deadline))
     ;
-  none = live_sessions == 0;
+  none = live_sessions == NULL;
+  /* What the tests need to find the one left: the references (0: closing
+   * on its worker) and the state. */
+  for (GList *l = live_sessions; l != NULL; l = l->next)
+    {
+      ZkrSession *session = l->data;
+
+      g_printerr ("zkr: session %p to \"%s\" not freed: %u reference(s), %s\n", session,
+                  session->hosts.hosts, g_atomic_int_get ((gint *) &session->ref),
+                  zkr_session_state_name (zkr_session_get_state (session)));
+    }
   g_mutex_unlock (&live_lock);
   return none;
 }
