@@ -608,6 +608,10 @@ test_leader_latch__paused_server_makes_the_leader_yield_on_suspended (void)
 
     CU_ASSERT_TRUE (itest_wait_for (listing_agrees, pair, WAIT_MS));
   }
+  /* A session that was on the paused server may still be reconnecting
+   * (a close then answers CONNECTION_LOSS, deleting in the background). */
+  CU_ASSERT_TRUE (zkr_session_wait_connected (leader_session, WAIT_MS, NULL, NULL));
+  CU_ASSERT_TRUE (zkr_session_wait_connected (other_session, WAIT_MS, NULL, NULL));
   CU_ASSERT_TRUE (latch_close (leader));
   CU_ASSERT_TRUE (latch_close (other));
   CU_ASSERT_EQUAL (itest_count_children (other_session, path), 0);

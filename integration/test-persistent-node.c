@@ -704,8 +704,10 @@ test_persistent_node__last_unref_deletes_the_node_in_the_background (void)
       CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
       zkr_persistent_node_unref (node);
     }
-  /* Whatever those made goes with the session. */
+  /* Whatever those made goes with the session (once the server has
+   * processed its close). */
   zkr_session_close (session);
+  CU_ASSERT_TRUE (itest_wait_for_children (direct, root, 0, ITEST_WAIT_MS));
   itest_cleanup_root (direct, NULL, root);
 }
 
