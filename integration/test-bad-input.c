@@ -622,6 +622,10 @@ test_bad_input__leader_recipes (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_start (NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_FALSE (zkr_leader_latch_close (NULL, ZKR_LEADER_CLOSE_SILENT, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    zkr_leader_latch_close_async (NULL, ZKR_LEADER_CLOSE_SILENT, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_FALSE (zkr_leader_latch_close_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_latch_await (NULL, 0, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_latch_await_async (NULL, 0, NULL, NULL, NULL));
@@ -641,6 +645,9 @@ test_bad_input__leader_recipes (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_selector_requeue (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_selector_interrupt (NULL));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_selector_close (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_selector_close_async (NULL, NULL, NULL, NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (
+    CU_ASSERT_FALSE (zkr_leader_selector_close_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_leader_selector_has_leadership (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_leader_selector_get_fencing_token (NULL), 0));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_selector_get_id (NULL)));

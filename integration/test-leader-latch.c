@@ -1193,6 +1193,206 @@ test_leader_latch__await_async_answers_a_cancel_and_every_close (void)
   zkr_session_unref (c);
 }
 
+/* ---- close_async and the last unref --------------------------------------- */
+
+static void
+close_notify_start (gpointer latch, GCancellable *cancellable, GAsyncReadyCallback callback,
+                    gpointer user_data)
+{
+  zkr_leader_latch_close_async (latch, ZKR_LEADER_CLOSE_NOTIFY, cancellable, callback, user_data);
+}
+
+static gboolean
+close_finish (gpointer latch, GAsyncResult *result, GError **error)
+{
+  return zkr_leader_latch_close_finish (latch, result, error);
+}
+
+typedef struct {
+  ZkrSession *session;
+  const char *node;
+} NodeAt;
+
+static gboolean
+node_gone (gpointer data)
+{
+  NodeAt *at = data;
+
+  return itest_node_absent (at->session, at->node);
+}
+
+/* close_async of a leader answers TRUE with its node gone and the listener
+ * told (NOTIFY); of a latch never started, or closed, TRUE at once. A
+ * cancelled close_async answers CANCELLED, and the close goes on: the
+ * follower's node goes all the same. */
+static void
+test_leader_latch__close_async_answers_true_and_a_cancel_and_deletes_the_node (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-close-async");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *node = NULL;
+  g_autofree char *follower_node = NULL;
+  ZkrLeaderLatch *leader, *follower, *latent;
+  LeaderRecorder *recorder;
+  NodeAt at;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  latent = zkr_leader_latch_new (session, path, "latent", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latent);
+  CU_ASSERT_TRUE (itest_async_call (latent, close_notify_start, close_finish, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  zkr_leader_latch_unref (latent);
+
+  leader = latch_started (session, path, "leader");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader);
+  recorder = recorder_new (leader, FALSE);
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
+  follower = latch_started (session, path, "follower");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (follower);
+  {
+    QueueShape shape = { session, path, 2, "follower" };
+    CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
+  }
+  node = zkr_leader_latch_dup_node_path (leader);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (node);
+  CU_ASSERT_TRUE (itest_async_call (leader, close_notify_start, close_finish, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_TRUE (itest_node_absent (session, node));
+  CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (leader));
+  CU_ASSERT_FALSE (recorder_wait (recorder, 1, WAIT_MS).is_leader);
+  CU_ASSERT_TRUE (itest_async_call (leader, close_notify_start, close_finish, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  recorder_free (recorder);
+  zkr_leader_latch_unref (leader);
+
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (follower, WAIT_MS, NULL, &error));
+  follower_node = zkr_leader_latch_dup_node_path (follower);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (follower_node);
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (itest_async_call (follower, close_notify_start, close_finish, cancellable,
+                                     &error));
+  ITEST_ASSERT_CANCELLED (error);
+  g_clear_error (&error);
+  CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (follower));
+  at = (NodeAt) { session, follower_node };
+  CU_ASSERT_TRUE (itest_wait_for (node_gone, &at, WAIT_MS));
+  zkr_leader_latch_unref (follower);
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 0, WAIT_MS));
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
+typedef struct {
+  gpointer object;
+  void (*unref) (gpointer object);
+  gint returned;    /* atomic */
+  gint destroyed;   /* atomic: the listener's destroy ran */
+} LastUnref;
+
+static gpointer
+last_unref_run (gpointer data)
+{
+  LastUnref *last = data;
+
+  last->unref (last->object);
+  g_atomic_int_set (&last->returned, TRUE);
+  return NULL;
+}
+
+static gboolean
+last_unref_returned (gpointer data)
+{
+  LastUnref *last = data;
+
+  return g_atomic_int_get (&last->returned);
+}
+
+/* The listener's destroy runs in its context: this thread's default. */
+static gboolean
+last_unref_destroyed (gpointer data)
+{
+  LastUnref *last = data;
+
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  return g_atomic_int_get (&last->destroyed);
+}
+
+static void
+last_unref_destroy (gpointer data)
+{
+  LastUnref *last = data;
+
+  g_atomic_int_set (&last->destroyed, TRUE);
+}
+
+static void
+latch_unref_any (gpointer latch)
+{
+  zkr_leader_latch_unref (latch);
+}
+
+static void
+on_leader_ignored (ZkrLeaderLatch *latch, gpointer user_data)
+{
+  (void) latch;
+  (void) user_data;
+}
+
+/* The session timeout of the black-holed tests: long, so the session
+ * outlives the black hole and our delete, not the expiry, removes the
+ * node. The old last unref waited up to 2/3 of it. */
+#define BLACK_HOLE_SESSION_MS 15000
+
+/* The last unref of a leader returns while its server is black-holed
+ * (it used to wait for the release's answer, up to 2/3 of the session
+ * timeout); the node goes once the link heals, and the latch is freed
+ * (its listener's destroy runs). */
+static void
+test_leader_latch__last_unref_of_a_leader_returns_while_black_holed (void)
+{
+  ItestProxied f;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *node = NULL;
+  LastUnref last = { NULL, latch_unref_any, FALSE, FALSE };
+  ZkrLeaderLatch *latch;
+  GThread *thread;
+  NodeAt at;
+
+  itest_proxied_init (&f, NULL, "latch-unref-blackhole", BLACK_HOLE_SESSION_MS);
+  path = g_strdup_printf ("%s/election", f.root);
+  latch = latch_started (f.proxied, path, "leader");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (latch, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_add_listener (latch, on_leader_ignored, NULL, &last,
+                                                 last_unref_destroy) > 0);
+  /* The is_leader event may have reached the listener (it holds a
+   * reference until it ran): the token's read waits for the emit, the
+   * iteration runs it. */
+  CU_ASSERT_TRUE (zkr_leader_latch_get_fencing_token (latch) > 0);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  node = zkr_leader_latch_dup_node_path (latch);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (node);
+  last.object = latch;
+  itest_proxied_black_hole (&f);
+  thread = g_thread_new ("latch-last-unref", last_unref_run, &last);
+  CU_ASSERT_TRUE (itest_wait_for (last_unref_returned, &last, BLACK_HOLE_SESSION_MS / 5));
+  g_thread_join (thread);
+  CU_ASSERT_FALSE (itest_node_absent (f.direct, node));
+
+  zkr_test_proxy_heal (f.proxy);
+  at = (NodeAt) { f.direct, node };
+  CU_ASSERT_TRUE (itest_wait_for (node_gone, &at, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (last_unref_destroyed, &last, WAIT_MS));
+  CU_ASSERT_NOT_EQUAL (zkr_session_get_state (f.proxied), ZKR_SESSION_STATE_LOST);
+  CU_ASSERT_TRUE (itest_delete_tree (f.direct, path));
+  itest_proxied_finish (&f, TRUE);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node),
@@ -1205,6 +1405,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__leads_while_another_thread_blocks_in_the_session),
   ZKR_TEST_CASE (test_leader_latch__await_async_answers_leadership_and_a_timeout),
   ZKR_TEST_CASE (test_leader_latch__await_async_answers_a_cancel_and_every_close),
+  ZKR_TEST_CASE (test_leader_latch__close_async_answers_true_and_a_cancel_and_deletes_the_node),
+  ZKR_TEST_CASE (test_leader_latch__last_unref_of_a_leader_returns_while_black_holed),
   { NULL, NULL },
 };
 

@@ -483,12 +483,187 @@ test_leader_selector__interrupt_is_raised_on_suspended (void)
   shared_clear (&shared);
 }
 
+/* ---- close_async and the last unref --------------------------------------- */
+
+static void
+close_start (gpointer selector, GCancellable *cancellable, GAsyncReadyCallback callback,
+             gpointer user_data)
+{
+  zkr_leader_selector_close_async (selector, cancellable, callback, user_data);
+}
+
+static gboolean
+close_finish (gpointer selector, GAsyncResult *result, GError **error)
+{
+  return zkr_leader_selector_close_finish (selector, result, error);
+}
+
+/* TRUE when no participant listed under the selector's path has @id. */
+typedef struct {
+  ZkrLeaderSelector *selector;
+  const char *id;
+} ParticipantGone;
+
+static gboolean
+participant_gone (gpointer data)
+{
+  ParticipantGone *gone = data;
+  g_autoptr (GPtrArray) participants = zkr_leader_selector_list_participants (gone->selector, NULL);
+
+  if (participants == NULL)
+    return FALSE;
+  for (guint i = 0; i < participants->len; i++)
+    if (g_str_equal (((ZkrParticipant *) g_ptr_array_index (participants, i))->client_id,
+                     gone->id))
+      return FALSE;
+  return TRUE;
+}
+
+/* close_async of a selector never started answers TRUE at once; of a
+ * leader, TRUE once its callback returned and its node is gone; a
+ * cancelled close_async answers CANCELLED and the close goes on: the
+ * callback returns and the node goes all the same. */
+static void
+test_leader_selector__close_async_answers_true_and_a_cancel_and_deletes_the_node (void)
+{
+  g_autofree char *path = itest_scratch_path ("selector-close-async");
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  ZkrLeaderSelector *latent, *first, *second;
+  ChildCount none = { session, path, 0 };
+  ChildCount two = { session, path, 2 };
+  ParticipantGone gone;
+  Shared shared;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  shared_init (&shared);
+  latent = selector_new (session, path, "latent", &shared, 0, HOLD_UNTIL_INTERRUPT);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (latent);
+  CU_ASSERT_TRUE (itest_async_call (latent, close_start, close_finish, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  zkr_leader_selector_unref (latent);
+  CU_ASSERT_TRUE (wait_destroyed (&shared, WAIT_MS));
+  shared_clear (&shared);
+
+  shared_init (&shared);
+  first = selector_new (session, path, "first", &shared, 0, HOLD_UNTIL_INTERRUPT);
+  second = selector_new (session, path, "second", &shared, 1, HOLD_UNTIL_INTERRUPT);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (first);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (second);
+  CU_ASSERT_TRUE (zkr_leader_selector_start (first, &error));
+  CU_ASSERT_TRUE_FATAL (wait_count (&shared, 1, FALSE, WAIT_MS));
+  CU_ASSERT_TRUE (zkr_leader_selector_start (second, &error));
+  CU_ASSERT_TRUE (itest_wait_for (has_children, &two, WAIT_MS));
+
+  CU_ASSERT_TRUE (itest_async_call (first, close_start, close_finish, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  g_mutex_lock (&shared.lock);
+  CU_ASSERT_TRUE (shared.returned >= 1);
+  g_mutex_unlock (&shared.lock);
+  gone = (ParticipantGone) { second, "first" };
+  CU_ASSERT_TRUE (participant_gone (&gone));
+  CU_ASSERT_TRUE (itest_async_call (first, close_start, close_finish, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  zkr_leader_selector_unref (first);
+
+  CU_ASSERT_TRUE_FATAL (wait_count (&shared, 2, FALSE, WAIT_MS));
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (itest_async_call (second, close_start, close_finish, cancellable, &error));
+  ITEST_ASSERT_CANCELLED (error);
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (wait_count (&shared, 2, TRUE, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (has_children, &none, WAIT_MS));
+  zkr_leader_selector_unref (second);
+  CU_ASSERT_TRUE (wait_destroyed (&shared, WAIT_MS));
+  g_mutex_lock (&shared.lock);
+  CU_ASSERT_EQUAL (shared.terms->len, 2);
+  CU_ASSERT_EQUAL (shared.max_active, 1);
+  g_mutex_unlock (&shared.lock);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  shared_clear (&shared);
+  zkr_session_unref (session);
+}
+
+typedef struct {
+  ZkrLeaderSelector *selector;
+  gint returned;    /* atomic */
+} LastUnref;
+
+static gpointer
+last_unref_run (gpointer data)
+{
+  LastUnref *last = data;
+
+  zkr_leader_selector_unref (last->selector);
+  g_atomic_int_set (&last->returned, TRUE);
+  return NULL;
+}
+
+static gboolean
+last_unref_returned (gpointer data)
+{
+  LastUnref *last = data;
+
+  return g_atomic_int_get (&last->returned);
+}
+
+/* The session timeout of the black-holed test: long, so the session
+ * outlives the black hole and our delete, not the expiry, removes the
+ * node. The old last unref waited up to 2/3 of it. */
+#define BLACK_HOLE_SESSION_MS 15000
+
+/* The last unref of a leading selector returns while its server is
+ * black-holed (it used to join the selector's thread, which waits for the
+ * delete's answer); the callback is interrupted and returns, the node
+ * goes once the link heals, and the selector is freed (its destroy
+ * runs). */
+static void
+test_leader_selector__last_unref_of_a_leader_returns_while_black_holed (void)
+{
+  ItestProxied f;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  ZkrLeaderSelector *selector;
+  ChildCount none = { NULL, NULL, 0 };
+  LastUnref last = { NULL, FALSE };
+  GThread *thread;
+  Shared shared;
+
+  itest_proxied_init (&f, NULL, "selector-unref-blackhole", BLACK_HOLE_SESSION_MS);
+  path = g_strdup_printf ("%s/election", f.root);
+  shared_init (&shared);
+  selector = selector_new (f.proxied, path, "leader", &shared, 0, HOLD_UNTIL_INTERRUPT);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (selector);
+  CU_ASSERT_TRUE (zkr_leader_selector_start (selector, &error));
+  CU_ASSERT_TRUE_FATAL (wait_count (&shared, 1, FALSE, WAIT_MS));
+  none.session = f.direct;
+  none.path = path;
+  last.selector = selector;
+  itest_proxied_black_hole (&f);
+  thread = g_thread_new ("selector-last-unref", last_unref_run, &last);
+  CU_ASSERT_TRUE (itest_wait_for (last_unref_returned, &last, BLACK_HOLE_SESSION_MS / 5));
+  g_thread_join (thread);
+  CU_ASSERT_TRUE (wait_count (&shared, 1, TRUE, WAIT_MS));
+  CU_ASSERT_EQUAL (itest_count_children (f.direct, path), 1);
+
+  zkr_test_proxy_heal (f.proxy);
+  CU_ASSERT_TRUE (itest_wait_for (has_children, &none, WAIT_MS));
+  CU_ASSERT_TRUE (wait_destroyed (&shared, WAIT_MS));
+  CU_ASSERT_NOT_EQUAL (zkr_session_get_state (f.proxied), ZKR_SESSION_STATE_LOST);
+  CU_ASSERT_TRUE (itest_delete_tree (f.direct, path));
+  shared_clear (&shared);
+  itest_proxied_finish (&f, TRUE);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_selector__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_leader_selector__one_leader_at_a_time_and_auto_requeue_rotates),
   ZKR_TEST_CASE (test_leader_selector__participants_requeue_and_close_waits_for_the_callback),
   ZKR_TEST_CASE (test_leader_selector__close_and_unref_from_inside_the_callback),
   ZKR_TEST_CASE (test_leader_selector__interrupt_is_raised_on_suspended),
+  ZKR_TEST_CASE (test_leader_selector__close_async_answers_true_and_a_cancel_and_deletes_the_node),
+  ZKR_TEST_CASE (test_leader_selector__last_unref_of_a_leader_returns_while_black_holed),
   { NULL, NULL },
 };
 

@@ -53,13 +53,16 @@ struct _ZkrLeaderLatch {
   GCancellable *cancellable;    /* (owned) cancelled by close */
 
   GMutex mutex;
-  GCond cond;
   LatchState state;             /* protected by mutex */
   ZkrLeaderYieldPolicy policy;  /* protected by mutex */
   gboolean leader;              /* protected by mutex */
   gint64 token;                 /* protected by mutex */
   gboolean stopped;             /* the session was closed; mutex */
   guint busy;                   /* worker items in flight; mutex */
+  GList *closes;                /* ZkrLeaderClose* waiting for busy to be 0;
+                                 * mutex */
+  gboolean finalizing;          /* the last unref came: the last worker
+                                 * item frees the latch; mutex */
   EntryPhase phase;             /* worker; read and written under mutex */
   gboolean in_doubt;            /* worker; the engine said IN_DOUBT */
   GList *awaits;                /* Await* (a reference each) waiting for
@@ -107,6 +110,97 @@ zkr__leader_id_from_participants (GPtrArray *participants)
     return NULL;
   first = g_ptr_array_index (participants, 0);
   return g_strdup (first->client_id);
+}
+
+struct _ZkrLeaderClose {
+  gatomicrefcount ref;          /* the close's own, and its cancel source's */
+  gpointer object;              /* (owned) */
+  GDestroyNotify object_unref;
+  char *what;                   /* for the cancel's message */
+  GTask *task;                  /* (owned) */
+  gint claimed;                 /* atomic: the task was answered */
+  GSource *cancel_source;       /* (owned) (nullable) in the task's context */
+};
+
+static gpointer
+leader_close_ref (gpointer data)
+{
+  ZkrLeaderClose *close = data;
+
+  g_atomic_ref_count_inc (&close->ref);
+  return close;
+}
+
+static void
+leader_close_unref (gpointer data)
+{
+  ZkrLeaderClose *close = data;
+
+  if (!g_atomic_ref_count_dec (&close->ref))
+    return;
+  g_clear_pointer (&close->cancel_source, g_source_unref);
+  g_object_unref (close->task);
+  close->object_unref (close->object);
+  g_free (close->what);
+  g_free (close);
+}
+
+static gboolean
+leader_close_claim (ZkrLeaderClose *close)
+{
+  return g_atomic_int_compare_and_exchange (&close->claimed, 0, 1);
+}
+
+static gboolean
+leader_close_cancelled (GCancellable *cancellable, gpointer data)
+{
+  ZkrLeaderClose *close = data;
+
+  (void) cancellable;
+  if (leader_close_claim (close))
+    zkr__queue_task_answer (g_object_ref (close->task),
+                            zkr__error_new_cancelled ("close %s", close->what));
+  return G_SOURCE_REMOVE;
+}
+
+ZkrLeaderClose *
+zkr__leader_close_new (gpointer object, GDestroyNotify object_unref, const char *what,
+                       GCancellable *cancellable, GAsyncReadyCallback callback,
+                       gpointer user_data, gpointer source_tag, const char *name)
+{
+  ZkrLeaderClose *close = g_new0 (ZkrLeaderClose, 1);
+
+  g_atomic_ref_count_init (&close->ref);
+  close->object = object;
+  close->object_unref = object_unref;
+  close->what = g_strdup (what);
+  close->task = zkr__queue_task_new (cancellable, callback, user_data, source_tag, name);
+  if (cancellable != NULL)
+    {
+      close->cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_callback (close->cancel_source, G_SOURCE_FUNC (leader_close_cancelled),
+                             leader_close_ref (close), leader_close_unref);
+      g_source_attach (close->cancel_source, g_task_get_context (close->task));
+    }
+  return close;
+}
+
+gpointer
+zkr__leader_close_get_object (ZkrLeaderClose *close)
+{
+  return close->object;
+}
+
+void
+zkr__leader_close_end (ZkrLeaderClose *close, GError *error)
+{
+  if (close->cancel_source != NULL)
+    g_source_destroy (close->cancel_source);
+  if (leader_close_claim (close))
+    zkr__context_return (g_object_ref (close->task), error);
+  else
+    g_clear_error (&error);
+  leader_close_unref (close);
 }
 
 /* ==== the waits for leadership ========================================= */
@@ -297,16 +391,31 @@ latch_set_leader_locked (ZkrLeaderLatch *latch, gboolean leader, gboolean notify
 
 /* ==== the election (worker thread) ===================================== */
 
-/* The last thing a worker item does with the latch: close waits for it. */
+static void latch_finalize (ZkrLeaderLatch *latch);
+static void close_post_release (gpointer data, gpointer unused);
+
+/* The last thing a worker item does with the latch: a close goes on
+ * (releases) once none is left, so that nothing queues a node after it;
+ * after the last unref, the last one frees the latch. */
 static void
 latch_busy_done (gpointer data)
 {
   ZkrLeaderLatch *latch = data;
+  GList *closes = NULL;
+  gboolean finalize = FALSE;
 
   g_mutex_lock (&latch->mutex);
   latch->busy--;
-  g_cond_broadcast (&latch->cond);
+  if (latch->busy == 0)
+    {
+      closes = g_steal_pointer (&latch->closes);
+      finalize = latch->finalizing;
+    }
   g_mutex_unlock (&latch->mutex);
+  g_list_foreach (closes, close_post_release, NULL);
+  g_list_free (closes);
+  if (finalize)
+    latch_finalize (latch);
 }
 
 static void latch_acquired (ZkrQueueLock *queue, const GError *error, gpointer user_data);
@@ -490,7 +599,6 @@ zkr_leader_latch_new (ZkrSession *session, const char *path, const char *partici
                                         (void (*) (gpointer)) zkr_leader_latch_unref, latch_marshal);
   latch->cancellable = g_cancellable_new ();
   g_mutex_init (&latch->mutex);
-  g_cond_init (&latch->cond);
   zkr__queue_lock_set_node_data (latch->queue, participant_id);
   zkr__queue_lock_set_loss_hook (latch->queue, latch_on_loss, latch);
   return latch;
@@ -504,23 +612,43 @@ zkr_leader_latch_ref (ZkrLeaderLatch *latch)
   return latch;
 }
 
-void
-zkr_leader_latch_unref (ZkrLeaderLatch *latch)
+/* Once nothing can reach the latch: its last reference is gone, no
+ * worker item is left and the entry's hook has stopped. Any thread. */
+static void
+latch_finalize (ZkrLeaderLatch *latch)
 {
-  g_return_if_fail (latch != NULL);
-  if (!g_atomic_ref_count_dec (&latch->ref))
-    return;
-  zkr_leader_latch_close (latch, ZKR_LEADER_CLOSE_SILENT, NULL);
-  /* No hook call runs or starts once this returns. */
-  zkr__queue_lock_free (latch->queue);
   zkr__notifier_free (latch->listeners);
   g_object_unref (latch->cancellable);
   zkr_session_unref (latch->session);
   g_free (latch->path);
   g_free (latch->id);
   g_mutex_clear (&latch->mutex);
-  g_cond_clear (&latch->cond);
   g_free (latch);
+}
+
+static gboolean latch_close_begin (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode);
+
+void
+zkr_leader_latch_unref (ZkrLeaderLatch *latch)
+{
+  gboolean finalize;
+
+  g_return_if_fail (latch != NULL);
+  if (!g_atomic_ref_count_dec (&latch->ref))
+    return;
+  /* Never waits (docs/design.md §6): a silent close, then the entry gives
+   * our node up in the background (guaranteed delete, an acquire in
+   * flight abandoned) as a mutex dropped while held does. No hook call
+   * runs or starts once zkr__queue_lock_free() returned, so no new worker
+   * item comes: the last one left frees the latch. */
+  (void) latch_close_begin (latch, ZKR_LEADER_CLOSE_SILENT);
+  zkr__queue_lock_free (latch->queue);
+  g_mutex_lock (&latch->mutex);
+  latch->finalizing = TRUE;
+  finalize = latch->busy == 0;
+  g_mutex_unlock (&latch->mutex);
+  if (finalize)
+    latch_finalize (latch);
 }
 
 void
@@ -552,49 +680,149 @@ zkr_leader_latch_start (ZkrLeaderLatch *latch, GError **error)
   return TRUE;
 }
 
-gboolean
-zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode, GError **error)
-{
-  g_autoptr (GError) local_error = NULL;
+/* ==== the close ======================================================== */
 
-  g_return_val_if_fail (latch != NULL, FALSE);
-  g_return_val_if_fail (!zkr__session_in_worker (latch->session), FALSE);
+/* The close's first step, in the caller's thread: no longer started, no
+ * longer leading (told with ZKR_LEADER_CLOSE_NOTIFY), the awaits answered,
+ * an acquire in flight cancelled (it deletes the node it made). FALSE when
+ * the latch was not started: nothing to delete. */
+static gboolean
+latch_close_begin (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode)
+{
   g_mutex_lock (&latch->mutex);
   if (latch->state != LATCH_STARTED)
     {
       latch->state = LATCH_CLOSED;
       g_mutex_unlock (&latch->mutex);
-      return TRUE;
+      return FALSE;
     }
   latch->state = LATCH_CLOSED;
   latch_set_leader_locked (latch, FALSE, mode == ZKR_LEADER_CLOSE_NOTIFY);
   latch_answer_awaits_closed_locked (latch);
   g_mutex_unlock (&latch->mutex);
-
-  /* An acquire in flight gives up and deletes its node; then wait for
-   * every worker item, so that nothing queues a node after this. */
   g_cancellable_cancel (latch->cancellable);
-  g_mutex_lock (&latch->mutex);
-  while (latch->busy > 0)
-    g_cond_wait (&latch->cond, &latch->mutex);
-  g_mutex_unlock (&latch->mutex);
+  return TRUE;
+}
 
-  if (zkr__queue_lock_release (latch->queue, &local_error))
-    return TRUE;
-  /* Not held: an acquire the cancel stopped only sent the delete of the
-   * node it made; the promise is that the node is gone on return. */
-  if (g_error_matches (local_error, ZKR_ERROR, ZKR_ERROR_NOT_HELD) &&
-      zkr__queue_lock_flush (latch->queue))
-    return TRUE;
-  if (g_error_matches (local_error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
+/* A close_async's steps run on the worker: nothing of them waits for the
+ * caller's context. */
+
+/* Worker, or the flush's caller when not connected. */
+static void
+close_flushed (gboolean flushed, gpointer data)
+{
+  ZkrLeaderClose *close = data;
+  ZkrLeaderLatch *latch = zkr__leader_close_get_object (close);
+
+  if (flushed)
+    zkr__leader_close_end (close, NULL);
+  else
+    zkr__leader_close_end (close, g_error_new (ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+                                               "closing leader latch %s (%s): the connection "
+                                               "is down; our node is deleted in the background",
+                                               latch->path, latch->id));
+}
+
+/* Worker. */
+static void
+close_released (ZkrQueueLock *queue, const GError *error, gpointer data)
+{
+  ZkrLeaderClose *close = data;
+
+  if (error == NULL)
+    zkr__leader_close_end (close, NULL);
+  else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
+    /* Not held: an acquire the cancel stopped only sent the delete of the
+     * node it made; one round trip behind it on the same session is
+     * answered after it, and then the node is gone for everyone. */
+    zkr__queue_lock_flush_async (queue, close_flushed, close);
+  else
+    zkr__leader_close_end (close, g_error_copy (error));
+}
+
+/* Worker, once no worker item is left: nothing queues a node any more. */
+static gboolean
+close_release (gpointer data)
+{
+  ZkrLeaderLatch *latch = zkr__leader_close_get_object (data);
+
+  zkr__queue_lock_release_on_worker (latch->queue, close_released, data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+close_post_release (gpointer data, gpointer unused)
+{
+  ZkrLeaderLatch *latch = zkr__leader_close_get_object (data);
+
+  (void) unused;
+  zkr__session_post (latch->session, close_release, data, NULL);
+}
+
+void
+zkr_leader_latch_close_async (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode,
+                              GCancellable *cancellable, GAsyncReadyCallback callback,
+                              gpointer user_data)
+{
+  g_autofree char *what = NULL;
+  ZkrLeaderClose *close;
+  gboolean release_now;
+
+  g_return_if_fail (latch != NULL);
+  zkr__assert_user_context ("zkr_leader_latch_close_async() called");
+  what = g_strdup_printf ("leader latch %s (%s)", latch->path, latch->id);
+  close = zkr__leader_close_new (zkr_leader_latch_ref (latch),
+                                 (GDestroyNotify) zkr_leader_latch_unref, what, cancellable,
+                                 callback, user_data, zkr_leader_latch_close_async,
+                                 "zkr_leader_latch_close");
+  if (!latch_close_begin (latch, mode))
     {
-      g_clear_error (&local_error);
-      g_set_error (&local_error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
-                   "closing leader latch %s (%s): the connection is down; our node is "
-                   "deleted in the background", latch->path, latch->id);
+      zkr__leader_close_end (close, NULL);
+      return;
     }
-  g_propagate_error (error, g_steal_pointer (&local_error));
-  return FALSE;
+  g_mutex_lock (&latch->mutex);
+  release_now = latch->busy == 0;
+  if (!release_now)
+    latch->closes = g_list_prepend (latch->closes, close);
+  g_mutex_unlock (&latch->mutex);
+  if (release_now)
+    close_post_release (close, NULL);
+}
+
+gboolean
+zkr_leader_latch_close_finish (ZkrLeaderLatch *latch, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (latch != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_leader_latch_close_async, error);
+}
+
+typedef struct {
+  ZkrLeaderLatch *latch;
+  ZkrLeaderCloseMode mode;
+} CloseCall;
+
+static void
+close_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
+             gpointer user_data)
+{
+  CloseCall *call = data;
+
+  zkr_leader_latch_close_async (call->latch, call->mode, cancellable, callback, user_data);
+}
+
+gboolean
+zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode, GError **error)
+{
+  CloseCall call = { latch, mode };
+  GAsyncResult *result;
+  gboolean ok;
+
+  g_return_val_if_fail (latch != NULL, FALSE);
+  g_return_val_if_fail (!zkr__session_in_worker (latch->session), FALSE);
+  result = zkr__context_run_sync (close_start, &call, NULL);
+  ok = zkr_leader_latch_close_finish (latch, result, error);
+  g_object_unref (result);
+  return ok;
 }
 
 gboolean

@@ -1,8 +1,9 @@
 /* zkr internal: what the leader latch and the leader selector share: the
- * check of a participant id and the leader's id from a listing. */
+ * check of a participant id, the leader's id from a listing, and the
+ * answer of a close_async call. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -18,5 +19,23 @@ gboolean zkr__leader_validate_id (const char *id, const char *kind, GError **err
  * leader, as Curator's getLeader() says). NULL when @participants is NULL
  * (the error is already set) or empty. (transfer full) */
 char *zkr__leader_id_from_participants (GPtrArray *participants);
+
+/* One close_async call of a latch or a selector: it holds a reference on
+ * its object (@object, dropped with @object_unref) until the close's end,
+ * and answers its task once, in the task's context: with the close's end,
+ * or at once with G_IO_ERROR_CANCELLED naming @what when @cancellable is
+ * cancelled first. The close goes on to its end all the same, and nothing
+ * of it but the answer needs the task's context: a caller answered by a
+ * cancel may stop running that context. Made in the caller's context. */
+typedef struct _ZkrLeaderClose ZkrLeaderClose;
+ZkrLeaderClose *zkr__leader_close_new (gpointer object, GDestroyNotify object_unref,
+                                       const char *what, GCancellable *cancellable,
+                                       GAsyncReadyCallback callback, gpointer user_data,
+                                       gpointer source_tag, const char *name);
+gpointer zkr__leader_close_get_object (ZkrLeaderClose *close);
+/* Any thread: the close ended with @error (transfer full; NULL: our node
+ * is gone); answers the task (later, in its context) unless a cancel did,
+ * and drops @close, with its reference on the object. */
+void zkr__leader_close_end (ZkrLeaderClose *close, GError *error);
 
 G_END_DECLS

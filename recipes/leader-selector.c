@@ -4,12 +4,15 @@
  * holds, deletes the node when the callback returns, and queues again when
  * asked to. The engine's loss hook raises the term's interrupt.
  *
- * Threads: the selector's thread runs the terms; the loss hook runs on the
+ * Threads: the selector's thread runs the terms, and at its end answers
+ * the closes and frees the selector if its last reference went meanwhile
+ * (nobody joins it); the loss hook runs on the
  * session's worker (or a thread in its place), where no user code may run:
  * it raises the interrupt through a short-lived thread of its own; the
  * public calls may come from any thread. State shared between them is
  * behind selector->mutex. */
 
+#include "context.h"
 #include "error-private.h"
 #include "leader-private.h"
 #include "lock-queue.h"
@@ -41,7 +44,11 @@ struct _ZkrLeaderSelector {
 
   GMutex mutex;
   GCond cond;
-  GThread *thread;              /* (nullable) until joined; mutex */
+  GThread *thread;              /* (owned) (nullable) set by start; mutex */
+  gboolean ended;               /* the thread is done with the selector; mutex */
+  gboolean finalizing;          /* the last unref came: whichever of it and
+                                 * the thread's end comes last frees; mutex */
+  GList *closes;                /* ZkrLeaderClose* the thread's end answers; mutex */
   SelectorState state;          /* mutex */
   gboolean auto_requeue;        /* mutex */
   gboolean queued;              /* wants a term, or is in one; mutex */
@@ -113,6 +120,9 @@ selector_free (ZkrLeaderSelector *selector)
     selector->destroy (selector->user_data);
   g_object_unref (selector->closing);
   zkr_session_unref (selector->session);
+  /* Never joined: the thread ended, or is ending on this very call. */
+  if (selector->thread != NULL)
+    g_thread_unref (selector->thread);
   g_free (selector->path);
   g_free (selector->id);
   g_mutex_clear (&selector->mutex);
@@ -191,10 +201,8 @@ selector_release (ZkrLeaderSelector *selector)
   g_mutex_unlock (&selector->mutex);
 }
 
-/* Runs one term on a granted acquire. Returns FALSE when the selector was
- * freed (the callback dropped the last reference): the thread must end
- * without touching it. */
-static gboolean
+/* Runs one term on a granted acquire. */
+static void
 selector_run_term (ZkrLeaderSelector *selector)
 {
   GCancellable *interrupt;
@@ -208,7 +216,7 @@ selector_run_term (ZkrLeaderSelector *selector)
     {
       g_mutex_unlock (&selector->mutex);
       selector_release (selector);
-      return TRUE;
+      return;
     }
   selector->leading = TRUE;
   selector->token = token = zkr__queue_lock_get_token (selector->queue);
@@ -230,21 +238,50 @@ selector_run_term (ZkrLeaderSelector *selector)
   g_mutex_unlock (&selector->mutex);
   g_object_unref (interrupt);
   selector_release (selector);
-
-  if (!g_atomic_ref_count_dec (&selector->ref))
-    return TRUE;
-  /* The callback dropped the last reference: finalize here. Nobody can
-   * join this thread any more; detach it. */
-  g_mutex_lock (&selector->mutex);
-  selector->state = SELECTOR_CLOSED;
-  g_thread_unref (g_steal_pointer (&selector->thread));
-  g_mutex_unlock (&selector->mutex);
-  selector_free (selector);
-  return FALSE;
+  /* The callback may have dropped the last reference: then this closes the
+   * selector and the thread's end frees it. */
+  zkr_leader_selector_unref (selector);
 }
 
-/* The selector is borrowed: whoever finalizes it joins this thread first,
- * except the term itself (see selector_run_term). */
+/* The thread's end, after a close: our node is gone (or its delete goes
+ * on in the background); the closes hear which, and the last unref, if it
+ * came, frees the selector here. */
+static void
+selector_thread_end (ZkrLeaderSelector *selector)
+{
+  g_autoptr (GError) pending_error = NULL;
+  GList *closes;
+  gboolean pending, finalize;
+
+  g_mutex_lock (&selector->mutex);
+  pending = selector->release_pending;
+  g_mutex_unlock (&selector->mutex);
+  /* An acquire cancelled by the close only sent the delete of the node it
+   * made. One round trip behind it on the same session is answered after
+   * it: then the node is gone, as promised, for everyone. */
+  if (!pending)
+    pending = !zkr__queue_lock_flush (selector->queue);
+  if (pending)
+    pending_error = g_error_new (ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
+                                 "closing leader selector %s (%s): the connection is down; our "
+                                 "node is deleted in the background", selector->path,
+                                 selector->id);
+  g_mutex_lock (&selector->mutex);
+  selector->ended = TRUE;
+  closes = g_steal_pointer (&selector->closes);
+  finalize = selector->finalizing;
+  g_mutex_unlock (&selector->mutex);
+  /* Each close holds a reference: ending the last one may free the
+   * selector (then finalize is FALSE), so nothing here touches it after. */
+  for (GList *l = closes; l != NULL; l = l->next)
+    zkr__leader_close_end (l->data, pending_error != NULL ? g_error_copy (pending_error) : NULL);
+  g_list_free (closes);
+  if (finalize)
+    selector_free (selector);
+}
+
+/* The selector is borrowed: it is freed no earlier than
+ * selector_thread_end(), which is the last thing this thread does. */
 static gpointer
 selector_thread_main (gpointer data)
 {
@@ -260,9 +297,9 @@ selector_thread_main (gpointer data)
             break;
           continue;
         }
-      if (!selector_run_term (selector))
-        return NULL;
+      selector_run_term (selector);
     }
+  selector_thread_end (selector);
   return NULL;
 }
 
@@ -314,16 +351,46 @@ zkr_leader_selector_ref (ZkrLeaderSelector *selector)
   return selector;
 }
 
+/* The close's first step, in the caller's thread: no longer started, the
+ * thread woken (a queued acquire cancelled, the term interrupted); @close
+ * (nullable) is answered by the thread's end. Returns FALSE when nothing
+ * will answer @close: no thread was started, or it already ended (closing
+ * twice does nothing). */
+static gboolean
+selector_close_begin (ZkrLeaderSelector *selector, ZkrLeaderClose *close)
+{
+  gboolean running;
+
+  g_mutex_lock (&selector->mutex);
+  selector->state = SELECTOR_CLOSED;
+  g_cond_broadcast (&selector->cond);
+  running = selector->thread != NULL && !selector->ended;
+  if (running && close != NULL)
+    selector->closes = g_list_prepend (selector->closes, close);
+  g_mutex_unlock (&selector->mutex);
+  g_cancellable_cancel (selector->closing);
+  zkr_leader_selector_interrupt (selector);
+  return running;
+}
+
 void
 zkr_leader_selector_unref (ZkrLeaderSelector *selector)
 {
+  gboolean finalize;
+
   g_return_if_fail (selector != NULL);
   if (!g_atomic_ref_count_dec (&selector->ref))
     return;
-  /* Not on the selector's thread: a term holds a reference while its
-   * callback runs, and that thread runs no other user code. */
-  zkr_leader_selector_close (selector, NULL);
-  selector_free (selector);
+  /* Never waits (docs/design.md §6). A term holds a reference while its
+   * callback runs, so this never comes during one; the thread ends on
+   * its own, deleting our node, and frees the selector at its end. */
+  (void) selector_close_begin (selector, NULL);
+  g_mutex_lock (&selector->mutex);
+  selector->finalizing = TRUE;
+  finalize = selector->thread == NULL || selector->ended;
+  g_mutex_unlock (&selector->mutex);
+  if (finalize)
+    selector_free (selector);
 }
 
 void
@@ -391,41 +458,60 @@ zkr_leader_selector_interrupt (ZkrLeaderSelector *selector)
     }
 }
 
+void
+zkr_leader_selector_close_async (ZkrLeaderSelector *selector, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autofree char *what = NULL;
+  ZkrLeaderClose *close;
+
+  g_return_if_fail (selector != NULL);
+  zkr__assert_user_context ("zkr_leader_selector_close_async() called");
+  what = g_strdup_printf ("leader selector %s (%s)", selector->path, selector->id);
+  close = zkr__leader_close_new (zkr_leader_selector_ref (selector),
+                                 (GDestroyNotify) zkr_leader_selector_unref, what, cancellable,
+                                 callback, user_data, zkr_leader_selector_close_async,
+                                 "zkr_leader_selector_close");
+  if (!selector_close_begin (selector, close))
+    zkr__leader_close_end (close, NULL);
+}
+
+gboolean
+zkr_leader_selector_close_finish (ZkrLeaderSelector *selector, GAsyncResult *result,
+                                  GError **error)
+{
+  g_return_val_if_fail (selector != NULL, FALSE);
+  return zkr__queue_task_finish (result, zkr_leader_selector_close_async, error);
+}
+
+static void
+close_start (gpointer selector, GCancellable *cancellable, GAsyncReadyCallback callback,
+             gpointer user_data)
+{
+  zkr_leader_selector_close_async (selector, cancellable, callback, user_data);
+}
+
 gboolean
 zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error)
 {
-  GThread *thread = NULL;
-  gboolean pending;
+  GAsyncResult *result;
+  gboolean in_term, ok;
 
   g_return_val_if_fail (selector != NULL, FALSE);
   g_mutex_lock (&selector->mutex);
-  selector->state = SELECTOR_CLOSED;
-  g_cond_broadcast (&selector->cond);
+  in_term = selector->thread != NULL && g_thread_self () == selector->thread;
+  g_mutex_unlock (&selector->mutex);
   /* From inside the callback the thread cannot wait for itself: it ends
-   * the term when the callback returns. */
-  if (g_thread_self () != selector->thread)
-    thread = g_steal_pointer (&selector->thread);
-  g_mutex_unlock (&selector->mutex);
-
-  g_cancellable_cancel (selector->closing);
-  zkr_leader_selector_interrupt (selector);
-  if (thread == NULL)
-    return TRUE;
-  g_thread_join (thread);
-  g_mutex_lock (&selector->mutex);
-  pending = selector->release_pending;
-  g_mutex_unlock (&selector->mutex);
-  /* An acquire cancelled by the close only sent the delete of the node it
-   * made. One round trip behind it on the same session is answered after
-   * it: then the node is gone, as promised, for everyone. */
-  if (!pending)
-    pending = !zkr__queue_lock_flush (selector->queue);
-  if (!pending)
-    return TRUE;
-  g_set_error (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS,
-               "closing leader selector %s (%s): the connection is down; our node is "
-               "deleted in the background", selector->path, selector->id);
-  return FALSE;
+   * the term, and deletes the node, when the callback returns. */
+  if (in_term)
+    {
+      (void) selector_close_begin (selector, NULL);
+      return TRUE;
+    }
+  result = zkr__context_run_sync (close_start, selector, NULL);
+  ok = zkr_leader_selector_close_finish (selector, result, error);
+  g_object_unref (result);
+  return ok;
 }
 
 gboolean

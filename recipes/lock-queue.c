@@ -405,6 +405,38 @@ zkr__queue_lock_flush (ZkrQueueLock *lock)
   return zkr__op_sync_path_sync (lock->session, lock->path) == ZOK;
 }
 
+typedef struct {
+  ZkrQueueFlushFunc done;
+  gpointer user_data;
+} Flush;
+
+static void
+flush_replied (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  Flush *flush = user_data;
+
+  (void) session;
+  flush->done (reply->rc == ZOK, flush->user_data);
+  g_free (flush);
+}
+
+void
+zkr__queue_lock_flush_async (ZkrQueueLock *lock, ZkrQueueFlushFunc done, gpointer user_data)
+{
+  Flush *flush;
+
+  /* As the blocking flush: a dead connection is not waited for. */
+  if (!zkr_session_is_connected (lock->session))
+    {
+      done (FALSE, user_data);
+      return;
+    }
+  flush = g_new0 (Flush, 1);
+  flush->done = done;
+  flush->user_data = user_data;
+  zkr__op_sync_path (lock->session, lock->path, flush_replied, flush);
+}
+
 char *
 zkr__queue_lock_dup_node_path (ZkrQueueLock *lock)
 {

@@ -102,6 +102,11 @@ gboolean zkr__queue_lock_release (ZkrQueueLock *lock, GError **error);
  * cancelled. Either way the lock is no longer held from this call on and
  * the delete goes on in the background. Any thread but the worker. */
 void zkr__queue_lock_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GTask *task);
+/* The same for code that runs on the worker (a recipe's close): @done
+ * hears the answer on the worker, never inside this call (NOT_HELD
+ * included). Any thread. */
+void zkr__queue_lock_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done,
+                                        gpointer user_data);
 /* A task for a recipe's _async call that the engine answers: named
  * @name, tagged @source_tag, its cancellable not checked at the return
  * (the engine reports a cancel itself, and an answer that came first
@@ -134,6 +139,11 @@ gboolean zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error);
  * delete goes on in the background). For closes that promise the node is
  * gone. */
 gboolean zkr__queue_lock_flush (ZkrQueueLock *lock);
+/* zkr__queue_lock_flush() without blocking: @done hears whether the round
+ * trip came back, once: on the worker, or in place (FALSE) when the session
+ * is not connected. Any thread. */
+typedef void (*ZkrQueueFlushFunc) (gboolean flushed, gpointer user_data);
+void zkr__queue_lock_flush_async (ZkrQueueLock *lock, ZkrQueueFlushFunc done, gpointer user_data);
 
 
 /* A hook called on the worker thread, synchronously, with every loss

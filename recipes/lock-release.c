@@ -200,6 +200,19 @@ zkr__queue_lock_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GT
     release_post (lock, node, cancellable, &waiter);
 }
 
+void
+zkr__queue_lock_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done, gpointer user_data)
+{
+  GError *error = NULL;
+  char *node = release_begin (lock, &error);
+  ZkrQueueWaiter waiter = { .done = done, .done_data = user_data };
+
+  if (node == NULL)
+    zkr__queue_lock_answer (lock, &waiter, error);
+  else
+    release_post (lock, node, NULL, &waiter);
+}
+
 gboolean
 zkr__queue_lock_release (ZkrQueueLock *lock, GError **error)
 {

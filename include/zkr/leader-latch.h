@@ -131,10 +131,15 @@ ZKR_API ZkrLeaderLatch *zkr_leader_latch_ref (ZkrLeaderLatch *latch);
  * zkr_leader_latch_unref:
  * @latch: (transfer full): a #ZkrLeaderLatch
  *
- * Drops a reference. The last unref closes the latch (silently) if it is
- * still started.
+ * Drops a reference. The last unref closes the latch silently if it is
+ * still started (no listener is told; waits for leadership are answered
+ * %ZKR_ERROR_SESSION_CLOSED, as by a close) and never waits: our node is
+ * deleted in the background (a guaranteed delete, retried until the server
+ * confirms it or the session ends), and the latch's memory goes once the
+ * session's worker no longer uses it. Call zkr_leader_latch_close() or
+ * zkr_leader_latch_close_async() first to know when the node is gone.
  *
- * Thread: any thread, also from inside a listener.
+ * Thread: any thread, also from inside a listener; returns at once.
  *
  * Since: 0.1
  */
@@ -190,7 +195,8 @@ ZKR_API gboolean zkr_leader_latch_start (ZkrLeaderLatch *latch, GError **error);
  * is closed, the delete of our node goes on in the background.
  *
  * Thread: any thread, also from inside a listener; blocks until the
- * server confirmed the delete.
+ * server confirmed the delete, or the connection is down. It is
+ * zkr_leader_latch_close_async() run to its answer.
  *
  * Returns: %TRUE once our node is deleted (or there was none).
  *
@@ -198,6 +204,50 @@ ZKR_API gboolean zkr_leader_latch_start (ZkrLeaderLatch *latch, GError **error);
  */
 ZKR_API gboolean zkr_leader_latch_close (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode,
                                          GError **error);
+/**
+ * zkr_leader_latch_close_async:
+ * @latch: a #ZkrLeaderLatch
+ * @mode: whether a leading latch tells its listeners
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_leader_latch_close(), GIO style; finish with
+ * zkr_leader_latch_close_finish(). The latch is closed (leadership given
+ * up, the listeners told with %ZKR_LEADER_CLOSE_NOTIFY, the waits for
+ * leadership answered) before this returns; the answer is %TRUE once our
+ * node is deleted (or there was none), %ZKR_ERROR_CONNECTION_LOSS when the
+ * connection is or goes down first, %G_IO_ERROR_CANCELLED soon after
+ * @cancellable is cancelled. Either way the delete goes on in the
+ * background. The call holds a reference on @latch until the delete ended.
+ *
+ * Thread: any thread; @callback runs once, in the caller's thread-default
+ * GMainContext (the cancel is heard there), never before this returns.
+ *
+ * Since: 0.1
+ */
+ZKR_API void zkr_leader_latch_close_async (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode,
+                                           GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_leader_latch_close_finish:
+ * @latch: a #ZkrLeaderLatch
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_leader_latch_close_async().
+ *
+ * Errors: %ZKR_ERROR_CONNECTION_LOSS (the delete goes on in the
+ * background), %G_IO_ERROR_CANCELLED.
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once our node is deleted (or there was none).
+ *
+ * Since: 0.1
+ */
+ZKR_API gboolean zkr_leader_latch_close_finish (ZkrLeaderLatch *latch, GAsyncResult *result,
+                                                GError **error);
 
 /**
  * zkr_leader_latch_has_leadership:

@@ -106,10 +106,16 @@ ZKR_API ZkrLeaderSelector *zkr_leader_selector_ref (ZkrLeaderSelector *selector)
  * zkr_leader_selector_unref:
  * @selector: (transfer full): a #ZkrLeaderSelector
  *
- * Drops a reference. The last unref closes the selector if needed (see
- * zkr_leader_selector_close()).
+ * Drops a reference. The last unref closes the selector if needed and
+ * never waits: the selector's thread ends on its own (the interrupt is
+ * raised, a queued acquire cancelled, a term ends when its callback
+ * returns), our node is deleted in the background, and the selector's
+ * memory, with @destroy on its user data, goes at that thread's end. Call
+ * zkr_leader_selector_close() or zkr_leader_selector_close_async() first
+ * to know when the node is gone.
  *
- * Thread: any thread, including from inside the lead callback.
+ * Thread: any thread, including from inside the lead callback (a term
+ * holds a reference while its callback runs); returns at once.
  *
  * Since: 0.1
  */
@@ -189,14 +195,61 @@ ZKR_API void zkr_leader_selector_interrupt (ZkrLeaderSelector *selector);
  * Errors: %ZKR_ERROR_CONNECTION_LOSS when the connection is down: the
  * delete of our node goes on in the background.
  *
- * Thread: any thread; blocks it (except inside the lead callback). The
- * interrupt's handlers run on it.
+ * Thread: any thread; blocks it (except inside the lead callback), as
+ * zkr_leader_selector_close_async() run to its answer. The interrupt's
+ * handlers run on it.
  *
  * Returns: %TRUE once the selector is closed and our node deleted.
  *
  * Since: 0.1
  */
 ZKR_API gboolean zkr_leader_selector_close (ZkrLeaderSelector *selector, GError **error);
+/**
+ * zkr_leader_selector_close_async:
+ * @selector: a #ZkrLeaderSelector
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_leader_selector_close(), GIO style; finish with
+ * zkr_leader_selector_close_finish(). The selector stops queueing and the
+ * interrupt is raised before this returns; the answer is %TRUE once the
+ * lead callback returned and our node is deleted (or there was none; at
+ * once for a selector never started or already closed),
+ * %ZKR_ERROR_CONNECTION_LOSS when the connection is down and the delete
+ * goes on in the background, %G_IO_ERROR_CANCELLED soon after
+ * @cancellable is cancelled (the close goes on). From inside the lead
+ * callback the answer comes after the callback returned. The call holds a
+ * reference on @selector until its answer.
+ *
+ * Thread: any thread; @callback runs once, in the caller's thread-default
+ * GMainContext (the cancel is heard there), never before this returns.
+ * The interrupt's handlers run on the calling thread.
+ *
+ * Since: 0.1
+ */
+ZKR_API void zkr_leader_selector_close_async (ZkrLeaderSelector *selector,
+                                              GCancellable *cancellable,
+                                              GAsyncReadyCallback callback, gpointer user_data);
+/**
+ * zkr_leader_selector_close_finish:
+ * @selector: a #ZkrLeaderSelector
+ * @result: the #GAsyncResult passed to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_leader_selector_close_async().
+ *
+ * Errors: %ZKR_ERROR_CONNECTION_LOSS (the delete goes on in the
+ * background), %G_IO_ERROR_CANCELLED.
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE once the selector is closed and our node deleted.
+ *
+ * Since: 0.1
+ */
+ZKR_API gboolean zkr_leader_selector_close_finish (ZkrLeaderSelector *selector,
+                                                   GAsyncResult *result, GError **error);
 
 /**
  * zkr_leader_selector_has_leadership:
