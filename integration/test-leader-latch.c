@@ -274,6 +274,49 @@ test_leader_latch__bad_input_gets_clear_errors (void)
   zkr_session_unref (session);
 }
 
+/* A blocking await that timed out behind a leader leaves nothing armed:
+ * cancelling its cancellable afterwards, once the await's own context is
+ * gone, touches nothing (it used to lock that freed context: the fault
+ * suite's latch mode hung in g_cancellable_cancel). */
+static void
+test_leader_latch__a_cancel_after_a_blocking_await_answered_touches_nothing (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-late-cancel");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  ZkrLeaderLatch *leader, *follower;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  leader = zkr_leader_latch_new (session, path, "leader", &error);
+  follower = zkr_leader_latch_new (session, path, "follower", &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (leader);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (follower);
+  CU_ASSERT_TRUE (zkr_leader_latch_start (leader, &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (leader, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_leader_latch_start (follower, &error));
+  for (int i = 0; i < 3; i++)
+    {
+      CU_ASSERT_FALSE (zkr_leader_latch_await (follower, 50, cancellable, &error));
+      CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
+      g_clear_error (&error);
+    }
+  /* Nothing of those awaits still listens to the cancellable. */
+  CU_ASSERT_FALSE (g_signal_has_handler_pending (cancellable,
+                                                 g_signal_lookup ("cancelled", G_TYPE_CANCELLABLE),
+                                                 0, FALSE));
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (follower));
+  CU_ASSERT_TRUE (latch_close (leader));
+  CU_ASSERT_TRUE (zkr_leader_latch_await (follower, WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (latch_close (follower));
+  zkr_leader_latch_unref (leader);
+  zkr_leader_latch_unref (follower);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (session);
+}
+
 static void
 test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node (void)
 {
@@ -1405,6 +1448,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__leads_while_another_thread_blocks_in_the_session),
   ZKR_TEST_CASE (test_leader_latch__await_async_answers_leadership_and_a_timeout),
   ZKR_TEST_CASE (test_leader_latch__await_async_answers_a_cancel_and_every_close),
+  ZKR_TEST_CASE (test_leader_latch__a_cancel_after_a_blocking_await_answered_touches_nothing),
   ZKR_TEST_CASE (test_leader_latch__close_async_answers_true_and_a_cancel_and_deletes_the_node),
   ZKR_TEST_CASE (test_leader_latch__last_unref_of_a_leader_returns_while_black_holed),
   { NULL, NULL },

@@ -251,12 +251,25 @@ await_claim (Await *await)
 /* In the task's context: the timer and the cancel go, then the answer
  * (@error transfer full; NULL: leading). */
 static void
+await_source_drop (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
+
+/* The sources go for good, not only destroyed: the await may stay listed
+ * in the latch after its context is gone (a blocking await's own context
+ * goes when it returns), and a cancellable source still referenced stays
+ * connected to its cancellable, whose next cancel would then lock that
+ * freed context (the fault suite's latch mode hung so: the worker's timer
+ * thread in g_cancellable_cancel, in g_source_set_ready_time). */
+static void
 await_answer_here (Await *await, GError *error)
 {
-  if (await->timer != NULL)
-    g_source_destroy (await->timer);
-  if (await->cancel_source != NULL)
-    g_source_destroy (await->cancel_source);
+  await_source_drop (&await->timer);
+  await_source_drop (&await->cancel_source);
   zkr__queue_task_answer (g_object_ref (await->task), error);
 }
 
