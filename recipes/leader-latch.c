@@ -630,6 +630,8 @@ zkr_leader_latch_ref (ZkrLeaderLatch *latch)
 static void
 latch_finalize (ZkrLeaderLatch *latch)
 {
+  /* Only answered ones can be left (a close answers the rest). */
+  g_list_free_full (g_steal_pointer (&latch->awaits), await_unref);
   zkr__notifier_free (latch->listeners);
   g_object_unref (latch->cancellable);
   zkr_session_unref (latch->session);
