@@ -299,6 +299,44 @@ itest_node_absent (ZkrSession *session, const char *path)
 }
 
 gboolean
+itest_node_gone (gpointer data)
+{
+  ItestNodeAt *at = data;
+
+  return itest_node_absent (at->session, at->path);
+}
+
+static gpointer
+in_thread_run (gpointer data)
+{
+  ItestInThread *run = data;
+
+  run->func (run->object);
+  g_atomic_int_set (&run->returned, TRUE);
+  return NULL;
+}
+
+void
+itest_in_thread_start (ItestInThread *run, const char *name, GDestroyNotify func,
+                       gpointer object)
+{
+  *run = (ItestInThread) { .func = func, .object = object };
+  run->thread = g_thread_new (name, in_thread_run, run);
+}
+
+gboolean
+itest_in_thread_returned (gpointer data)
+{
+  return g_atomic_int_get (&((ItestInThread *) data)->returned);
+}
+
+void
+itest_in_thread_join (ItestInThread *run)
+{
+  g_thread_join (g_steal_pointer (&run->thread));
+}
+
+gboolean
 itest_wait_for (gboolean (*predicate) (gpointer data), gpointer data, int timeout_ms)
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;

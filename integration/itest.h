@@ -61,6 +61,27 @@ gboolean itest_wait_for_children (ZkrSession *session, const char *path, guint c
 int itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms);
 /* TRUE when @path does not exist. */
 gboolean itest_node_absent (ZkrSession *session, const char *path);
+/* A node as seen through a session, for itest_wait_for (itest_node_gone,
+ * &at, ...): TRUE once @path does not exist. */
+typedef struct {
+  ZkrSession *session;
+  const char *path;
+} ItestNodeAt;
+gboolean itest_node_gone (gpointer data);
+
+/* A call (an unref, a close) run on a thread of its own, to show that it
+ * returns: start, itest_wait_for (itest_in_thread_returned, &run, ...),
+ * join. */
+typedef struct {
+  GDestroyNotify func;
+  gpointer object;
+  gint returned;   /* atomic */
+  GThread *thread;
+} ItestInThread;
+void itest_in_thread_start (ItestInThread *run, const char *name, GDestroyNotify func,
+                            gpointer object);
+gboolean itest_in_thread_returned (gpointer data);
+void itest_in_thread_join (ItestInThread *run);
 
 /* A GMainContext of its own, run by a thread of its own (thread-default
  * there): where the recorders below hear their listeners. */

@@ -1251,18 +1251,6 @@ close_finish (gpointer latch, GAsyncResult *result, GError **error)
   return zkr_leader_latch_close_finish (latch, result, error);
 }
 
-typedef struct {
-  ZkrSession *session;
-  const char *node;
-} NodeAt;
-
-static gboolean
-node_gone (gpointer data)
-{
-  NodeAt *at = data;
-
-  return itest_node_absent (at->session, at->node);
-}
 
 /* close_async of a leader answers TRUE with its node gone and the listener
  * told (NOTIFY); of a latch never started, or closed, TRUE at once. A
@@ -1279,7 +1267,7 @@ test_leader_latch__close_async_answers_true_and_a_cancel_and_deletes_the_node (v
   g_autofree char *follower_node = NULL;
   ZkrLeaderLatch *leader, *follower, *latent;
   LeaderRecorder *recorder;
-  NodeAt at;
+  ItestNodeAt at;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   latent = zkr_leader_latch_new (session, path, "latent", &error);
@@ -1319,62 +1307,28 @@ test_leader_latch__close_async_answers_true_and_a_cancel_and_deletes_the_node (v
   ITEST_ASSERT_CANCELLED (error);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_leader_latch_has_leadership (follower));
-  at = (NodeAt) { session, follower_node };
-  CU_ASSERT_TRUE (itest_wait_for (node_gone, &at, WAIT_MS));
+  at = (ItestNodeAt) { session, follower_node };
+  CU_ASSERT_TRUE (itest_wait_for (itest_node_gone, &at, WAIT_MS));
   zkr_leader_latch_unref (follower);
   CU_ASSERT_TRUE (itest_wait_for_children (session, path, 0, WAIT_MS));
   itest_assert_path_clean (session, path);
   zkr_session_unref (session);
 }
 
-typedef struct {
-  gpointer object;
-  void (*unref) (gpointer object);
-  gint returned;    /* atomic */
-  gint destroyed;   /* atomic: the listener's destroy ran */
-} LastUnref;
-
-static gpointer
-last_unref_run (gpointer data)
-{
-  LastUnref *last = data;
-
-  last->unref (last->object);
-  g_atomic_int_set (&last->returned, TRUE);
-  return NULL;
-}
-
-static gboolean
-last_unref_returned (gpointer data)
-{
-  LastUnref *last = data;
-
-  return g_atomic_int_get (&last->returned);
-}
-
-/* The listener's destroy runs in its context: this thread's default. */
+/* The listener's destroy runs in its context: this thread's default.
+ * (@data: a gint, set by last_unref_destroy) */
 static gboolean
 last_unref_destroyed (gpointer data)
 {
-  LastUnref *last = data;
-
   while (g_main_context_iteration (NULL, FALSE))
     ;
-  return g_atomic_int_get (&last->destroyed);
+  return g_atomic_int_get ((gint *) data);
 }
 
 static void
 last_unref_destroy (gpointer data)
 {
-  LastUnref *last = data;
-
-  g_atomic_int_set (&last->destroyed, TRUE);
-}
-
-static void
-latch_unref_any (gpointer latch)
-{
-  zkr_leader_latch_unref (latch);
+  g_atomic_int_set ((gint *) data, TRUE);
 }
 
 static void
@@ -1400,17 +1354,17 @@ test_leader_latch__last_unref_of_a_leader_returns_while_black_holed (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *node = NULL;
-  LastUnref last = { NULL, latch_unref_any, FALSE, FALSE };
+  gint destroyed = FALSE;
+  ItestInThread last;
   ZkrLeaderLatch *latch;
-  GThread *thread;
-  NodeAt at;
+  ItestNodeAt at;
 
   itest_proxied_init (&f, NULL, "latch-unref-blackhole", BLACK_HOLE_SESSION_MS);
   path = g_strdup_printf ("%s/election", f.root);
   latch = latch_started (f.proxied, path, "leader");
   CU_ASSERT_PTR_NOT_NULL_FATAL (latch);
   CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (latch, WAIT_MS, NULL, &error));
-  CU_ASSERT_TRUE (zkr_leader_latch_add_listener (latch, on_leader_ignored, NULL, &last,
+  CU_ASSERT_TRUE (zkr_leader_latch_add_listener (latch, on_leader_ignored, NULL, &destroyed,
                                                  last_unref_destroy) > 0);
   /* The is_leader event may have reached the listener (it holds a
    * reference until it ran): the token's read waits for the emit, the
@@ -1420,17 +1374,17 @@ test_leader_latch__last_unref_of_a_leader_returns_while_black_holed (void)
     ;
   node = zkr_leader_latch_dup_node_path (latch);
   CU_ASSERT_PTR_NOT_NULL_FATAL (node);
-  last.object = latch;
   itest_proxied_black_hole (&f);
-  thread = g_thread_new ("latch-last-unref", last_unref_run, &last);
-  CU_ASSERT_TRUE (itest_wait_for (last_unref_returned, &last, BLACK_HOLE_SESSION_MS / 5));
-  g_thread_join (thread);
+  itest_in_thread_start (&last, "latch-last-unref", (GDestroyNotify) zkr_leader_latch_unref,
+                         latch);
+  CU_ASSERT_TRUE (itest_wait_for (itest_in_thread_returned, &last, BLACK_HOLE_SESSION_MS / 5));
+  itest_in_thread_join (&last);
   CU_ASSERT_FALSE (itest_node_absent (f.direct, node));
 
   zkr_test_proxy_heal (f.proxy);
-  at = (NodeAt) { f.direct, node };
-  CU_ASSERT_TRUE (itest_wait_for (node_gone, &at, WAIT_MS));
-  CU_ASSERT_TRUE (itest_wait_for (last_unref_destroyed, &last, WAIT_MS));
+  at = (ItestNodeAt) { f.direct, node };
+  CU_ASSERT_TRUE (itest_wait_for (itest_node_gone, &at, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (last_unref_destroyed, &destroyed, WAIT_MS));
   CU_ASSERT_NOT_EQUAL (zkr_session_get_state (f.proxied), ZKR_SESSION_STATE_LOST);
   CU_ASSERT_TRUE (itest_delete_tree (f.direct, path));
   itest_proxied_finish (&f, TRUE);

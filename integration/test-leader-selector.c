@@ -585,29 +585,6 @@ test_leader_selector__close_async_answers_true_and_a_cancel_and_deletes_the_node
   zkr_session_unref (session);
 }
 
-typedef struct {
-  ZkrLeaderSelector *selector;
-  gint returned;    /* atomic */
-} LastUnref;
-
-static gpointer
-last_unref_run (gpointer data)
-{
-  LastUnref *last = data;
-
-  zkr_leader_selector_unref (last->selector);
-  g_atomic_int_set (&last->returned, TRUE);
-  return NULL;
-}
-
-static gboolean
-last_unref_returned (gpointer data)
-{
-  LastUnref *last = data;
-
-  return g_atomic_int_get (&last->returned);
-}
-
 /* The session timeout of the black-holed test: long, so the session
  * outlives the black hole and our delete, not the expiry, removes the
  * node. The old last unref waited up to 2/3 of it. */
@@ -626,8 +603,7 @@ test_leader_selector__last_unref_of_a_leader_returns_while_black_holed (void)
   g_autofree char *path = NULL;
   ZkrLeaderSelector *selector;
   ChildCount none = { NULL, NULL, 0 };
-  LastUnref last = { NULL, FALSE };
-  GThread *thread;
+  ItestInThread last;
   Shared shared;
 
   itest_proxied_init (&f, NULL, "selector-unref-blackhole", BLACK_HOLE_SESSION_MS);
@@ -639,11 +615,11 @@ test_leader_selector__last_unref_of_a_leader_returns_while_black_holed (void)
   CU_ASSERT_TRUE_FATAL (wait_count (&shared, 1, FALSE, WAIT_MS));
   none.session = f.direct;
   none.path = path;
-  last.selector = selector;
   itest_proxied_black_hole (&f);
-  thread = g_thread_new ("selector-last-unref", last_unref_run, &last);
-  CU_ASSERT_TRUE (itest_wait_for (last_unref_returned, &last, BLACK_HOLE_SESSION_MS / 5));
-  g_thread_join (thread);
+  itest_in_thread_start (&last, "selector-last-unref",
+                         (GDestroyNotify) zkr_leader_selector_unref, selector);
+  CU_ASSERT_TRUE (itest_wait_for (itest_in_thread_returned, &last, BLACK_HOLE_SESSION_MS / 5));
+  itest_in_thread_join (&last);
   CU_ASSERT_TRUE (wait_count (&shared, 1, TRUE, WAIT_MS));
   CU_ASSERT_EQUAL (itest_count_children (f.direct, path), 1);
 

@@ -152,14 +152,6 @@ assert_cancelled_promptly (const Answered *answered, const GError *error)
   CU_ASSERT_TRUE (answered->answered_ms <= MARGIN_MS);
 }
 
-static gboolean
-path_gone (gpointer data)
-{
-  gpointer *args = data;
-
-  return itest_node_absent (args[0], args[1]);
-}
-
 /* -- connect and close ---------------------------------------------------- */
 
 /* connect_async answers a connected session in the caller's context;
@@ -175,7 +167,7 @@ test_session_async__connects_and_closes (void)
   ZkrSession *direct = itest_connect (itest_hosts (), 10000);
   ZkrSession *session;
   Answered answered;
-  gpointer args[2] = { direct, node };
+  ItestNodeAt gone = { direct, node };
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (direct);
   session = zkr_session_connect_finish (answered_call (&answered, connect_start, options, -1),
@@ -194,7 +186,7 @@ test_session_async__connects_and_closes (void)
   answered_end (&answered);
   CU_ASSERT_PTR_NULL (error);
   CU_ASSERT_EQUAL (zkr_session_get_state (session), ZKR_SESSION_STATE_CLOSED);
-  CU_ASSERT_TRUE (itest_wait_for (path_gone, args, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (itest_node_gone, &gone, WAIT_MS));
   /* Idempotent. */
   CU_ASSERT_TRUE (zkr_session_close_finish (session, answered_call (&answered, close_start,
                                                                      session, -1),
@@ -353,8 +345,6 @@ typedef struct {
   GCond cond;
   gboolean entered;
   gboolean release;
-  ZkrSession *session;
-  gint unref_returned; /* atomic */
 } Blocker;
 
 /* On the session's worker: holds it until the test releases it. */
@@ -370,22 +360,6 @@ worker_blocked (gpointer data)
     g_cond_wait (&blocker->cond, &blocker->lock);
   g_mutex_unlock (&blocker->lock);
   return G_SOURCE_REMOVE;
-}
-
-static gpointer
-last_unref_run (gpointer data)
-{
-  Blocker *blocker = data;
-
-  zkr_session_unref (blocker->session);
-  g_atomic_int_set (&blocker->unref_returned, 1);
-  return NULL;
-}
-
-static gboolean
-unref_returned (gpointer data)
-{
-  return g_atomic_int_get (&((Blocker *) data)->unref_returned) == 1;
 }
 
 static gboolean
@@ -411,21 +385,22 @@ test_session_async__the_last_unref_never_waits (void)
   g_autofree char *node = g_strdup_printf ("%s/mine", root);
   ZkrSession *direct = itest_connect (itest_hosts (), 10000);
   Blocker blocker = { 0 };
-  gpointer args[2] = { direct, node };
-  GThread *thread;
+  ItestNodeAt gone = { direct, node };
+  ItestInThread last;
+  ZkrSession *session;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (direct);
-  blocker.session = itest_connect (itest_hosts (), 10000);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (blocker.session);
-  CU_ASSERT_TRUE (zkr_node_create (blocker.session, node, NULL, 0, ZKR_CREATE_EPHEMERAL,
+  session = itest_connect (itest_hosts (), 10000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_TRUE (zkr_node_create (session, node, NULL, 0, ZKR_CREATE_EPHEMERAL,
                                    ZKR_CREATE_PARENTS_CONTAINER, ITEST_CALL_MS, NULL, NULL, NULL,
                                    &error));
   g_mutex_init (&blocker.lock);
   g_cond_init (&blocker.cond);
-  zkr__session_post (blocker.session, worker_blocked, &blocker, NULL);
+  zkr__session_post (session, worker_blocked, &blocker, NULL);
   CU_ASSERT_TRUE (itest_wait_for (worker_entered, &blocker, WAIT_MS));
-  thread = g_thread_new ("last-unref", last_unref_run, &blocker);
-  CU_ASSERT_TRUE (itest_wait_for (unref_returned, &blocker, WAIT_MS));
+  itest_in_thread_start (&last, "last-unref", (GDestroyNotify) zkr_session_unref, session);
+  CU_ASSERT_TRUE (itest_wait_for (itest_in_thread_returned, &last, WAIT_MS));
   /* Still there: the close waits behind the busy worker. */
   CU_ASSERT_FALSE (itest_node_absent (direct, node));
 
@@ -433,8 +408,8 @@ test_session_async__the_last_unref_never_waits (void)
   blocker.release = TRUE;
   g_cond_broadcast (&blocker.cond);
   g_mutex_unlock (&blocker.lock);
-  g_thread_join (thread);
-  CU_ASSERT_TRUE (itest_wait_for (path_gone, args, WAIT_MS));
+  itest_in_thread_join (&last);
+  CU_ASSERT_TRUE (itest_wait_for (itest_node_gone, &gone, WAIT_MS));
   zkr_session_unref (direct);
   CU_ASSERT_TRUE (zkr__sessions_wait_freed (WAIT_MS));
   g_mutex_clear (&blocker.lock);
