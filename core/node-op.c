@@ -9,6 +9,7 @@
 #include "armed.h"
 #include "context.h"
 #include "error-private.h"
+#include "log.h"
 #include "node-private.h"
 #include "nodename.h"
 #include "nodes.h"
@@ -92,6 +93,7 @@ typedef struct {
   char **ancestors;          /* (owned) (nullable) while creating parents */
   guint next_ancestor;
   OpStep step;
+  gboolean log_steps;        /* the debug log was on at the start */
   GTask *task;               /* (owned) until answered */
 } NodeOp;
 
@@ -165,8 +167,9 @@ op_set_step (NodeOp *op, OpStep to)
                   op_step_names[op->step], op_step_names[to]);
       return;
     }
-  g_debug ("%s %s: %s -> %s", zkr__node_kind_name (op->kind), op->user_path,
-           op_step_names[op->step], op_step_names[to]);
+  if (op->log_steps)
+    g_debug ("%s %s: %s -> %s", zkr__node_kind_name (op->kind), op->user_path,
+             op_step_names[op->step], op_step_names[to]);
   op->step = to;
 }
 
@@ -917,6 +920,7 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
   op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   zkr__armed_init (&op->armed, &op_armed_hooks, op, op->session, op->cancellable);
   op->task = task;
+  op->log_steps = zkr__log_debug_enabled ();
   return op;
 }
 

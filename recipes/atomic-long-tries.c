@@ -6,6 +6,7 @@
 #include "context.h"
 #include "counter-private.h"
 #include "error-private.h"
+#include "log.h"
 #include "nodes.h"
 #include "ops.h"
 
@@ -77,6 +78,7 @@ typedef struct {
   ZkrAtomicWrite write;
   guint8 written[8];
   guint tries;
+  gboolean log_steps;        /* the debug log was on at the start */
 } Tries;
 
 
@@ -106,8 +108,9 @@ static void
 tries_set_step (Tries *tries, TriesStep to)
 {
   g_return_if_fail (tries->step != TRIES_ANSWERED);
-  g_debug ("atomic long %s: %s -> %s", tries->path, tries_step_names[tries->step],
-           tries_step_names[to]);
+  if (tries->log_steps)
+    g_debug ("atomic long %s: %s -> %s", tries->path, tries_step_names[tries->step],
+             tries_step_names[to]);
   tries->step = to;
 }
 
@@ -709,6 +712,7 @@ zkr__atomic_long_run_tries (ZkrAtomicOp *op)
   tries->cancellable = op->cancellable != NULL ? g_object_ref (op->cancellable) : NULL;
   tries->phase_start = g_get_monotonic_time ();
   tries->read_version = -1;
+  tries->log_steps = zkr__log_debug_enabled ();
   zkr__armed_init (&tries->armed, &tries_armed_hooks, tries, tries->session,
                    tries->cancellable);
   zkr__armed_run_start (atomic->session, tries_start, tries, tries_unref);
