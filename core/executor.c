@@ -5,6 +5,7 @@
 
 #include <errno.h>
 
+#include "context.h"
 #include "executor.h"
 #include "ref.h"
 #include "wait.h"
@@ -264,9 +265,11 @@ posts_run_in_place_locked (ZkrExecutor *executor)
   g_atomic_pointer_set (&executor->stand_in, g_thread_self ());
   code_enter (); /* left in zkr__executor_stand_in_end() */
   g_private_set (&in_place_executor, executor);
+  zkr__context_hold_wakeups ();
   g_atomic_int_add (&executor->in_place_posts, (gint) batch_run (&batch));
   g_private_set (&in_place_executor, NULL);
   zkr__executor_stand_in_end (executor);
+  zkr__context_send_wakeups ();
   if (executor->owner_ref != NULL && !zkr__ref_drop_unless_last (executor->owner_ref))
     zkr__executor_post (executor, owner_unref_run, executor, NULL);
   return TRUE;
