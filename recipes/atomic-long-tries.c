@@ -150,8 +150,8 @@ tries_answer (Tries *tries, ZkrAtomicOutcome outcome, gboolean succeeded, gint64
   answer->post_value = post_value;
   answer->tries = tries->tries;
   answer->error = error;
-  zkr__context_post (answer->op->context, zkr__atomic_long_answer_run, answer,
-                     zkr__atomic_long_answer_free);
+  zkr__context_post_embedded (answer->op->context, &answer->post, zkr__atomic_long_answer_run,
+                              answer, zkr__atomic_long_answer_free);
   /* What the start armed held this one; every caller holds one of its own
    * (a request's, a post's, the start's). */
   tries_unref (tries);
