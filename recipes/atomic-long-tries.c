@@ -386,12 +386,33 @@ tries_written (Tries *tries, int rc)
     tries_fail_rc (tries, rc, tries->write == WRITE_SET ? "set" : "create");
 }
 
+static gboolean
+write_posted_run (gpointer data)
+{
+  Tries *tries = data;
+
+  if (tries->step == TRIES_WRITING)
+    tries_written (tries, ZOK);
+  return G_SOURCE_REMOVE;
+}
+
+/* A set's reply. Its success may come in place (on the completion thread,
+ * in the worker's place): the answer is then given right there, one
+ * thread hand-off fewer per increment, unless a cancellable is connected,
+ * whose disconnecting may wait for a handler running in another thread
+ * (nothing in place waits): that one, as every other reply, runs on the
+ * worker. */
 static void
 tries_write_answered (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
   Tries *tries = user_data;
 
-  (void) session;
+  if (zkr__session_in_place (session) && tries->armed.cancel_id != 0)
+    {
+      /* The request's reference, handed over. */
+      zkr__session_post (session, write_posted_run, tries, tries_unref);
+      return;
+    }
   if (tries->step == TRIES_WRITING)
     tries_written (tries, reply->rc);
   tries_unref (tries);
@@ -456,8 +477,9 @@ tries_write (Tries *tries, gint64 new_value)
       return;
     }
   tries_set_step (tries, TRIES_WRITING);
-  zkr__op_set (tries->session, tries->full_path, (const char *) tries->written, 8,
-               tries->read_version, tries_write_answered, tries_ref (tries));
+  zkr__op_set_full (tries->session, tries->full_path, (const char *) tries->written, 8,
+                    tries->read_version, ZKR_WAKE_IN_PLACE, tries_write_answered,
+                    tries_ref (tries));
 }
 
 /* What a read saw: the try goes on from it (worker, or in place). */
