@@ -1,15 +1,35 @@
-/* zkr: posts to a user's GMainContext, published so that ThreadSanitizer
- * sees the hand-off, and the debug check of where user code runs. */
+/* zkr: posts to a user's GMainContext, queued behind one source per
+ * context, and the debug check of where user code runs. */
 
 #include "context.h"
 #include "executor.h"
 
+/* One post: a link of its context's queue (link.data is the post), in an
+ * allocation of its own unless embedded in its data. */
+typedef ZkrContextPost Post;
+
+/* Every post to one GMainContext goes through one source of ours attached
+ * to it for the context's life, holding a queue: a burst of posts costs
+ * the context's thread one wake-up (sent when the queue goes from empty to
+ * not empty) instead of one source attached, woken, dispatched and
+ * destroyed per post, and a post takes only our lock, never the context's
+ * (which its thread, just woken, would then wait for). */
 typedef struct {
-  gint published;
-  GSourceFunc func;
-  gpointer data;
-  GDestroyNotify destroy;
-} Post;
+  GSource source;
+  GMainContext *context;  /* the registry's key, never dereferenced once
+                           * detached (not a reference: the context owns us) */
+  GMutex lock;
+  GQueue posts;           /* of Post (their links); lock */
+  gboolean detached;      /* lock: the context is going, posts are dropped */
+  gint ready;             /* (atomic) the queue is not empty */
+} PostQueue;
+
+/* GMainContext* -> its PostQueue. An entry goes when the context destroys
+ * its sources, before it frees itself, so a context made later at the same
+ * address never finds the old queue. Lock order: registry_lock, then a
+ * context's own lock (attaching); a queue's lock is never held with it. */
+static GMutex registry_lock;
+static GHashTable *registry;
 
 void
 zkr__assert_user_context (const char *what)
@@ -24,55 +44,267 @@ zkr__assert_user_context (const char *what)
 #endif
 }
 
-static gboolean
-post_run (gpointer user_data)
+static void
+post_free (Post *post)
 {
-  Post *post = user_data;
+  /* An embedded post goes with its data. */
+  gboolean embedded = post->embedded;
 
-  /* Pairs with the publishing store in zkr__context_post(). */
-  if (g_atomic_int_get (&post->published) != 1)
-    g_critical ("zkr: a post ran before it was published");
-  /* Every listener delivery and every GTask result comes through here. */
+  if (post->destroy != NULL)
+    post->destroy (post->data);
+  if (!embedded)
+    g_free (post);
+}
+
+/* Runs one post: every listener delivery and every GTask result comes
+ * through here. */
+static void
+post_run (Post *post)
+{
   zkr__assert_user_context ("a post to a user's context ran");
-  return post->func (post->data);
+  /* Every post runs once, whatever @func returns. */
+  (void) post->func (post->data);
+  post_free (post);
+}
+
+static Post *
+queue_pop (PostQueue *queue)
+{
+  GList *link;
+
+  g_mutex_lock (&queue->lock);
+  link = g_queue_pop_head_link (&queue->posts);
+  g_atomic_int_set (&queue->ready, !g_queue_is_empty (&queue->posts));
+  g_mutex_unlock (&queue->lock);
+  return link != NULL ? link->data : NULL;
+}
+
+static gboolean
+queue_prepare (GSource *source, gint *timeout)
+{
+  *timeout = -1;
+  return g_atomic_int_get (&((PostQueue *) source)->ready);
+}
+
+static gboolean
+queue_check (GSource *source)
+{
+  return g_atomic_int_get (&((PostQueue *) source)->ready);
+}
+
+/* The context's thread: the posts queued when the dispatch began, one at a
+ * time, in order; later ones wait for the next iteration, as a source
+ * attached during a dispatch would. The source may recurse (a post that
+ * iterates the context, a nested loop, sees the posts behind it run, as
+ * it did when each post was a source of its own): each post is popped from
+ * the head as it runs, so the order holds across the nesting. */
+static gboolean
+queue_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  PostQueue *queue = (PostQueue *) source;
+  guint count;
+  Post *post;
+
+  (void) callback;
+  (void) user_data;
+  g_mutex_lock (&queue->lock);
+  count = queue->posts.length;
+  g_mutex_unlock (&queue->lock);
+  while (count-- > 0 && (post = queue_pop (queue)) != NULL)
+    post_run (post);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Drops what is still queued, running the destroy notifies. */
+static void
+queue_drop_posts (PostQueue *queue)
+{
+  Post *post;
+
+  while ((post = queue_pop (queue)) != NULL)
+    post_free (post);
+}
+
+/* The source is destroyed: its context is going away (it destroys its
+ * sources before it frees itself). Runs without the context's lock. */
+static void
+queue_detach (gpointer data)
+{
+  PostQueue *queue = data;
+
+  g_mutex_lock (&registry_lock);
+  if (registry != NULL && g_hash_table_lookup (registry, queue->context) == queue)
+    g_hash_table_remove (registry, queue->context);
+  g_mutex_unlock (&registry_lock);
+  g_mutex_lock (&queue->lock);
+  queue->detached = TRUE;
+  g_mutex_unlock (&queue->lock);
+  queue_drop_posts (queue);
 }
 
 static void
-post_free (gpointer user_data)
+queue_finalize (GSource *source)
 {
-  Post *post = user_data;
+  PostQueue *queue = (PostQueue *) source;
 
-  (void) g_atomic_int_get (&post->published);
-  if (post->destroy != NULL)
-    post->destroy (post->data);
-  g_free (post);
+  queue_drop_posts (queue);
+  g_mutex_clear (&queue->lock);
+}
+
+static GSourceFuncs queue_funcs = {
+  .prepare = queue_prepare,
+  .check = queue_check,
+  .dispatch = queue_dispatch,
+  .finalize = queue_finalize,
+};
+
+/* @context's queue, made and attached on its first post. The caller holds
+ * a reference to @context, so the queue lives at least as long. */
+static PostQueue *
+queue_for_context (GMainContext *context)
+{
+  PostQueue *queue;
+
+  g_mutex_lock (&registry_lock);
+  if (registry == NULL)
+    registry = g_hash_table_new (NULL, NULL);
+  queue = g_hash_table_lookup (registry, context);
+  if (queue == NULL)
+    {
+      GSource *source = g_source_new (&queue_funcs, sizeof (PostQueue));
+
+      queue = (PostQueue *) source;
+      queue->context = context;
+      g_mutex_init (&queue->lock);
+      g_queue_init (&queue->posts);
+      /* The priority the posts had as idle sources of their own. */
+      g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
+      g_source_set_can_recurse (source, TRUE);
+      /* Its destroy notify is our hook for the context's end. */
+      g_source_set_callback (source, NULL, queue, queue_detach);
+      g_source_set_static_name (source, "zkr-posts");
+      g_hash_table_insert (registry, context, queue);
+      g_source_attach (source, context);
+      g_source_unref (source);
+    }
+  g_mutex_unlock (&registry_lock);
+  return queue;
+}
+
+/* The wake-ups this thread holds back (zkr__context_hold_wakeups()): the
+ * contexts (owned), and how deep the holds nest (an in-place run of one
+ * session may run another's in place). */
+static GPrivate held_wakeups = G_PRIVATE_INIT ((GDestroyNotify) g_ptr_array_unref);
+static GPrivate hold_depth;
+
+void
+zkr__context_hold_wakeups (void)
+{
+  guint depth = GPOINTER_TO_UINT (g_private_get (&hold_depth));
+
+  g_private_set (&hold_depth, GUINT_TO_POINTER (depth + 1));
+}
+
+void
+zkr__context_send_wakeups (void)
+{
+  guint depth = GPOINTER_TO_UINT (g_private_get (&hold_depth));
+  GPtrArray *held = g_private_get (&held_wakeups);
+
+  g_return_if_fail (depth > 0);
+  g_private_set (&hold_depth, GUINT_TO_POINTER (depth - 1));
+  if (depth > 1 || held == NULL)
+    return;
+  for (guint i = 0; i < held->len; i++)
+    {
+      g_main_context_wakeup (g_ptr_array_index (held, i));
+      g_main_context_unref (g_ptr_array_index (held, i));
+    }
+  g_ptr_array_set_size (held, 0);
+}
+
+/* Wakes @context's thread now, or once this thread sends its held ones. */
+static void
+context_wake (GMainContext *context)
+{
+  GPtrArray *held;
+
+  if (g_private_get (&hold_depth) == NULL)
+    {
+      g_main_context_wakeup (context);
+      return;
+    }
+  held = g_private_get (&held_wakeups);
+  if (held == NULL)
+    {
+      held = g_ptr_array_new ();
+      g_private_set (&held_wakeups, held);
+    }
+  for (guint i = 0; i < held->len; i++)
+    if (g_ptr_array_index (held, i) == context)
+      return;
+  g_ptr_array_add (held, g_main_context_ref (context));
+}
+
+static void
+post_queue (GMainContext *context, Post *post)
+{
+  PostQueue *queue;
+  gboolean wake, dropped;
+
+  /* Once queued, the post can run on the context's thread, and the last
+   * reference to the context (often one that @data owns, such as a
+   * GTask's or a blocking call's) can go before we are done: our own
+   * keeps it, and so its queue, alive until then. */
+  g_main_context_ref (context);
+  queue = queue_for_context (context);
+  g_mutex_lock (&queue->lock);
+  dropped = queue->detached;
+  wake = !dropped && g_queue_is_empty (&queue->posts);
+  if (!dropped)
+    {
+      g_queue_push_tail_link (&queue->posts, &post->link);
+      g_atomic_int_set (&queue->ready, TRUE);
+    }
+  g_mutex_unlock (&queue->lock);
+  /* Unlike attaching a source, a wake-up takes no lock of the context. */
+  if (wake)
+    context_wake (context);
+  if (dropped)
+    post_free (post);
+  g_main_context_unref (context);
+}
+
+guint
+zkr__context_test_count_queues (void)
+{
+  guint count;
+
+  g_mutex_lock (&registry_lock);
+  count = registry != NULL ? g_hash_table_size (registry) : 0;
+  g_mutex_unlock (&registry_lock);
+  return count;
 }
 
 void
 zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
                    GDestroyNotify destroy)
 {
-  Post *post = g_new0 (Post, 1);
-  GSource *source;
+  Post *post = g_new (Post, 1);
 
-  post->func = func;
-  post->data = data;
-  post->destroy = destroy;
-  g_atomic_int_set (&post->published, 1);
-  /* An idle source, not g_main_context_invoke(): that one may run @func
-   * right here when the caller owns the context. A source holds no
-   * reference on its context, yet g_source_unref() below locks it: once
-   * attached, the post can run on the context's thread, and the last
-   * reference to the context (often one that @data owns, such as a
-   * GTask's or a blocking call's) can go before we get there. Our own
-   * reference keeps it alive until we are done with it. */
-  g_main_context_ref (context);
-  source = g_idle_source_new ();
-  g_source_set_callback (source, post_run, post, post_free);
-  g_source_set_static_name (source, "zkr-post");
-  g_source_attach (source, context);
-  g_source_unref (source);
-  g_main_context_unref (context);
+  *post = (Post) { .link.data = post, .func = func, .data = data, .destroy = destroy };
+  post_queue (context, post);
+}
+
+void
+zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GSourceFunc func,
+                            gpointer data, GDestroyNotify destroy)
+{
+  g_return_if_fail (destroy != NULL);
+
+  *post = (Post) { .link.data = post, .func = func, .data = data, .destroy = destroy,
+                   .embedded = TRUE };
+  post_queue (context, post);
 }
 
 typedef struct {
@@ -125,6 +357,10 @@ zkr__context_run_sync (ZkrAsyncStartFunc start, gpointer data, GCancellable *can
   GMainContext *context = g_main_context_new ();
   GAsyncResult *result = NULL;
 
+  /* Its queue made now, not by the answer's post from another thread
+   * (attaching a source to a context that a thread iterates wakes it
+   * twice, and the woken thread then waits for the context's lock). */
+  (void) queue_for_context (context);
   g_main_context_push_thread_default (context);
   start (data, cancellable, run_sync_done, &result);
   while (result == NULL)

@@ -6,15 +6,19 @@
 
 G_BEGIN_DECLS
 
-/* Runs @func(@data) in @context, always later (never inside this call),
- * in posting order among posts of equal priority. For user code and what
- * leads to it (listeners, GTask results): in debug builds it is an error,
- * logged as a critical, for @func to run on a thread that runs a session's
- * code (docs/design.md, "Threads and contexts"). Everything the caller
- * wrote before posting is visible to @func: the hand-off is published with
- * an atomic release/acquire pair of our own rather than relying on GLib's
- * internal locking alone, so that ThreadSanitizer can see it too. @destroy
- * runs on @data after @func, or when the context drops the post. */
+/* Runs @func(@data) once in @context (its return value is ignored),
+ * always later (never inside this call), in posting order, at
+ * G_PRIORITY_DEFAULT_IDLE. For user code and what leads to it (listeners,
+ * GTask results): in debug builds it is an error, logged as a critical,
+ * for @func to run on a thread that runs a session's code (docs/design.md,
+ * "Threads and contexts"). Everything the caller wrote before posting is
+ * visible to @func: the hand-off goes through a GMutex of ours rather than
+ * GLib's internal locking alone, so that ThreadSanitizer can see it too
+ * (tests/tsan-glib.c). The posts to one context share one source of ours,
+ * attached on the first post for the context's life, so a burst of posts
+ * wakes the context's thread once. The caller holds a reference to
+ * @context. @destroy runs on @data after @func, or when the context is
+ * finalized with the post unrun. */
 void zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
                         GDestroyNotify destroy);
 
@@ -23,6 +27,35 @@ void zkr__context_post (GMainContext *context, GSourceFunc func, gpointer data,
  * the task, and what its callback owns, is never finalized on a session's
  * thread. Any thread. */
 void zkr__context_return (GTask *task, GError *error);
+
+/* Room for one post inside the caller's own struct: a post that needs no
+ * allocation of its own (zkr__context_post_embedded). */
+typedef struct {
+  GList link;
+  GSourceFunc func;
+  gpointer data;
+  GDestroyNotify destroy;
+  gboolean embedded;
+} ZkrContextPost;
+
+/* zkr__context_post() in @post, which lives inside @data until @destroy
+ * (not nullable: it frees @data, and so @post) has run. */
+void zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GSourceFunc func,
+                                 gpointer data, GDestroyNotify destroy);
+
+/* Between these two, the wake-ups that this thread's posts owe their
+ * contexts are held back, and then sent (each context woken once; holds
+ * nest, the outermost end sends). For a thread running a session's posts
+ * in place, which sends them once it has given the turn back: a user's
+ * thread woken earlier, making its next call at once, would find the turn
+ * still taken and wait for it. The posts themselves are queued at once, in
+ * order, and a held wake-up keeps its context alive until it is sent. */
+void zkr__context_hold_wakeups (void);
+void zkr__context_send_wakeups (void);
+
+/* Test hook: how many contexts have a queue of posts right now (one from
+ * a context's first post until the context is finalized). */
+guint zkr__context_test_count_queues (void);
 
 /* Debug builds (NDEBUG unset): logs a critical naming @what when the
  * calling thread runs a session's code (zkr__session_code_running()), where

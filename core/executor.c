@@ -5,17 +5,20 @@
 
 #include <errno.h>
 
+#include "context.h"
 #include "executor.h"
 #include "ref.h"
 #include "wait.h"
 
 typedef struct {
+  GList link;                 /* in the executor's posts; link.data is the post */
   GSourceFunc func;
   gpointer data;
   GDestroyNotify destroy;
 } Post;
 
 typedef struct {
+  GList link;                 /* in the executor's timers; link.data is the timer */
   guint id;
   gint64 when;                /* monotonic, microseconds */
   gint64 latest;              /* when + slack */
@@ -54,7 +57,7 @@ struct _ZkrExecutor {
   gboolean post_wake_set;     /* the post source's ready time is set; post_lock */
   guint posts_not_in_place;   /* queued posts that may not run in place; post_lock */
   GQueue stand_ins;           /* of ZkrWait*, threads blocked standing in; post_lock */
-  GList *timers;              /* of Timer*, soonest first; post_lock */
+  GQueue timers;              /* of Timer*, soonest first; post_lock */
   gint64 planned_wake;        /* when the worker's poll ends (G_MAXINT64: never;
                                * G_MININT64: it is awake); post_lock */
   guint next_timer_id;        /* post_lock */
@@ -156,6 +159,14 @@ posts_take_locked (ZkrExecutor *executor)
   return batch;
 }
 
+static Post *
+queue_pop_post (GQueue *queue)
+{
+  GList *link = g_queue_pop_head_link (queue);
+
+  return link != NULL ? link->data : NULL;
+}
+
 /* Runs @batch in order; returns how many ran. */
 static guint
 batch_run (GQueue *batch)
@@ -163,7 +174,7 @@ batch_run (GQueue *batch)
   Post *post;
   guint ran = 0;
 
-  while ((post = g_queue_pop_head (batch)) != NULL)
+  while ((post = queue_pop_post (batch)) != NULL)
     {
       /* Every post runs once (they all return G_SOURCE_REMOVE). */
       (void) post->func (post->data);
@@ -264,9 +275,11 @@ posts_run_in_place_locked (ZkrExecutor *executor)
   g_atomic_pointer_set (&executor->stand_in, g_thread_self ());
   code_enter (); /* left in zkr__executor_stand_in_end() */
   g_private_set (&in_place_executor, executor);
+  zkr__context_hold_wakeups ();
   g_atomic_int_add (&executor->in_place_posts, (gint) batch_run (&batch));
   g_private_set (&in_place_executor, NULL);
   zkr__executor_stand_in_end (executor);
+  zkr__context_send_wakeups ();
   if (executor->owner_ref != NULL && !zkr__ref_drop_unless_last (executor->owner_ref))
     zkr__executor_post (executor, owner_unref_run, executor, NULL);
   return TRUE;
@@ -278,13 +291,14 @@ post_push (ZkrExecutor *executor, GSourceFunc func, gpointer data, GDestroyNotif
 {
   Post *post = g_new (Post, 1);
 
+  post->link = (GList) { .data = post };
   post->func = func;
   post->data = data;
   post->destroy = destroy;
   /* Always deferred: completions never run inside the call that caused
    * them. */
   g_mutex_lock (&executor->post_lock);
-  g_queue_push_tail (&executor->posts, post);
+  g_queue_push_tail_link (&executor->posts, &post->link);
   if (!(flags & POST_IN_PLACE))
     executor->posts_not_in_place++;
   else if ((flags & POST_WAKE) && posts_run_in_place_locked (executor))
@@ -404,12 +418,21 @@ zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait)
 
 /* ---- timers -------------------------------------------------------- */
 
-static gint
-timer_compare (gconstpointer a, gconstpointer b)
+/* Under post_lock: @timer in its place, before the timers due at the same
+ * time. Looked for from the latest: a call's deadline is most often the
+ * latest of all (they are added in the order the calls start), so adding
+ * one costs the same with 1 or 1,000 calls in flight. */
+static void
+timers_insert_locked (ZkrExecutor *executor, Timer *timer)
 {
-  gint64 x = ((const Timer *) a)->when, y = ((const Timer *) b)->when;
+  GList *after = executor->timers.tail;
 
-  return x < y ? -1 : x > y;
+  while (after != NULL && ((Timer *) after->data)->when >= timer->when)
+    after = after->prev;
+  if (after == NULL)
+    g_queue_push_head_link (&executor->timers, &timer->link);
+  else
+    g_queue_insert_after_link (&executor->timers, after, &timer->link);
 }
 
 static void
@@ -429,6 +452,7 @@ zkr__executor_timer_add (ZkrExecutor *executor, guint delay_ms, guint slack_ms,
   guint id;
 
   g_return_val_if_fail (zkr__executor_in_worker (executor), 0);
+  timer->link = (GList) { .data = timer };
   timer->when = g_get_monotonic_time () + (gint64) delay_ms * 1000;
   timer->latest = timer->when + (gint64) slack_ms * 1000;
   timer->func = func;
@@ -436,7 +460,7 @@ zkr__executor_timer_add (ZkrExecutor *executor, guint delay_ms, guint slack_ms,
   timer->destroy = destroy;
   g_mutex_lock (&executor->post_lock);
   id = timer->id = ++executor->next_timer_id;
-  executor->timers = g_list_insert_sorted (executor->timers, timer, timer_compare);
+  timers_insert_locked (executor, timer);
   /* Only a timer whose latest time comes before the worker's poll ends
    * needs to wake it: from a stand-in, a timer per grant (most of them
    * removed again unfired) then mostly costs no wake-up of the worker. */
@@ -458,11 +482,13 @@ zkr__executor_timer_remove (ZkrExecutor *executor, guint id)
 
   g_return_if_fail (zkr__executor_in_worker (executor));
   g_mutex_lock (&executor->post_lock);
-  for (GList *l = executor->timers; l != NULL; l = l->next)
+  /* From the soonest: the timers removed are mostly the oldest ones (a
+   * call's deadline, removed at its answer). */
+  for (GList *l = executor->timers.head; l != NULL; l = l->next)
     if (((Timer *) l->data)->id == id)
       {
         removed = l->data;
-        executor->timers = g_list_delete_link (executor->timers, l);
+        g_queue_unlink (&executor->timers, l);
         break;
       }
   g_mutex_unlock (&executor->post_lock);
@@ -482,7 +508,9 @@ zkr__executor_timer_clear (ZkrExecutor *executor, guint *id)
 static gboolean
 timers_due_locked (ZkrExecutor *executor, gint64 now)
 {
-  return executor->timers != NULL && ((Timer *) executor->timers->data)->when <= now;
+  Timer *soonest = g_queue_peek_head (&executor->timers);
+
+  return soonest != NULL && soonest->when <= now;
 }
 
 /* Worker thread, before its poll: the poll ends at the soonest timer's
@@ -497,7 +525,7 @@ timers_prepare (GSource *source, gint *timeout)
 
   g_mutex_lock (&executor->post_lock);
   due = timers_due_locked (executor, now);
-  for (GList *l = executor->timers; l != NULL; l = l->next)
+  for (GList *l = executor->timers.head; l != NULL; l = l->next)
     wake = MIN (wake, ((Timer *) l->data)->latest);
   /* Due now: the worker does not sleep before it prepares again. */
   executor->planned_wake = due ? G_MININT64 : wake;
@@ -541,10 +569,7 @@ timers_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
 
       g_mutex_lock (&executor->post_lock);
       if (timers_due_locked (executor, now))
-        {
-          timer = executor->timers->data;
-          executor->timers = g_list_delete_link (executor->timers, executor->timers);
-        }
+        timer = g_queue_pop_head_link (&executor->timers)->data;
       g_mutex_unlock (&executor->post_lock);
       if (timer == NULL)
         return G_SOURCE_CONTINUE;
@@ -653,6 +678,7 @@ zkr__executor_new (const char *thread_name, gatomicrefcount *owner_ref,
   g_mutex_init (&executor->post_lock);
   g_queue_init (&executor->posts);
   g_queue_init (&executor->stand_ins);
+  g_queue_init (&executor->timers);
   executor->planned_wake = G_MAXINT64;
   executor->post_source = executor_source_attach (executor, &posts_funcs, "zkr-worker-posts");
   executor->timer_source = executor_source_attach (executor, &timers_funcs, "zkr-worker-timers");
@@ -709,9 +735,10 @@ zkr__executor_free (ZkrExecutor *executor)
   source_drop (&executor->post_source);
   source_drop (&executor->timer_source);
   /* What was posted behind the worker's quit is dropped. */
-  while ((post = g_queue_pop_head (&executor->posts)) != NULL)
+  while ((post = queue_pop_post (&executor->posts)) != NULL)
     post_free (post);
-  g_list_free_full (g_steal_pointer (&executor->timers), (GDestroyNotify) timer_free);
+  while (!g_queue_is_empty (&executor->timers))
+    timer_free (g_queue_pop_head_link (&executor->timers)->data);
   g_main_loop_unref (executor->loop);
   g_main_context_unref (executor->ctx);
   g_mutex_clear (&executor->post_lock);

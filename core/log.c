@@ -34,3 +34,9 @@ zkr__log_init (void)
       g_once_init_leave (&initialized, 1);
     }
 }
+
+gboolean
+zkr__log_debug_enabled (void)
+{
+  return !g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);
+}

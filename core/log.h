@@ -2,9 +2,20 @@
  * domain, debug level (silent unless G_MESSAGES_DEBUG=zkr). */
 #pragma once
 
+#include <glib.h>
+
 /* A log_callback_fn for zookeeper_init2(). ZooKeeper calls it from any of
  * its threads; it only formats and calls g_log, which is thread-safe. */
 void zkr__log_zookeeper_message (const char *message);
 
 /* Sets libzookeeper's global log level once per process (idempotent). */
 void zkr__log_init (void);
+
+/* TRUE when GLib's default writer would show a g_debug() of the "zkr"
+ * domain (G_MESSAGES_DEBUG names it or "all", or g_log_set_debug_enabled()),
+ * the documented way to see zkr's debug log. For the debug lines of hot
+ * paths (every step of a node call or of an atomic long's try, asked once
+ * as the call starts): g_debug()
+ * formats its message before any writer drops it, and unguarded those
+ * lines cost a node call a fifth of its instructions. Any thread. */
+gboolean zkr__log_debug_enabled (void);

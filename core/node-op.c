@@ -9,6 +9,7 @@
 #include "armed.h"
 #include "context.h"
 #include "error-private.h"
+#include "log.h"
 #include "node-private.h"
 #include "nodename.h"
 #include "nodes.h"
@@ -52,9 +53,10 @@ typedef struct {
                               * unref never comes from session code; never
                               * used after the answer */
   ZkrNodeKind kind;
-  char *user_path;
+  char *user_path;           /* (owned unless it is @path: no namespace) */
   char *path;                /* namespace applied */
-  char *data;                /* (nullable) create, set */
+  char *data;                /* (nullable) create, set: kept behind the
+                              * struct, in its allocation */
   int len;
   int zk_flags;
   ZkrCreateParents parents;
@@ -92,6 +94,7 @@ typedef struct {
   char **ancestors;          /* (owned) (nullable) while creating parents */
   guint next_ancestor;
   OpStep step;
+  gboolean log_steps;        /* the debug log was on at the start */
   GTask *task;               /* (owned) until answered */
 } NodeOp;
 
@@ -118,9 +121,9 @@ op_unref (gpointer data)
   g_free (op->protected_id);
   g_free (op->protected_parent);
   g_free (op->adopt_path);
-  g_free (op->user_path);
+  if (op->user_path != op->path)
+    g_free (op->user_path);
   g_free (op->path);
-  g_free (op->data);
   for (guint i = 0; i < op->multi_count; i++)
     {
       g_free ((char *) op->multi[i].path);
@@ -165,8 +168,9 @@ op_set_step (NodeOp *op, OpStep to)
                   op_step_names[op->step], op_step_names[to]);
       return;
     }
-  g_debug ("%s %s: %s -> %s", zkr__node_kind_name (op->kind), op->user_path,
-           op_step_names[op->step], op_step_names[to]);
+  if (op->log_steps)
+    g_debug ("%s %s: %s -> %s", zkr__node_kind_name (op->kind), op->user_path,
+             op_step_names[op->step], op_step_names[to]);
   op->step = to;
 }
 
@@ -206,6 +210,7 @@ op_leave_behind (NodeOp *op, const GError *error)
 /* ---- the answer ---------------------------------------------------- */
 
 typedef struct {
+  ZkrContextPost post;
   GTask *task;            /* (owned) */
   ZkrSession *session;    /* (owned) */
   GError *error;          /* (owned) (nullable) */
@@ -268,7 +273,8 @@ op_answer (NodeOp *op, GError *error, ZkrNodeResult *result)
   answer->session = op->session; /* our reference, handed over */
   answer->error = error;
   answer->result = result;
-  zkr__context_post (g_task_get_context (answer->task), answer_run, answer, answer_free);
+  zkr__context_post_embedded (g_task_get_context (answer->task), &answer->post, answer_run,
+                              answer, answer_free);
   /* What op_start armed held this one; every caller of op_answer holds
    * one of its own (a request's, a post's, the start's), so @op outlives
    * this call. */
@@ -319,12 +325,24 @@ zkr__node_stat_copy (ZkrStat *out, const struct Stat *stat)
 
 /* "/ns/a/b" -> "/a/b" under namespace "ns" (libzookeeper already took a
  * chroot off). (transfer full) */
+static gboolean
+session_has_namespace (ZkrSession *session)
+{
+  const char *name_space = zkr__session_get_options (session)->name_space;
+
+  return name_space != NULL && name_space[0] != '\0';
+}
+
 char *
 zkr__node_strip_namespace (ZkrSession *session, const char *full)
 {
-  g_autofree char *root = zkr__session_resolve_path (session, "/");
-  gsize root_len = strlen (root);
+  g_autofree char *root = NULL;
+  gsize root_len;
 
+  if (!session_has_namespace (session))
+    return g_strdup (full);
+  root = zkr__session_resolve_path (session, "/");
+  root_len = strlen (root);
   if (strcmp (root, "/") == 0 || strncmp (full, root, root_len) != 0)
     return g_strdup (full);
   if (full[root_len] == '\0')
@@ -362,8 +380,12 @@ result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
   switch (op->kind)
     {
     case ZKR_NODE_CREATE:
-      result->created_path = zkr__node_strip_namespace (session, reply->path != NULL ? reply->path
-                                                                            : op->path);
+      /* Without a namespace the reply's own string is the answer. */
+      if (reply->path != NULL && !session_has_namespace (session))
+        result->created_path = g_steal_pointer (&reply->path);
+      else
+        result->created_path = zkr__node_strip_namespace (session, reply->path != NULL
+                                                                     ? reply->path : op->path);
       break;
     case ZKR_NODE_GET:
       result->data = reply->data != NULL ? g_bytes_ref (reply->data) : g_bytes_new (NULL, 0);
@@ -872,7 +894,8 @@ op_protect (NodeOp *op)
                                             : g_strndup (op->path, (gsize) (slash - op->path));
   protected_path = g_strdup_printf ("%.*s%s%s", (int) (slash - op->path + 1), op->path, prefix,
                                     slash + 1);
-  g_free (op->path);
+  if (op->path != op->user_path)
+    g_free (op->path);
   op->path = protected_path;
 }
 
@@ -880,14 +903,22 @@ static NodeOp *
 op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
         GCancellable *cancellable, GTask *task)
 {
-  NodeOp *op = g_new0 (NodeOp, 1);
+  /* One allocation for the struct and the data (a copy ending in a NUL,
+   * as zkr__buffer_dup makes). */
+  gsize data_size = request->data != NULL ? request->len + 1 : 0;
+  NodeOp *op = g_malloc0 (sizeof (NodeOp) + data_size);
 
   g_atomic_ref_count_init (&op->ref);
   op->session = zkr_session_ref (session);
   op->kind = request->kind;
-  op->user_path = g_strdup (request->path);
   op->path = zkr__session_resolve_path (session, request->path);
-  op->data = zkr__buffer_dup (request->data, (int) request->len);
+  /* Without a namespace the two are the same string. */
+  op->user_path = session_has_namespace (session) ? g_strdup (request->path) : op->path;
+  if (request->data != NULL)
+    {
+      op->data = (char *) (op + 1);
+      memcpy (op->data, request->data, request->len);
+    }
   op->len = (int) request->len;
   op->zk_flags = request->zk_flags;
   op->parents = request->parents;
@@ -917,6 +948,7 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
   op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   zkr__armed_init (&op->armed, &op_armed_hooks, op, op->session, op->cancellable);
   op->task = task;
+  op->log_steps = zkr__log_debug_enabled ();
   return op;
 }
 

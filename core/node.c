@@ -191,8 +191,9 @@ static gboolean
 check_request_size (ZkrSession *session, const char *path, gsize len, const ZkrAclEntry *acl,
                     guint n_acl, GError **error)
 {
-  g_autofree char *full = zkr__session_resolve_path (session, path);
-  gsize size = 4 + 8 + 4 + strlen (full) + 4 + len + 4 + 4 + 8;
+  gsize full_len = zkr__path_prefix_namespace_len (zkr__session_get_options (session)->name_space,
+                                                   path);
+  gsize size = 4 + 8 + 4 + full_len + 4 + len + 4 + 4 + 8;
 
   if (acl == NULL)
     size += 64; /* the session's ACL: world:anyone or auth with an id */

@@ -88,7 +88,8 @@ segment_problem (const char *path, gsize slash, gsize stop, gsize bias)
                             unbias (slash, bias));
   for (p = segment; p < path + stop; p = g_utf8_next_char (p))
     {
-      gunichar c = g_utf8_get_char (p);
+      /* Most paths are ASCII: a byte below 0x80 is its own code point. */
+      gunichar c = (guchar) *p < 0x80 ? (guchar) *p : g_utf8_get_char (p);
 
       if (code_point_is_refused (c))
         return g_strdup_printf ("forbidden character U+%04X at offset %" G_GSIZE_FORMAT,
@@ -105,7 +106,7 @@ path_problem (const char *path, gsize len, gsize bias)
 {
   const char *nul;
   const char *bad_utf8;
-  gsize slash;
+  gsize ascii, slash;
 
   if (len == 0)
     return g_strdup ("empty path");
@@ -117,7 +118,11 @@ path_problem (const char *path, gsize len, gsize bias)
   if (nul != NULL)
     return g_strdup_printf ("embedded NUL at offset %" G_GSIZE_FORMAT,
                             unbias ((gsize) (nul - path), bias));
-  if (!g_utf8_validate (path, (gssize) len, &bad_utf8))
+  /* The leading ASCII bytes (most paths' all) are whole characters. */
+  ascii = 0;
+  while (ascii < len && (guchar) path[ascii] < 0x80)
+    ascii++;
+  if (ascii < len && !g_utf8_validate (path + ascii, (gssize) (len - ascii), &bad_utf8))
     return g_strdup_printf ("invalid UTF-8 at offset %" G_GSIZE_FORMAT,
                             unbias ((gsize) (bad_utf8 - path), bias));
   if (len == 1)
@@ -227,6 +232,16 @@ zkr__path_prefix_namespace (const char *name_space, const char *path)
   if (path[1] == '\0')
     return g_strconcat ("/", name_space, NULL);
   return g_strconcat ("/", name_space, path, NULL);
+}
+
+gsize
+zkr__path_prefix_namespace_len (const char *name_space, const char *path)
+{
+  g_return_val_if_fail (path != NULL && path[0] == '/', 0);
+
+  if (name_space == NULL || name_space[0] == '\0')
+    return strlen (path);
+  return 1 + strlen (name_space) + (path[1] == '\0' ? 0 : strlen (path));
 }
 
 gboolean

@@ -50,6 +50,9 @@ const char *zkr__path_basename (const char *path);
  * ("ns", "/") -> "/ns"; with @name_space NULL or "" a copy of @path.
  * @name_space has been checked by zkr__namespace_validate(). (transfer full) */
 char *zkr__path_prefix_namespace (const char *name_space, const char *path);
+/* strlen (zkr__path_prefix_namespace (@name_space, @path)), without making
+ * the string. */
+gsize zkr__path_prefix_namespace_len (const char *name_space, const char *path);
 
 /* NULL and "" (no namespace) are valid; otherwise "/" + @name_space must be
  * a valid path: "a" and "a/b" are valid, "/a", "a/" and "a//b" are not.

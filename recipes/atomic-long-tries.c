@@ -6,6 +6,7 @@
 #include "context.h"
 #include "counter-private.h"
 #include "error-private.h"
+#include "log.h"
 #include "nodes.h"
 #include "ops.h"
 
@@ -77,6 +78,7 @@ typedef struct {
   ZkrAtomicWrite write;
   guint8 written[8];
   guint tries;
+  gboolean log_steps;        /* the debug log was on at the start */
 } Tries;
 
 
@@ -106,8 +108,9 @@ static void
 tries_set_step (Tries *tries, TriesStep to)
 {
   g_return_if_fail (tries->step != TRIES_ANSWERED);
-  g_debug ("atomic long %s: %s -> %s", tries->path, tries_step_names[tries->step],
-           tries_step_names[to]);
+  if (tries->log_steps)
+    g_debug ("atomic long %s: %s -> %s", tries->path, tries_step_names[tries->step],
+             tries_step_names[to]);
   tries->step = to;
 }
 
@@ -147,8 +150,8 @@ tries_answer (Tries *tries, ZkrAtomicOutcome outcome, gboolean succeeded, gint64
   answer->post_value = post_value;
   answer->tries = tries->tries;
   answer->error = error;
-  zkr__context_post (answer->op->context, zkr__atomic_long_answer_run, answer,
-                     zkr__atomic_long_answer_free);
+  zkr__context_post_embedded (answer->op->context, &answer->post, zkr__atomic_long_answer_run,
+                              answer, zkr__atomic_long_answer_free);
   /* What the start armed held this one; every caller holds one of its own
    * (a request's, a post's, the start's). */
   tries_unref (tries);
@@ -383,12 +386,33 @@ tries_written (Tries *tries, int rc)
     tries_fail_rc (tries, rc, tries->write == WRITE_SET ? "set" : "create");
 }
 
+static gboolean
+write_posted_run (gpointer data)
+{
+  Tries *tries = data;
+
+  if (tries->step == TRIES_WRITING)
+    tries_written (tries, ZOK);
+  return G_SOURCE_REMOVE;
+}
+
+/* A set's reply. Its success may come in place (on the completion thread,
+ * in the worker's place): the answer is then given right there, one
+ * thread hand-off fewer per increment, unless a cancellable is connected,
+ * whose disconnecting may wait for a handler running in another thread
+ * (nothing in place waits): that one, as every other reply, runs on the
+ * worker. */
 static void
 tries_write_answered (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
   Tries *tries = user_data;
 
-  (void) session;
+  if (zkr__session_in_place (session) && tries->armed.cancel_id != 0)
+    {
+      /* The request's reference, handed over. */
+      zkr__session_post (session, write_posted_run, tries, tries_unref);
+      return;
+    }
   if (tries->step == TRIES_WRITING)
     tries_written (tries, reply->rc);
   tries_unref (tries);
@@ -453,8 +477,9 @@ tries_write (Tries *tries, gint64 new_value)
       return;
     }
   tries_set_step (tries, TRIES_WRITING);
-  zkr__op_set (tries->session, tries->full_path, (const char *) tries->written, 8,
-               tries->read_version, tries_write_answered, tries_ref (tries));
+  zkr__op_set_full (tries->session, tries->full_path, (const char *) tries->written, 8,
+                    tries->read_version, ZKR_WAKE_IN_PLACE, tries_write_answered,
+                    tries_ref (tries));
 }
 
 /* What a read saw: the try goes on from it (worker, or in place). */
@@ -709,6 +734,7 @@ zkr__atomic_long_run_tries (ZkrAtomicOp *op)
   tries->cancellable = op->cancellable != NULL ? g_object_ref (op->cancellable) : NULL;
   tries->phase_start = g_get_monotonic_time ();
   tries->read_version = -1;
+  tries->log_steps = zkr__log_debug_enabled ();
   zkr__armed_init (&tries->armed, &tries_armed_hooks, tries, tries->session,
                    tries->cancellable);
   zkr__armed_run_start (atomic->session, tries_start, tries, tries_unref);

@@ -9,6 +9,7 @@
 #include <zkr/mutex.h>
 #include <zkr/shared-count.h>
 
+#include "context.h"
 #include "session-private.h"
 
 G_BEGIN_DECLS
@@ -92,6 +93,7 @@ typedef struct {
 typedef enum { OUTCOME_DONE, OUTCOME_GAVE_UP, OUTCOME_ERROR } ZkrAtomicOutcome;
 
 typedef struct {
+  ZkrContextPost post;
   ZkrAtomicOp *op;
   ZkrAtomicOutcome outcome;
   gboolean succeeded;

@@ -372,6 +372,9 @@ test_path__prefix_namespace (void)
       g_autofree char *full = zkr__path_prefix_namespace (cases[i].name_space, cases[i].path);
 
       CU_ASSERT_STRING_EQUAL (full, cases[i].expected);
+      /* The length alone, as the request size check takes it. */
+      CU_ASSERT_EQUAL (zkr__path_prefix_namespace_len (cases[i].name_space, cases[i].path),
+                       strlen (cases[i].expected));
     }
 }
 

@@ -1,0 +1,438 @@
+/* Unit tests of core/context.c, without a server: posts to a GMainContext
+ * run on its thread, later, in posting order (also across a post that
+ * iterates the context itself), are dropped with their destroy notifies
+ * when the context goes (its queue with it), and a thread holding back its
+ * wake-ups sends them. */
+
+#include "context.h"
+#include "zkr-test.h"
+
+#define WAIT_US (10 * G_USEC_PER_SEC)
+
+/* What the posts of one test record. Posts run on the context's thread;
+ * the lock is for the tests whose checks run on another. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  GString *order;      /* one letter per run, in running order */
+  guint destroyed;     /* destroy notifies run */
+  GThread *ran_on;     /* the thread the last run was on */
+} Log;
+
+typedef struct {
+  ZkrContextPost post; /* used by the embedded posts only */
+  Log *log;
+  char letter;
+} Step;
+
+static void
+log_init (Log *log)
+{
+  g_mutex_init (&log->lock);
+  g_cond_init (&log->cond);
+  log->order = g_string_new (NULL);
+  log->destroyed = 0;
+  log->ran_on = NULL;
+}
+
+static void
+log_clear (Log *log)
+{
+  g_string_free (log->order, TRUE);
+  g_mutex_clear (&log->lock);
+  g_cond_clear (&log->cond);
+}
+
+static gsize
+log_count (Log *log)
+{
+  gsize count;
+
+  g_mutex_lock (&log->lock);
+  count = log->order->len;
+  g_mutex_unlock (&log->lock);
+  return count;
+}
+
+/* Records a run of @letter, on this thread. */
+static void
+log_append (Log *log, char letter)
+{
+  g_mutex_lock (&log->lock);
+  g_string_append_c (log->order, letter);
+  log->ran_on = g_thread_self ();
+  g_cond_broadcast (&log->cond);
+  g_mutex_unlock (&log->lock);
+}
+
+static Step *
+step_new (Log *log, char letter)
+{
+  Step *step = g_new0 (Step, 1);
+
+  step->log = log;
+  step->letter = letter;
+  return step;
+}
+
+static void
+step_destroy (gpointer data)
+{
+  Step *step = data;
+
+  g_mutex_lock (&step->log->lock);
+  step->log->destroyed++;
+  g_cond_broadcast (&step->log->cond);
+  g_mutex_unlock (&step->log->lock);
+  g_free (step);
+}
+
+static gboolean
+step_run (gpointer data)
+{
+  Step *step = data;
+
+  log_append (step->log, step->letter);
+  /* Ignored: every post runs once. */
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+post (GMainContext *context, Log *log, char letter)
+{
+  zkr__context_post (context, step_run, step_new (log, letter), step_destroy);
+}
+
+static void
+post_embedded (GMainContext *context, Log *log, char letter)
+{
+  Step *step = step_new (log, letter);
+
+  zkr__context_post_embedded (context, &step->post, step_run, step, step_destroy);
+}
+
+/* Iterates @context (this thread) until @log has @count runs or 10 s
+ * passed; returns whether it got there. */
+static gboolean
+iterate_until (GMainContext *context, Log *log, gsize count)
+{
+  gint64 deadline = g_get_monotonic_time () + WAIT_US;
+
+  while (log_count (log) < count && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (context, FALSE);
+  return log_count (log) >= count;
+}
+
+/* Runs every post that is due, then one more time round: what is left
+ * would wait for a wake-up that is not coming. */
+static void
+iterate_pending (GMainContext *context)
+{
+  while (g_main_context_pending (context))
+    g_main_context_iteration (context, FALSE);
+}
+
+/* ---- order --------------------------------------------------------- */
+
+#define POSTERS 4
+#define POSTS_EACH 500
+
+typedef struct {
+  GMainContext *context;
+  guint poster;
+  GMutex *lock;
+  GArray *seen;        /* of guint (poster << 16 | sequence), in running order */
+  GThread **ran_on;    /* where the posts ran */
+} Poster;
+
+typedef struct {
+  Poster *poster;
+  guint sequence;
+} Numbered;
+
+static gboolean
+numbered_run (gpointer data)
+{
+  Numbered *numbered = data;
+  guint value = numbered->poster->poster << 16 | numbered->sequence;
+
+  g_mutex_lock (numbered->poster->lock);
+  g_array_append_val (numbered->poster->seen, value);
+  if (*numbered->poster->ran_on != g_thread_self ())
+    *numbered->poster->ran_on = g_thread_self ();
+  g_mutex_unlock (numbered->poster->lock);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+poster_main (gpointer data)
+{
+  Poster *poster = data;
+
+  for (guint i = 0; i < POSTS_EACH; i++)
+    {
+      Numbered *numbered = g_new (Numbered, 1);
+
+      numbered->poster = poster;
+      numbered->sequence = i;
+      zkr__context_post (poster->context, numbered_run, numbered, g_free);
+    }
+  return NULL;
+}
+
+static guint
+seen_count (GMutex *lock, GArray *seen)
+{
+  guint count;
+
+  g_mutex_lock (lock);
+  count = seen->len;
+  g_mutex_unlock (lock);
+  return count;
+}
+
+static void
+test_context__posts_from_many_threads_run_on_the_contexts_thread_in_each_posters_order (void)
+{
+  GMainContext *context = g_main_context_new ();
+  GMutex lock;
+  GArray *seen = g_array_new (FALSE, FALSE, sizeof (guint));
+  GThread *ran_on = NULL;
+  Poster posters[POSTERS];
+  GThread *threads[POSTERS];
+  guint next[POSTERS] = { 0 };
+  gboolean in_order = TRUE;
+  gint64 deadline = g_get_monotonic_time () + WAIT_US;
+
+  g_mutex_init (&lock);
+  for (guint i = 0; i < POSTERS; i++)
+    {
+      posters[i] = (Poster) { context, i, &lock, seen, &ran_on };
+      threads[i] = g_thread_new ("zkr-test-poster", poster_main, &posters[i]);
+    }
+  while (seen_count (&lock, seen) < POSTERS * POSTS_EACH && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (context, FALSE);
+  for (guint i = 0; i < POSTERS; i++)
+    g_thread_join (threads[i]);
+  CU_ASSERT_EQUAL (seen->len, POSTERS * POSTS_EACH);
+  for (guint i = 0; i < seen->len; i++)
+    {
+      guint value = g_array_index (seen, guint, i);
+
+      in_order = in_order && (value & 0xffff) == next[value >> 16];
+      next[value >> 16]++;
+    }
+  CU_ASSERT_TRUE (in_order);
+  CU_ASSERT_PTR_EQUAL (ran_on, g_thread_self ());
+  g_main_context_unref (context);
+  g_array_unref (seen);
+  g_mutex_clear (&lock);
+}
+
+typedef struct {
+  GMainContext *context;
+  Log *log;
+  gboolean inner_ran_inside; /* the inner post ran before the posting call returned */
+} Outer;
+
+static gboolean
+outer_run (gpointer data)
+{
+  Outer *outer = data;
+
+  post (outer->context, outer->log, 'i');
+  outer->inner_ran_inside = log_count (outer->log) > 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_context__a_post_runs_later_never_inside_the_posting_call (void)
+{
+  GMainContext *context = g_main_context_new ();
+  Log log;
+  Outer outer;
+
+  log_init (&log);
+  outer = (Outer) { context, &log, TRUE };
+  /* From the context's own thread, outside and inside a dispatch. */
+  post (context, &log, 'a');
+  CU_ASSERT_EQUAL (log_count (&log), 0);
+  CU_ASSERT_TRUE (iterate_until (context, &log, 1));
+  g_string_truncate (log.order, 0);
+  zkr__context_post (context, outer_run, &outer, NULL);
+  CU_ASSERT_TRUE (iterate_until (context, &log, 1));
+  CU_ASSERT_FALSE (outer.inner_ran_inside);
+  CU_ASSERT_STRING_EQUAL (log.order->str, "i");
+  CU_ASSERT_EQUAL (log.destroyed, 2);
+  g_main_context_unref (context);
+  log_clear (&log);
+}
+
+typedef struct {
+  GMainContext *context;
+  Log *log;
+  gboolean reached;    /* the nested loop saw the posts behind it run */
+} Nesting;
+
+/* A post that iterates its own context, as a nested main loop in a
+ * callback does: the posts behind it must run meanwhile, in order. */
+static gboolean
+nesting_run (gpointer data)
+{
+  Nesting *nesting = data;
+
+  log_append (nesting->log, 'a');
+  nesting->reached = iterate_until (nesting->context, nesting->log, 3);
+  log_append (nesting->log, 'z');
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_context__posts_behind_one_that_iterates_its_context_run_meanwhile_in_order (void)
+{
+  GMainContext *context = g_main_context_new ();
+  Log log;
+  Nesting nesting;
+
+  log_init (&log);
+  nesting = (Nesting) { context, &log, FALSE };
+  zkr__context_post (context, nesting_run, &nesting, NULL);
+  post (context, &log, 'b');
+  post_embedded (context, &log, 'c');
+  CU_ASSERT_TRUE (iterate_until (context, &log, 4));
+  iterate_pending (context);
+  CU_ASSERT_TRUE (nesting.reached);
+  CU_ASSERT_STRING_EQUAL (log.order->str, "abcz");
+  CU_ASSERT_EQUAL (log.destroyed, 2);
+  g_main_context_unref (context);
+  log_clear (&log);
+}
+
+/* ---- the context's end --------------------------------------------- */
+
+static void
+test_context__a_finalized_context_drops_its_unrun_posts_with_their_destroy_notifies (void)
+{
+  GMainContext *context = g_main_context_new ();
+  Log log;
+
+  log_init (&log);
+  post (context, &log, 'a');
+  post_embedded (context, &log, 'b');
+  post (context, &log, 'c');
+  g_main_context_unref (context);
+  CU_ASSERT_EQUAL (log.order->len, 0);
+  CU_ASSERT_EQUAL (log.destroyed, 3);
+  log_clear (&log);
+}
+
+/* A context's queue goes with it: a context made later (often at the
+ * same address) gets a queue of its own, and runs its posts. */
+static void
+test_context__a_contexts_queue_goes_with_it (void)
+{
+  guint before = zkr__context_test_count_queues ();
+  Log log;
+  gboolean all_ran = TRUE;
+
+  log_init (&log);
+  for (guint round = 0; round < 20; round++)
+    {
+      GMainContext *context = g_main_context_new ();
+
+      g_string_truncate (log.order, 0);
+      post (context, &log, 'a');
+      CU_ASSERT_EQUAL (zkr__context_test_count_queues (), before + 1);
+      if (round % 2 == 0)
+        all_ran = all_ran && iterate_until (context, &log, 1);
+      g_main_context_unref (context);
+      CU_ASSERT_EQUAL (zkr__context_test_count_queues (), before);
+    }
+  CU_ASSERT_TRUE (all_ran);
+  CU_ASSERT_EQUAL (log.destroyed, 20);
+  log_clear (&log);
+}
+
+/* ---- held wake-ups ------------------------------------------------- */
+
+typedef struct {
+  GMainContext *context;
+  Log *log;
+  gboolean reached;    /* the post ran */
+  gint timer_fired;    /* (atomic) the fallback timer woke the thread first */
+} Iterator;
+
+/* The fallback: a wake-up that never comes ends in a failed check, not a
+ * hang. */
+static gboolean
+iterator_timer_fired (gpointer data)
+{
+  Iterator *iterator = data;
+
+  g_atomic_int_set (&iterator->timer_fired, TRUE);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Another thread iterates the context, blocking in its poll: only a
+ * wake-up (or the fallback timer) gets it out. */
+static gpointer
+iterator_main (gpointer data)
+{
+  Iterator *iterator = data;
+
+  g_main_context_push_thread_default (iterator->context);
+  while (log_count (iterator->log) < 2 && !g_atomic_int_get (&iterator->timer_fired))
+    g_main_context_iteration (iterator->context, TRUE);
+  iterator->reached = log_count (iterator->log) >= 2;
+  g_main_context_pop_thread_default (iterator->context);
+  return NULL;
+}
+
+static void
+test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go (void)
+{
+  GMainContext *context = g_main_context_new ();
+  GSource *timer = g_timeout_source_new (WAIT_US / 1000);
+  Log log;
+  Iterator iterator;
+  GThread *thread;
+
+  log_init (&log);
+  iterator = (Iterator) { context, &log, FALSE, FALSE };
+  g_source_set_callback (timer, iterator_timer_fired, &iterator, NULL);
+  g_source_attach (timer, context);
+  /* The context's queue exists before the thread sleeps: attaching it
+   * would wake the thread by itself. */
+  post (context, &log, 'a');
+  CU_ASSERT_TRUE (iterate_until (context, &log, 1));
+  thread = g_thread_new ("zkr-test-iterator", iterator_main, &iterator);
+  zkr__context_hold_wakeups ();
+  post (context, &log, 'b');
+  zkr__context_send_wakeups ();
+  g_thread_join (thread);
+  CU_ASSERT_TRUE (iterator.reached);
+  CU_ASSERT_FALSE (g_atomic_int_get (&iterator.timer_fired));
+  CU_ASSERT_PTR_EQUAL (log.ran_on, thread);
+  CU_ASSERT_STRING_EQUAL (log.order->str, "ab");
+  g_source_destroy (timer);
+  g_source_unref (timer);
+  g_main_context_unref (context);
+  CU_ASSERT_EQUAL (log.destroyed, 2);
+  log_clear (&log);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const ZkrTestCase tests[] = {
+    ZKR_TEST_CASE (test_context__posts_from_many_threads_run_on_the_contexts_thread_in_each_posters_order),
+    ZKR_TEST_CASE (test_context__a_post_runs_later_never_inside_the_posting_call),
+    ZKR_TEST_CASE (test_context__posts_behind_one_that_iterates_its_context_run_meanwhile_in_order),
+    ZKR_TEST_CASE (test_context__a_finalized_context_drops_its_unrun_posts_with_their_destroy_notifies),
+    ZKR_TEST_CASE (test_context__a_contexts_queue_goes_with_it),
+    ZKR_TEST_CASE (test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go),
+    { NULL, NULL },
+  };
+
+  return zkr_test_main (argc, argv, "context", NULL, NULL, tests);
+}
