@@ -293,6 +293,35 @@ test_proxy__blackhole_holds_bytes_and_keeps_socket_open (void)
   close (fd);
 }
 
+/* A delay holds bytes at least that long each way (a bound that load can
+ * only lengthen, never break), keeps them in order, and goes with 0. */
+static void
+test_proxy__delay_holds_bytes_both_ways_in_order (void)
+{
+  g_autofree char *upstreams = echo_upstreams ();
+  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  gint64 sent;
+  gint64 took_us;
+  int fd;
+
+  CU_ASSERT_FATAL (proxy != NULL);
+  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  CU_ASSERT_FATAL (fd >= 0);
+  CU_ASSERT (round_trip (fd, "before"));
+  zkr_test_proxy_set_delay (proxy, 50 * 1000);
+  sent = g_get_monotonic_time ();
+  CU_ASSERT (send_text (fd, "one,"));
+  CU_ASSERT (send_text (fd, "two,"));
+  CU_ASSERT (send_text (fd, "three"));
+  CU_ASSERT (expect_text (fd, "one,two,three"));
+  took_us = g_get_monotonic_time () - sent;
+  /* Out through the delay and back through it again. */
+  CU_ASSERT (took_us >= 2 * 50 * 1000);
+  zkr_test_proxy_set_delay (proxy, 0);
+  CU_ASSERT (round_trip (fd, "after"));
+  close (fd);
+}
+
 static void
 test_proxy__blackhole_leaves_new_connections_waiting (void)
 {
@@ -496,6 +525,7 @@ main (void)
     TEST (test_proxy__passes_bytes_both_ways),
     TEST (test_proxy__blackhole_holds_bytes_and_keeps_socket_open),
     TEST (test_proxy__blackhole_leaves_new_connections_waiting),
+    TEST (test_proxy__delay_holds_bytes_both_ways_in_order),
     TEST (test_proxy__reset_sends_rst_to_every_connection),
     TEST (test_proxy__reset_during_blackhole_closes_held_connections),
     TEST (test_proxy__skips_refusing_upstreams),

@@ -1,7 +1,10 @@
 /* zkr test proxy: one thread polls the listening socket, every forwarded
  * connection and a wakeup pipe. Control calls change the shared state under
  * the one mutex, wake the thread and wait until it has applied the change, so
- * "no byte passes after blackhole() returns" holds without sleeps. */
+ * "no byte passes after blackhole() returns" holds without sleeps. A delay
+ * holds every chunk read for a while before it may be written on: each read
+ * is stamped with the time it may leave, and the poll sleeps until the
+ * earliest such time. */
 
 #include "proxy.h"
 
@@ -28,11 +31,20 @@ typedef struct
   char *name; /* "HOST:PORT" as given, for messages */
 } Upstream;
 
+/* One read's bytes: they end at @end in the buffer and may be written on
+ * from @due (monotonic µs) on. */
+typedef struct
+{
+  gsize end;
+  gint64 due;
+} Chunk;
+
 /* Bytes read from one socket and not yet written to the other. */
 typedef struct
 {
   char data[DIRECTION_BUFFER_SIZE];
   gsize len;
+  GArray *chunks;           /* of Chunk, in buffer order (so in due order) */
   gboolean source_eof;      /* the reading side sent FIN */
   gboolean destination_shut; /* FIN passed on with shutdown (SHUT_WR) */
 } Direction;
@@ -74,11 +86,13 @@ struct _ZkrTestProxy
   guint64 reset_generation; /* requested_generation of the latest reset */
   guint64 applied_generation;
   guint connection_count;
+  gint64 delay_us;           /* one way, for every byte read from now on */
 
   /* Proxy thread only (and the freeing thread after the join). */
   GPtrArray *links; /* of Link */
   guint next_upstream;
   guint64 reset_done_generation;
+  gint64 applied_delay_us;
 };
 
 /* The lock is a pthread mutex, not a GMutex: Debian's GLib 2.74 builds
@@ -225,6 +239,8 @@ close_abortively (int fd)
 static void
 link_free (Link *link)
 {
+  g_array_unref (link->to_upstream.chunks);
+  g_array_unref (link->to_client.chunks);
   if (link->client_fd >= 0)
     close (link->client_fd);
   if (link->upstream_fd >= 0)
@@ -301,7 +317,7 @@ link_finish_connect (ZkrTestProxy *proxy, Link *link)
 }
 
 static gboolean
-direction_read (Direction *direction, int fd, short revents)
+direction_read (Direction *direction, int fd, short revents, gint64 delay_us)
 {
   gssize n;
 
@@ -311,7 +327,16 @@ direction_read (Direction *direction, int fd, short revents)
   n = recv (fd, direction->data + direction->len,
             DIRECTION_BUFFER_SIZE - direction->len, 0);
   if (n > 0)
-    direction->len += n;
+    {
+      Chunk chunk = { .end = direction->len + n, .due = g_get_monotonic_time () + delay_us };
+
+      /* Bytes never overtake earlier ones, even when the delay shrank. */
+      if (direction->chunks->len > 0)
+        chunk.due = MAX (chunk.due, g_array_index (direction->chunks, Chunk,
+                                                   direction->chunks->len - 1).due);
+      direction->len += n;
+      g_array_append_val (direction->chunks, chunk);
+    }
   else if (n == 0)
     direction->source_eof = TRUE;
   else if (errno != EAGAIN && errno != EINTR)
@@ -319,20 +344,56 @@ direction_read (Direction *direction, int fd, short revents)
   return TRUE;
 }
 
-/* Writes what is buffered (without waiting for POLLOUT: the sockets are
- * non-blocking) and passes a FIN on once the buffer is empty. */
-static gboolean
-direction_write (Direction *direction, int fd)
+/* How many of the buffered bytes are due at @now. */
+static gsize
+direction_due (const Direction *direction, gint64 now)
 {
-  if (direction->len > 0)
+  gsize due = 0;
+
+  for (guint i = 0; i < direction->chunks->len; i++)
     {
-      gssize n = send (fd, direction->data, direction->len, MSG_NOSIGNAL);
+      const Chunk *chunk = &g_array_index (direction->chunks, Chunk, i);
+
+      if (chunk->due > now)
+        break;
+      due = chunk->end;
+    }
+  return due;
+}
+
+/* The bytes written on leave the buffer, and the chunks they ended. */
+static void
+direction_consume (Direction *direction, gsize n)
+{
+  guint done = 0;
+
+  memmove (direction->data, direction->data + n, direction->len - n);
+  direction->len -= n;
+  for (guint i = 0; i < direction->chunks->len; i++)
+    {
+      Chunk *chunk = &g_array_index (direction->chunks, Chunk, i);
+
+      if (chunk->end <= n)
+        done++;
+      else
+        chunk->end -= n;
+    }
+  g_array_remove_range (direction->chunks, 0, done);
+}
+
+/* Writes what is buffered and due (without waiting for POLLOUT: the
+ * sockets are non-blocking) and passes a FIN on once the buffer is empty. */
+static gboolean
+direction_write (Direction *direction, int fd, gint64 now)
+{
+  gsize due = direction_due (direction, now);
+
+  if (due > 0)
+    {
+      gssize n = send (fd, direction->data, due, MSG_NOSIGNAL);
 
       if (n > 0)
-        {
-          memmove (direction->data, direction->data + n, direction->len - n);
-          direction->len -= n;
-        }
+        direction_consume (direction, (gsize) n);
       else if (n < 0 && errno != EAGAIN && errno != EINTR)
         return FALSE;
     }
@@ -347,14 +408,18 @@ direction_write (Direction *direction, int fd)
 /* Moves bytes both ways. FALSE when the link is finished (both FINs passed
  * on) or broken. */
 static gboolean
-link_pump (Link *link, short client_revents, short upstream_revents)
+link_pump (Link *link, short client_revents, short upstream_revents, gint64 delay_us)
 {
+  gint64 now;
+
   if ((client_revents | upstream_revents) & (POLLERR | POLLNVAL))
     return FALSE;
-  if (!direction_read (&link->to_upstream, link->client_fd, client_revents)
-      || !direction_read (&link->to_client, link->upstream_fd, upstream_revents)
-      || !direction_write (&link->to_upstream, link->upstream_fd)
-      || !direction_write (&link->to_client, link->client_fd))
+  if (!direction_read (&link->to_upstream, link->client_fd, client_revents, delay_us)
+      || !direction_read (&link->to_client, link->upstream_fd, upstream_revents, delay_us))
+    return FALSE;
+  now = g_get_monotonic_time ();
+  if (!direction_write (&link->to_upstream, link->upstream_fd, now)
+      || !direction_write (&link->to_client, link->client_fd, now))
     return FALSE;
   return !(link->to_upstream.destination_shut && link->to_client.destination_shut);
 }
@@ -365,10 +430,16 @@ direction_wants_read (const Direction *direction)
   return (!direction->source_eof && direction->len < DIRECTION_BUFFER_SIZE) ? POLLIN : 0;
 }
 
+/* POLLOUT when bytes are due; else lowers *@wake_at to when the next are. */
 static short
-direction_wants_write (const Direction *direction)
+direction_wants_write (const Direction *direction, gint64 now, gint64 *wake_at)
 {
-  return direction->len > 0 ? POLLOUT : 0;
+  if (direction->chunks->len == 0)
+    return 0;
+  if (direction_due (direction, now) > 0)
+    return POLLOUT;
+  *wake_at = MIN (*wake_at, g_array_index (direction->chunks, Chunk, 0).due);
+  return 0;
 }
 
 /* ---- the proxy thread ------------------------------------------------- */
@@ -385,6 +456,8 @@ accept_connections (ZkrTestProxy *proxy)
         return; /* EAGAIN, or a connection that died in the backlog */
       set_nodelay (fd);
       link = g_new0 (Link, 1);
+      link->to_upstream.chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
+      link->to_client.chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
       link->client_fd = fd;
       link->upstream_fd = -1;
       /* Rotate the first upstream so a reconnecting client does not land
@@ -428,6 +501,7 @@ apply_control (ZkrTestProxy *proxy, gboolean *blackholed)
   proxy_lock (proxy);
   *blackholed = proxy->blackholed;
   quitting = proxy->quitting;
+  proxy->applied_delay_us = proxy->delay_us;
   generation = proxy->requested_generation;
   reset_generation = proxy->reset_generation;
   proxy_unlock (proxy);
@@ -447,10 +521,13 @@ apply_control (ZkrTestProxy *proxy, gboolean *blackholed)
 }
 
 /* pollfds: [0] wakeup pipe, [1] listening socket, then client and upstream
- * socket of each link in order. An fd of -1 is ignored by poll(). */
-static void
+ * socket of each link in order. An fd of -1 is ignored by poll(). Returns
+ * the poll's timeout: -1, or the milliseconds until delayed bytes are due. */
+static int
 build_pollfds (ZkrTestProxy *proxy, GArray *pollfds, gboolean blackholed)
 {
+  gint64 now = g_get_monotonic_time ();
+  gint64 wake_at = G_MAXINT64;
   struct pollfd wake_pfd = { .fd = proxy->wake_read_fd, .events = POLLIN };
   struct pollfd listen_pfd = { .fd = blackholed ? -1 : proxy->listen_fd, .events = POLLIN };
 
@@ -472,10 +549,10 @@ build_pollfds (ZkrTestProxy *proxy, GArray *pollfds, gboolean blackholed)
         {
           client.fd = link->client_fd;
           client.events = direction_wants_read (&link->to_upstream)
-                          | direction_wants_write (&link->to_client);
+                          | direction_wants_write (&link->to_client, now, &wake_at);
           upstream.fd = link->upstream_fd;
           upstream.events = direction_wants_read (&link->to_client)
-                            | direction_wants_write (&link->to_upstream);
+                            | direction_wants_write (&link->to_upstream, now, &wake_at);
           /* Nothing to wait for on a socket: leave it out, or a hangup it
            * reports would spin the loop while the other side catches up. */
           if (client.events == 0)
@@ -486,6 +563,10 @@ build_pollfds (ZkrTestProxy *proxy, GArray *pollfds, gboolean blackholed)
       g_array_append_val (pollfds, client);
       g_array_append_val (pollfds, upstream);
     }
+  if (wake_at == G_MAXINT64)
+    return -1;
+  /* Rounded up: waking early would only poll again. */
+  return (int) MIN ((wake_at - now + 999) / 1000, G_MAXINT);
 }
 
 static void
@@ -502,7 +583,7 @@ service_links (ZkrTestProxy *proxy, const struct pollfd *pfds)
       if (link->state == LINK_CONNECTING)
         keep = upstream_revents == 0 || link_finish_connect (proxy, link);
       else
-        keep = link_pump (link, client_revents, upstream_revents);
+        keep = link_pump (link, client_revents, upstream_revents, proxy->applied_delay_us);
       if (!keep)
         g_ptr_array_remove_index_fast (proxy->links, i);
     }
@@ -517,8 +598,9 @@ proxy_thread (gpointer data)
 
   while (apply_control (proxy, &blackholed))
     {
-      build_pollfds (proxy, pollfds, blackholed);
-      if (poll ((struct pollfd *) pollfds->data, pollfds->len, -1) < 0)
+      int timeout = build_pollfds (proxy, pollfds, blackholed);
+
+      if (poll ((struct pollfd *) pollfds->data, pollfds->len, timeout) < 0)
         {
           if (errno != EINTR)
             g_error ("zkr test proxy: poll: %s", g_strerror (errno));
@@ -636,11 +718,12 @@ typedef enum
   CONTROL_BLACKHOLE,
   CONTROL_HEAL,
   CONTROL_RESET,
+  CONTROL_DELAY,
 } Control;
 
 /* Hands a change to the proxy thread and waits until it has applied it. */
 static void
-request_control (ZkrTestProxy *proxy, Control control)
+request_control (ZkrTestProxy *proxy, Control control, gint64 delay_us)
 {
   guint64 generation;
 
@@ -657,6 +740,9 @@ request_control (ZkrTestProxy *proxy, Control control)
     case CONTROL_RESET:
       proxy->reset_generation = generation;
       break;
+    case CONTROL_DELAY:
+      proxy->delay_us = delay_us;
+      break;
     }
   wake (proxy);
   while (proxy->applied_generation < generation)
@@ -668,21 +754,28 @@ void
 zkr_test_proxy_blackhole (ZkrTestProxy *proxy)
 {
   g_return_if_fail (proxy != NULL);
-  request_control (proxy, CONTROL_BLACKHOLE);
+  request_control (proxy, CONTROL_BLACKHOLE, 0);
 }
 
 void
 zkr_test_proxy_heal (ZkrTestProxy *proxy)
 {
   g_return_if_fail (proxy != NULL);
-  request_control (proxy, CONTROL_HEAL);
+  request_control (proxy, CONTROL_HEAL, 0);
 }
 
 void
 zkr_test_proxy_reset (ZkrTestProxy *proxy)
 {
   g_return_if_fail (proxy != NULL);
-  request_control (proxy, CONTROL_RESET);
+  request_control (proxy, CONTROL_RESET, 0);
+}
+
+void
+zkr_test_proxy_set_delay (ZkrTestProxy *proxy, guint delay_us)
+{
+  g_return_if_fail (proxy != NULL);
+  request_control (proxy, CONTROL_DELAY, delay_us);
 }
 
 guint

@@ -45,6 +45,13 @@ void zkr_test_proxy_heal (ZkrTestProxy *proxy);
  * When this returns, the connections are closed. Any thread. */
 void zkr_test_proxy_reset (ZkrTestProxy *proxy);
 
+/* Holds every byte read from now on, either way, @delay_us microseconds
+ * before passing it on (0: none), so a round trip through the proxy takes
+ * twice that longer: a slower network for benchmarks. Bytes never overtake
+ * each other; those already held keep their time. When this returns, the
+ * proxy thread applies it. Any thread but the proxy's. */
+void zkr_test_proxy_set_delay (ZkrTestProxy *proxy, guint delay_us);
+
 /* The number of client connections the proxy currently forwards (accepted
  * and not yet closed). Any thread. */
 guint zkr_test_proxy_get_connection_count (ZkrTestProxy *proxy);
