@@ -454,10 +454,19 @@ test_leader_latch__follower_takes_over_on_close_and_close_works_from_a_listener 
   zkr_session_unref (b);
 }
 
+/* itest_wait_for predicate: the session (@data) rewrote three answers. */
+static gboolean
+three_rewritten (gpointer data)
+{
+  return zkr__session_test_count_rewritten (data) >= 3;
+}
+
 /* A server shedding load answers "throttled" and keeps the connection: no
- * reconnect comes to make a waiter look again. The follower's next three
- * answers after the leader left (its hand-off listing and the ones after
- * it) are throttled; it asks again after short pauses and leads (the
+ * reconnect comes to make a waiter look again. The leader's going alone
+ * lets the follower through, which then needs no request; a write to the
+ * follower's own node (its own id again) makes it read its node again,
+ * and that read (and the listings after it) is throttled three times; it
+ * asks again after short pauses, and leads once the leader left (the
  * latch waits through the engine's asynchronous path, not a blocked
  * caller). */
 static void
@@ -489,6 +498,21 @@ test_leader_latch__follower_leads_through_throttled_answers (void)
     CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
   }
   zkr__session_test_rewrite_answers (b, ZTHROTTLEDOP, 3);
+  {
+    /* The follower's node: the one that is not the leader's. */
+    g_autofree char *first_node = zkr_leader_latch_dup_node_path (first);
+    g_autoptr (GPtrArray) children = NULL;
+    g_autofree char *second_node = NULL;
+
+    CU_ASSERT_EQUAL (zkr__op_get_children_sync (a, path, &children), ZOK);
+    for (guint i = 0; children != NULL && i < children->len; i++)
+      if (first_node != NULL && !g_str_has_suffix (first_node, g_ptr_array_index (children, i)))
+        second_node = g_strconcat (path, "/", g_ptr_array_index (children, i), NULL);
+    CU_ASSERT_PTR_NOT_NULL (second_node);
+    if (second_node != NULL)
+      CU_ASSERT_EQUAL (zkr__op_set_sync (a, second_node, "second", 6), ZOK);
+    CU_ASSERT_TRUE (itest_wait_for (three_rewritten, b, WAIT_MS));
+  }
   CU_ASSERT_TRUE (latch_close (first));
   CU_ASSERT_TRUE (zkr_leader_latch_await (second, WAIT_MS, NULL, &error));
   CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (b), 3);

@@ -447,6 +447,13 @@ test_mutex__node_deleted_by_hand_is_lost (void)
   zkr_session_unref (admin);
 }
 
+/* itest_wait_for predicate: an acquire read its own node since *@data. */
+static gboolean
+own_check_sent (gpointer data)
+{
+  return zkr__queue_test_get_own_checks () > *(guint *) data;
+}
+
 typedef struct {
   GMainLoop *loop;
   ZkrMutex *mutex;
@@ -497,11 +504,12 @@ test_mutex__async_acquire_calls_back_in_the_callers_context (void)
 }
 
 /* A waiter's listing shows the holder, which releases before the waiter's
- * watch request gets there ("no node"). The waiter sent a listing right
- * behind that request (the holder heads the queue) and takes the lock on
- * it, without listing again once the "no node" came (before: it did, one
- * round trip more). The test holds the waiter's turn so that its
- * listing's reply waits until the holder is gone. */
+ * watch request gets there ("no node"). The holder's going alone lets the
+ * waiter through, so the waiter sent a read of its own node (with a
+ * watch) right behind that request instead of a listing, and takes the
+ * lock on it: one listing in all (the one behind the create), no round
+ * trip after the "no node". The test holds the waiter's turn so that its
+ * replies wait until the holder is gone. */
 static void
 test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
 {
@@ -511,7 +519,7 @@ test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
   GMainContext *context = g_main_context_new ();
   AsyncAcquire async = { 0 };
   ZkrMutex *holder = NULL;
-  guint listings, after_no_node;
+  guint listings, after_no_node, own_checks;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_PTR_NOT_NULL_FATAL (other);
@@ -522,6 +530,7 @@ test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
   CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, NULL));
   listings = zkr__queue_test_get_listings ();
   after_no_node = zkr__queue_test_get_listings_after_no_node ();
+  own_checks = zkr__queue_test_get_own_checks ();
   zkr_mutex_acquire_async (async.mutex, WAIT_MS, NULL, async_acquired, &async);
   zkr__session_stand_in_begin (other);
   /* The waiter's node is there (its listing went out right behind it). */
@@ -530,12 +539,90 @@ test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
   zkr__session_stand_in_end (other);
   g_main_loop_run (async.loop);
   CU_ASSERT_TRUE (async.ok);
-  /* The one behind the create, and (unless that one came after the
-   * holder left, which the wait for two children makes unlikely) the one
-   * behind the watch request. */
-  CU_ASSERT_TRUE (zkr__queue_test_get_listings () - listings >= 1);
-  CU_ASSERT_TRUE (zkr__queue_test_get_listings () - listings <= 2);
+  /* The one behind the create only; and the read of its own node behind
+   * the watch request (unless the listing came after the holder left,
+   * which the wait for two children makes unlikely: then neither). */
+  CU_ASSERT_EQUAL (zkr__queue_test_get_listings () - listings, 1);
+  CU_ASSERT_TRUE (zkr__queue_test_get_own_checks () - own_checks <= 1);
   CU_ASSERT_EQUAL (zkr__queue_test_get_listings_after_no_node () - after_no_node, 0);
+  if (async.ok)
+    CU_ASSERT_TRUE (zkr_mutex_release (async.mutex, NULL));
+  g_main_context_pop_thread_default (context);
+  g_main_loop_unref (async.loop);
+  g_main_context_unref (context);
+  g_clear_error (&async.error);
+  zkr_mutex_unref (async.mutex);
+  zkr_mutex_unref (holder);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
+  CU_ASSERT_TRUE (itest_delete_tree (session, path));
+  zkr_session_unref (other);
+  zkr_session_unref (session);
+}
+
+/* The name of the one child of @path that is not @held's (NULL: none). */
+static char *
+other_child (ZkrSession *session, const char *path, const char *held)
+{
+  g_auto (GStrv) children = zkr_node_get_children (session, path, WAIT_MS, NULL, NULL, NULL);
+
+  for (guint i = 0; children != NULL && children[i] != NULL; i++)
+    if (!g_str_has_suffix (held, children[i]))
+      return g_strdup (children[i]);
+  return NULL;
+}
+
+/* A waiter whose own node someone deletes by hand while it waits behind
+ * the holder must not take the lock on that node when the holder goes,
+ * even though the holder's going alone would let it through and it lists
+ * nothing more: the watch on its own node tells it first (ZooKeeper sends
+ * the two events in the order of the changes), and it queues again with a
+ * new node. The waiter's turn is held while both changes happen, so that
+ * both events wait, queued in that order. */
+static void
+test_mutex__a_waiter_whose_node_is_deleted_while_the_holder_leaves_queues_again (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  ZkrSession *other = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("mutex-own-node-deleted");
+  GMainContext *context = g_main_context_new ();
+  AsyncAcquire async = { 0 };
+  ZkrMutex *holder = NULL;
+  g_autofree char *held = NULL;
+  g_autofree char *waiting = NULL;
+  g_autofree char *waiting_path = NULL;
+  g_autofree char *granted = NULL;
+  guint own_checks;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
+  g_main_context_push_thread_default (context);
+  async.loop = g_main_loop_new (context, FALSE);
+  holder = mutex_new (session, path);
+  async.mutex = mutex_new (other, path);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, NULL));
+  held = zkr_mutex_dup_node_path (holder);
+  own_checks = zkr__queue_test_get_own_checks ();
+  zkr_mutex_acquire_async (async.mutex, WAIT_MS, NULL, async_acquired, &async);
+  /* Waiting: its watch on the holder and the read of its own node sent. */
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
+  CU_ASSERT_TRUE (itest_wait_for (own_check_sent, &own_checks, WAIT_MS));
+  CU_ASSERT_TRUE (zkr_node_sync (other, path, WAIT_MS, NULL, NULL));
+  waiting = other_child (session, path, held);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (waiting);
+  waiting_path = zkr__path_join (path, waiting);
+  zkr__session_stand_in_begin (other);
+  /* Internal calls: public ones refuse a thread standing in for a
+   * session's worker. */
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (session, waiting_path, -1), ZOK);
+  CU_ASSERT_TRUE (zkr_mutex_release (holder, NULL));
+  zkr__session_stand_in_end (other);
+  g_main_loop_run (async.loop);
+  CU_ASSERT_TRUE (async.ok);
+  granted = zkr_mutex_dup_node_path (async.mutex);
+  CU_ASSERT_PTR_NOT_NULL (granted);
+  /* Granted on a new node, never on the one deleted. */
+  if (granted != NULL)
+    CU_ASSERT_FALSE (g_str_has_suffix (granted, waiting));
   if (async.ok)
     CU_ASSERT_TRUE (zkr_mutex_release (async.mutex, NULL));
   g_main_context_pop_thread_default (context);
@@ -815,19 +902,39 @@ test_mutex__waiter_whose_node_vanished_queues_again (void)
   queued_waiter_finish (&queued);
 }
 
+/* itest_wait_for predicate: the session (@data) rewrote the three answers
+ * it was asked to. */
+static gboolean
+rewrites_done (gpointer data)
+{
+  return zkr__session_test_count_rewritten (data) >= 3;
+}
+
 /* A server that sheds load answers "throttled" and keeps the connection:
- * no reconnect will come to make a waiter look again. The listing the
- * hand-off sends is throttled three times; the waiter lists again after
- * short pauses and gets the lock. Before, it waited for a reconnect that
- * never came, until its timeout. */
+ * no reconnect will come to make a waiter look again. A write to the
+ * waiter's own node (as a revoker's would be) makes it read its node
+ * again; that read is throttled three times (or the listings it then
+ * sends); the waiter looks again after short pauses, and gets the lock
+ * once the holder goes. Before, it waited for a reconnect that never
+ * came, until its timeout. */
 static void
 test_mutex__waiter_gets_the_lock_through_throttled_answers (void)
 {
+  g_autoptr (GPtrArray) children = NULL;
+  g_autofree char *waiter_node = NULL;
   QueuedWaiter queued;
 
   if (queued_waiter_start (&queued, "mutex-throttled"))
     {
+      CU_ASSERT_EQUAL (zkr__op_get_children_sync (queued.session, queued.path, &children), ZOK);
+      for (guint i = 0; children != NULL && i < children->len; i++)
+        if (!g_str_has_suffix (queued.holder_node, g_ptr_array_index (children, i)))
+          waiter_node = zkr__path_join (queued.path, g_ptr_array_index (children, i));
+      CU_ASSERT_PTR_NOT_NULL (waiter_node);
       zkr__session_test_rewrite_answers (queued.other, ZTHROTTLEDOP, 3);
+      if (waiter_node != NULL)
+        CU_ASSERT_EQUAL (zkr__op_set_sync (queued.session, waiter_node, "x", 1), ZOK);
+      CU_ASSERT_TRUE (itest_wait_for (rewrites_done, queued.other, WAIT_MS));
       CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
       g_thread_join (g_steal_pointer (&queued.thread));
       CU_ASSERT_TRUE (queued.waiter.acquired);
@@ -853,8 +960,9 @@ test_mutex__a_blocked_waiter_runs_its_hand_off_itself (void)
       g_thread_join (g_steal_pointer (&queued.thread));
       CU_ASSERT_TRUE (queued.waiter.acquired);
       CU_ASSERT_TRUE (queued.waiter.verified);
-      /* At least the event and the listing's reply. */
-      CU_ASSERT_TRUE (zkr__session_test_count_stand_in_posts (queued.other) >= before + 2);
+      /* At least the event (its going lets the waiter through: no
+       * request follows it). */
+      CU_ASSERT_TRUE (zkr__session_test_count_stand_in_posts (queued.other) >= before + 1);
     }
   queued_waiter_finish (&queued);
 }
@@ -1055,6 +1163,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_mutex__a_blocked_waiter_runs_its_hand_off_itself),
   ZKR_TEST_CASE (test_mutex__a_waiters_listing_is_handled_in_place),
   ZKR_TEST_CASE (test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing),
+  ZKR_TEST_CASE (test_mutex__a_waiter_whose_node_is_deleted_while_the_holder_leaves_queues_again),
   ZKR_TEST_CASE (test_mutex__partitioned_holder_is_told_lost_before_anyone_else_holds),
   ZKR_TEST_CASE (test_mutex__an_ancestor_gone_while_parents_are_made_is_made_again),
   ZKR_TEST_CASE (test_mutex__an_acquire_cancelled_before_the_call_sends_nothing),

@@ -57,6 +57,17 @@ struct _ZkrQueueAcquire {
   char *fixed_suffix;            /* (nullable) a non-sequential node name */
   guint requeues;                /* new nodes after ours was deleted */
   ZkrResendPause resend;         /* a listing or watch answered "retry" */
+  /* Waiting on a node whose going lets us through (docs/design.md §3.1
+   * step 4): then no listing is needed, only to know that our own node
+   * was still there when it went, which a data watch on our node tells
+   * (ZooKeeper sends a session's events in the order of the changes). */
+  gboolean through_when_gone;    /* watch_name is such a node */
+  gboolean waited_gone;          /* ... and it is gone */
+  guint own_watch;               /* (0: none) the data watch on our node */
+  guint own_checks_in_flight;    /* get_data of our node setting it */
+  gboolean own_seen;             /* the last of them found our node, and
+                                  * no event on it came since */
+  struct Stat own_stat;          /* what it found */
 };
 
 /* How often an acquire queues again after someone deleted its node. */
@@ -96,6 +107,9 @@ acquire_unref (Acquire *acquire)
 }
 
 static void acquire_list (Acquire *acquire);
+static void acquire_own_forget (Acquire *acquire);
+static void acquire_try_through_when_gone (Acquire *acquire);
+static void acquire_through (Acquire *acquire);
 
 static const char *const acquire_step_names[] = {
   [ACQUIRE_STARTING] = "STARTING",
@@ -178,6 +192,7 @@ acquire_detach (Acquire *acquire)
   if (acquire->watch_id != 0)
     zkr__session_watch_remove (lock->session, acquire->watch_id);
   acquire->watch_id = 0;
+  acquire_own_forget (acquire);
   zkr__resend_pause_stop (&acquire->resend, TRUE);
 }
 
@@ -185,6 +200,9 @@ static void
 acquire_succeed (Acquire *acquire)
 {
   ZkrQueueLock *lock = acquire->lock;
+  /* The watch on our node, set and unfired, becomes the hold's. */
+  gboolean watched = acquire->own_watch != 0 && acquire->own_seen;
+  struct Stat own_stat = acquire->own_stat;
 
   acquire_detach (acquire);
   g_mutex_lock (&lock->mutex);
@@ -193,7 +211,7 @@ acquire_succeed (Acquire *acquire)
   lock->node_path = g_steal_pointer (&acquire->node_path);
   lock->token = acquire->stat.czxid;
   g_mutex_unlock (&lock->mutex);
-  zkr__lock_hold_start (lock);
+  zkr__lock_hold_start (lock, watched ? &own_stat : NULL);
   zkr__queue_lock_answer (lock, &acquire->waiter, NULL);
   acquire_unref (acquire);
 }
@@ -326,6 +344,14 @@ zkr__queue_test_get_listings_after_no_node (void)
   return (guint) g_atomic_int_get (&listings_after_no_node);
 }
 
+static gint own_checks_sent;
+
+guint
+zkr__queue_test_get_own_checks (void)
+{
+  return (guint) g_atomic_int_get (&own_checks_sent);
+}
+
 static void
 acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointer user_data)
 {
@@ -400,7 +426,14 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
           zkr__session_watch_remove (acquire->lock->session, acquire->watch_id);
           acquire->watch_id = 0;
         }
-      if (reply->rc == ZNONODE)
+      if (reply->rc == ZNONODE && acquire->through_when_gone)
+        {
+          /* Gone before the watch got there: through, once our own node
+           * was seen (the check sent right behind this request). */
+          acquire->waited_gone = TRUE;
+          acquire_try_through_when_gone (acquire);
+        }
+      else if (reply->rc == ZNONODE)
         {
           /* A listing still on its way was sent after this request
            * (answers come in order): it already shows the node gone. */
@@ -417,6 +450,146 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
       /* ZOK: wait for the event. */
     }
   acquire_unref (acquire);
+}
+
+/* ---- the node we wait on, when its going lets us through ------------- */
+
+/* Drops the watch on our node (the server's stays, and fires into
+ * nothing) and what it told. */
+static void
+acquire_own_forget (Acquire *acquire)
+{
+  if (acquire->own_watch != 0)
+    zkr__session_watch_remove (acquire->lock->session, acquire->own_watch);
+  acquire->own_watch = 0;
+  acquire->own_seen = FALSE;
+}
+
+/* Through once the node we wait on is gone and our own node was seen
+ * after that (or, watched, not seen going before it). */
+static void
+acquire_try_through_when_gone (Acquire *acquire)
+{
+  if (acquire->through_when_gone && acquire->waited_gone && acquire->own_seen &&
+      acquire->own_checks_in_flight == 0)
+    acquire_through (acquire);
+}
+
+static void acquire_check_own (Acquire *acquire);
+
+/* An event on our own node while waiting (worker). Gone: a listing shows
+ * it, and we queue again; its data changed: look again (the watch is
+ * spent). Once decided, the hold finds out (docs/design.md §3.6). */
+static void
+acquire_on_own_event (ZkrSession *session, int event_type, const char *path, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  (void) path;
+  acquire->own_watch = 0;
+  acquire->own_seen = FALSE;
+  if (acquire->step != ACQUIRE_WATCHING_NODE)
+    return;
+  if (event_type == ZOO_DELETED_EVENT)
+    acquire_list (acquire);
+  else if (acquire->through_when_gone)
+    acquire_check_own (acquire);
+}
+
+static void
+acquire_own_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  acquire->own_checks_in_flight--;
+  if (acquire->step == ACQUIRE_WATCHING_NODE)
+    {
+      if (reply->rc == ZOK)
+        {
+          /* The last one sent says it (a later event cleared own_watch). */
+          if (acquire->own_checks_in_flight == 0 && acquire->own_watch != 0)
+            {
+              acquire->own_seen = TRUE;
+              acquire->own_stat = reply->stat;
+              acquire_try_through_when_gone (acquire);
+            }
+        }
+      else
+        {
+          /* No watch was set. */
+          acquire_own_forget (acquire);
+          if (reply->rc == ZNONODE)
+            /* Someone deleted it: a listing shows that, and we queue
+             * again. */
+            acquire_list (acquire);
+          else if (!zkr__zk_rc_is_retryable (reply->rc))
+            acquire_fail_rc (acquire, reply->rc, "watch our own node under");
+          else
+            acquire_look_again_later (acquire);
+        }
+    }
+  acquire_unref (acquire);
+}
+
+/* get_data of our node with a watch: not exists, which on a node already
+ * gone would leave a creation watch behind. */
+static void
+acquire_check_own (Acquire *acquire)
+{
+  ZkrQueueLock *lock = acquire->lock;
+
+  if (acquire->own_watch == 0)
+    acquire->own_watch = zkr__session_watch_add (lock->session, acquire->node_path,
+                                                 acquire_on_own_event, acquire);
+  acquire->own_seen = FALSE;
+  acquire->own_checks_in_flight++;
+  g_atomic_int_inc (&own_checks_sent);
+  zkr__op_get_full (lock->session, acquire->node_path, TRUE, ACQUIRE_IN_PLACE,
+                    acquire_own_reply, acquire_ref (acquire));
+}
+
+/* The node we wait on changed (worker). */
+static void
+acquire_on_waited_event (ZkrSession *session, int event_type, const char *path,
+                         gpointer user_data)
+{
+  Acquire *acquire = user_data;
+
+  (void) session;
+  (void) path;
+  g_atomic_int_inc (&watch_wakeups);
+  acquire->watch_id = 0;
+  if (acquire->step != ACQUIRE_WATCHING_NODE)
+    return;
+  if (event_type != ZOO_DELETED_EVENT)
+    {
+      /* Its data changed (a revocation request, say): the watch is spent;
+       * a fresh listing judges again and sets it again. */
+      acquire_list (acquire);
+      return;
+    }
+  acquire->waited_gone = TRUE;
+  acquire_try_through_when_gone (acquire);
+}
+
+/* Whether the predicate lets us through once @wait_on is gone. The nodes
+ * ahead of ours only ever go (a new node sorts after ours), so what is
+ * ahead then is at most what @sorted shows without @wait_on; a predicate
+ * that lets us through behind those lets us through behind fewer
+ * (lock-queue.h asks that of every predicate). */
+static gboolean
+acquire_through_without (ZkrQueueLock *lock, GPtrArray *sorted, guint ours, const char *wait_on)
+{
+  g_autoptr (GPtrArray) rest = g_ptr_array_sized_new (sorted->len);
+  const char *next = NULL;
+
+  /* All but @wait_on, in the same order (ours one place earlier). */
+  for (guint i = 0; i < sorted->len; i++)
+    if (g_ptr_array_index (sorted, i) != wait_on)
+      g_ptr_array_add (rest, g_ptr_array_index (sorted, i));
+  return lock->recipe->predicate (rest, ours - 1, &next, lock->predicate_data);
 }
 
 static gint
@@ -526,16 +699,29 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
     }
   acquire_set_step (acquire, ACQUIRE_WATCHING_NODE);
   if (acquire->watch_id != 0 && g_strcmp0 (acquire->watch_name, wait_on) == 0)
-    /* Already watching that node (set, or its request on the way): this
-     * is a listing taken before it went, the one sent behind the watch
-     * request, say. The nodes ahead of us only ever go (a new node sorts
-     * after ours), so there is nothing else to wait on. */
-    return;
+    {
+      /* Already watching that node (set, or its request on the way): this
+       * is a listing taken before it went, or after a reconnection. The
+       * nodes ahead of us only ever go (a new node sorts after ours), so
+       * there is nothing else to wait on; only our own node may need
+       * looking at again (its watch dropped with a reconnection). */
+      if (acquire->through_when_gone && acquire->own_watch == 0)
+        acquire_check_own (acquire);
+      return;
+    }
   watch_path = zkr__path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
     zkr__session_watch_remove (lock->session, acquire->watch_id);
-  acquire->watch_id = zkr__session_watch_add_listing (lock->session, watch_path, lock->path,
-                                                      acquire_on_watch_listing, acquire);
+  acquire->through_when_gone = !lock->recipe->nodes_come_ahead &&
+                               acquire_through_without (lock, children, (guint) ours, wait_on);
+  acquire->waited_gone = FALSE;
+  if (acquire->through_when_gone)
+    /* Its going is all we wait for: a plain watch, no listing. */
+    acquire->watch_id = zkr__session_watch_add (lock->session, watch_path,
+                                                acquire_on_waited_event, acquire);
+  else
+    acquire->watch_id = zkr__session_watch_add_listing (lock->session, watch_path, lock->path,
+                                                        acquire_on_watch_listing, acquire);
   g_free (acquire->watch_name);
   acquire->watch_name = g_strdup (wait_on);
   /* get_data, not exists: an exists on a node already gone would leave a
@@ -543,12 +729,21 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   /* ZOK means "wait for the event": no need to wake the worker for it. */
   zkr__op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR | ACQUIRE_IN_PLACE,
                     acquire_watch_reply, acquire_ref (acquire));
-  /* The head of the queue (a holder) is the node most likely to go before
-   * the watch request gets there; the answer is then "no node" and we
-   * would list again, one more round trip. A listing right behind the
-   * watch request is already on its way then (and is judged like any
-   * other when the watch was set: see above). */
-  if (g_ptr_array_index (children, 0) == wait_on)
+  if (acquire->through_when_gone)
+    {
+      /* Right behind it, our own node, with a watch: seen there after the
+       * node we wait on went (or watched since), it is still ours when
+       * that one goes. A node gone before the watch request got there
+       * then costs no more round trip either. */
+      if (acquire->own_watch == 0 || !acquire->own_seen)
+        acquire_check_own (acquire);
+    }
+  else if (g_ptr_array_index (children, 0) == wait_on)
+    /* The head of the queue (a holder) is the node most likely to go
+     * before the watch request gets there; the answer is then "no node"
+     * and we would list again, one more round trip. A listing right
+     * behind the watch request is already on its way then (and is judged
+     * like any other when the watch was set: see above). */
     acquire_list (acquire);
 }
 
@@ -674,6 +869,9 @@ acquire_requeue (Acquire *acquire)
   if (acquire->watch_id != 0)
     zkr__session_watch_remove (acquire->lock->session, acquire->watch_id);
   acquire->watch_id = 0;
+  acquire_own_forget (acquire);
+  acquire->through_when_gone = FALSE;
+  acquire->waited_gone = FALSE;
   g_clear_pointer (&acquire->node_name, g_free);
   g_clear_pointer (&acquire->node_path, g_free);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
@@ -721,6 +919,10 @@ acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
       /* Not started yet (waiting for a connection), or waiting: look again
        * (a watch event may have been lost with the connection). */
       zkr__resend_pause_stop (&acquire->resend, TRUE);
+      /* What we saw of our own node before may be stale: events that
+       * libzookeeper's re-set watches bring come in no set order. The
+       * listing looks again. */
+      acquire_own_forget (acquire);
       if (acquire->step == ACQUIRE_CONNECTING)
         acquire_create (acquire);
       else

@@ -274,12 +274,27 @@ hold_node_watch_tick (gpointer data)
 }
 
 void
-zkr__lock_hold_start (ZkrQueueLock *lock)
+zkr__lock_hold_start (ZkrQueueLock *lock, const struct Stat *watched)
 {
+  g_autofree char *node = NULL;
+
   lock->revoke_version = 0;
   lock->hold_listener = zkr__session_add_internal_listener (lock->session, hold_on_state, lock);
-  lock->node_watch_timer = zkr__session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
-                                                   NODE_WATCH_SLACK_MS, hold_node_watch_tick, lock);
+  if (watched != NULL)
+    {
+      /* The acquire's watch on our node is set on the server: it becomes
+       * ours (same events: a delete, a data change), and what it saw is
+       * judged as our own exists reply would be. */
+      g_mutex_lock (&lock->mutex);
+      node = g_strdup (lock->node_path);
+      g_mutex_unlock (&lock->mutex);
+      lock->node_watch = zkr__session_watch_add (lock->session, node, hold_on_node_event, lock);
+      zkr__revocation_check (lock, watched);
+    }
+  else
+    lock->node_watch_timer = zkr__session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
+                                                     NODE_WATCH_SLACK_MS, hold_node_watch_tick,
+                                                     lock);
   /* Transitions happen on this thread: if the connection dropped before
    * we got here, the SUSPENDED was delivered before our listener existed. */
   if (zkr_session_get_state (lock->session) == ZKR_SESSION_STATE_SUSPENDED)

@@ -101,8 +101,11 @@ void zkr__lock_acquire_abandon (ZkrQueueLock *lock);
 
 /* lock-hold.c: the loss watch of a held entry (docs/design.md §3.6).
  * Worker or stand-in. */
-/* Starts it right after a grant; in doubt at once if already SUSPENDED. */
-void zkr__lock_hold_start (ZkrQueueLock *lock);
+/* Starts it right after a grant; in doubt at once if already SUSPENDED.
+ * @watched (nullable): a data watch on our node is already set on the
+ * server, and this is what its read found (the acquire's; the hold takes
+ * it over); NULL: the hold sets its own, a little later. */
+void zkr__lock_hold_start (ZkrQueueLock *lock, const struct Stat *watched);
 /* Stops its listener, watch and timers (a release, a new acquire, the
  * free). */
 void zkr__lock_hold_stop (ZkrQueueLock *lock);

@@ -25,7 +25,13 @@ typedef gint (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name, const
  * [0..@ours] and the length); @ours: our index in it. Returns TRUE when we
  * are through; otherwise sets *@wait_on to the name of the one node
  * (before ours) to wait on, or leaves it NULL to wait for any change of
- * the children (a child watch on the path: the semaphore's leases). */
+ * the children (a child watch on the path: the semaphore's leases).
+ * Unless the recipe says nodes_come_ahead, nodes before ours only ever
+ * go, so the engine counts on this: a
+ * predicate that lets us through lets us through with fewer nodes before
+ * ours, and when the node it named goes, it is asked about the listing
+ * without that node to know whether its going alone lets us through
+ * (docs/design.md §3.1 step 4). */
 typedef gboolean (*ZkrQueuePredicate) (GPtrArray *sorted, guint ours,
                                        const char **wait_on, gpointer data);
 
@@ -34,6 +40,11 @@ typedef struct {
   ZkrQueueSortFunc sort;
   ZkrQueuePredicate predicate;
   const char *kind;             /* "mutex", ... for messages */
+  gboolean nodes_come_ahead;    /* a node may be made that sorts before a
+                                 * waiting one (the rwlock's downgrade: a
+                                 * read node named after its write node), so
+                                 * a wait judges a fresh listing at every
+                                 * wake-up (docs/design.md §3.1 step 4) */
 } ZkrQueueRecipe;
 
 typedef struct _ZkrQueueLock ZkrQueueLock;
@@ -200,5 +211,9 @@ guint zkr__queue_test_get_watch_wakeups (void);
  * of them were sent after a watch request was answered "no node". */
 guint zkr__queue_test_get_listings (void);
 guint zkr__queue_test_get_listings_after_no_node (void);
+/* Test hook: reads of their own node (with a watch) acquires in this
+ * process sent so far, while waiting on a node whose going lets them
+ * through. */
+guint zkr__queue_test_get_own_checks (void);
 
 G_END_DECLS

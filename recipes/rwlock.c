@@ -61,6 +61,7 @@ const ZkrQueueRecipe zkr__rwlock_write_recipe = {
   .sort = zkr__rwlock_sort,
   .predicate = zkr__queue_predicate_first,
   .kind = "write lock",
+  .nodes_come_ahead = TRUE,
 };
 
 const ZkrQueueRecipe zkr__rwlock_read_recipe = {
@@ -68,6 +69,7 @@ const ZkrQueueRecipe zkr__rwlock_read_recipe = {
   .sort = zkr__rwlock_sort,
   .predicate = zkr__rwlock_predicate_read,
   .kind = "read lock",
+  .nodes_come_ahead = TRUE,
 };
 
 const ZkrQueueRecipe zkr__rwlock_listing_recipe = {
@@ -75,6 +77,7 @@ const ZkrQueueRecipe zkr__rwlock_listing_recipe = {
   .sort = zkr__rwlock_sort,
   .predicate = zkr__rwlock_predicate_listing,
   .kind = "read-write lock",
+  .nodes_come_ahead = TRUE,
 };
 
 /* Curator's tests: node.contains(WRITE_LOCK_NAME), and likewise READ. */
