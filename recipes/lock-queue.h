@@ -130,11 +130,14 @@ void zkr__queue_task_answer (GTask *task, GError *error);
 /* g_task_propagate_boolean() of a task zkr__queue_task_new() made with
  * @source_tag; a critical and FALSE for another result. */
 gboolean zkr__queue_task_finish (GAsyncResult *result, gpointer source_tag, GError **error);
-/* Gives the lock back without waiting for anything: no longer held at
+/* Gives the lock back without waiting for the server: no longer held at
  * once, our node deleted in the background (guaranteed delete; pending
- * until the server confirmed it). FALSE when not held. Any thread, the
+ * until the server confirmed it), the delete sent before this returns
+ * (off the worker the caller stands in for it): what the session sends
+ * after this goes out behind it. FALSE when not held. Any thread, the
  * worker included: for giving back what a call with a deadline took when
- * the call fails (a rollback must not wait on a dead connection). */
+ * the call fails (a rollback must not wait on a dead connection, and
+ * answers after this: docs/design.md §5.2). */
 gboolean zkr__queue_lock_release_in_background (ZkrQueueLock *lock);
 gboolean zkr__queue_lock_is_release_pending (ZkrQueueLock *lock);
 gboolean zkr__queue_lock_is_held (ZkrQueueLock *lock);

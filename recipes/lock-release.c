@@ -113,8 +113,12 @@ release_deleted (ZkrSession *session, int rc, gpointer user_data)
   release_unref (release);
 }
 
-/* Worker: the hold's listener and watch stop, the waiter's cancel and
- * state listener are armed, then the delete is sent. */
+/* Worker or stand-in: the hold's listener and watch stop, the delete is
+ * sent, then the waiter's cancel and state listener are armed. The delete
+ * goes first so that an answer given here (a cancel, the connection
+ * down) comes after it: whatever the caller sends next is queued behind it
+ * (docs/design.md §5.2). Its reply cannot come before the arming: it
+ * needs the turn this code holds. */
 static gboolean
 release_start (gpointer data)
 {
@@ -122,6 +126,7 @@ release_start (gpointer data)
   ZkrQueueLock *lock = release->lock;
 
   zkr__lock_hold_stop (lock);
+  zkr__guaranteed_delete (lock->session, release->node, release_deleted, release_ref (release));
   if (!release->answered)
     {
       if (zkr__armed_arm (&release->armed) == ZKR_ARMED_CANCELLED)
@@ -129,7 +134,6 @@ release_start (gpointer data)
       else if (!zkr_session_is_connected (lock->session))
         release_answer (release, release_error_pending (lock));
     }
-  zkr__guaranteed_delete (lock->session, release->node, release_deleted, release_ref (release));
   return G_SOURCE_REMOVE;
 }
 
@@ -157,11 +161,11 @@ release_begin (ZkrQueueLock *lock, GError **error)
   return node;
 }
 
-/* Hands the delete of @node (transfer full) to the worker; @waiter
- * (nullable: nobody waits; copied, its task taken over) hears the answer. */
-static void
-release_post (ZkrQueueLock *lock, char *node, GCancellable *cancellable,
-              const ZkrQueueWaiter *waiter)
+/* A release of @node (transfer full), not started; @waiter (nullable:
+ * nobody waits; copied, its task taken over) hears the answer. */
+static Release *
+release_new (ZkrQueueLock *lock, char *node, GCancellable *cancellable,
+             const ZkrQueueWaiter *waiter)
 {
   Release *release = g_new0 (Release, 1);
 
@@ -173,17 +177,44 @@ release_post (ZkrQueueLock *lock, char *node, GCancellable *cancellable,
   if (waiter != NULL)
     release->waiter = *waiter;
   release->answered = waiter == NULL;
-  zkr__session_post (lock->session, release_start, release, release_unref);
+  return release;
 }
 
+/* Hands the delete of @node (transfer full) to the worker; @waiter as
+ * release_new(). */
+static void
+release_post (ZkrQueueLock *lock, char *node, GCancellable *cancellable,
+              const ZkrQueueWaiter *waiter)
+{
+  zkr__session_post (lock->session, release_start, release_new (lock, node, cancellable, waiter),
+                     release_unref);
+}
+
+/* Sends the delete before returning: the rollback of a failed acquire
+ * answers its caller after this, so whatever that caller sends next goes
+ * out behind the delete, and ZooKeeper applies one session's requests in
+ * order (docs/design.md §5.2). Posted to the worker instead, the delete
+ * could leave after the caller's next request. Off the worker the caller
+ * stands in for it, as an acquire's start does: the turn is only ever
+ * held for short steps, never across a wait for the server. */
 gboolean
 zkr__queue_lock_release_in_background (ZkrQueueLock *lock)
 {
   char *node = release_begin (lock, NULL);
+  Release *release;
 
   if (node == NULL)
     return FALSE;
-  release_post (lock, node, NULL, NULL);
+  release = release_new (lock, node, NULL, NULL);
+  if (zkr__session_in_worker (lock->session))
+    (void) release_start (release);
+  else
+    {
+      zkr__session_stand_in_begin (lock->session);
+      (void) release_start (release);
+      zkr__session_stand_in_end (lock->session);
+    }
+  release_unref (release);
   return TRUE;
 }
 

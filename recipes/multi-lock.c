@@ -273,7 +273,8 @@ acquire_op_end (AcquireOp *op, gboolean held)
 
 /* Gives back what was taken, newest first, without waiting for the
  * server: the caller is answered by its deadline whatever the connection
- * does, and the deletes go on in the background (docs/design.md §5). */
+ * does, and the deletes go on in the background, sent before the answer
+ * (docs/design.md §5.2). */
 static void
 acquire_op_fail (AcquireOp *op, GError *error)
 {

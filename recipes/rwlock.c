@@ -354,6 +354,11 @@ grant_finish (ZkrRwlock *rwlock, ZkrThreadKey *key, SideKind kind, gboolean down
   g_mutex_unlock (&rwlock->base.lock);
   if (!lost)
     return NULL;
+  /* Its node's delete sent before this acquire answers (the free alone
+   * would post it to the worker): what this session sends next is queued
+   * behind it (docs/design.md §5.2). */
+  if (stale != NULL)
+    (void) zkr__queue_lock_release_in_background (stale);
   zkr__queue_lock_free (stale);
   return g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                       "downgrade of read-write lock %s: the write lock was lost "

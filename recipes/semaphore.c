@@ -425,7 +425,7 @@ step_task (AcquireOp *op, GAsyncReadyCallback done)
 /* Ends the acquire with @error, giving back the leases taken so far,
  * newest first, without waiting for the server: the caller is answered by
  * its deadline whatever the connection does, and the deletes go on in the
- * background (docs/design.md §5). */
+ * background, sent before the answer (docs/design.md §5.2). */
 static void
 acquire_op_fail (AcquireOp *op, GError *error)
 {

@@ -105,8 +105,10 @@ ZKR_API const char *const *zkr_multi_lock_get_paths (ZkrMultiLock *lock);
  * Acquires every lock, in the sorted order. Answers by the deadline or
  * the cancel whatever the connection does. On any failure the locks taken
  * so far are no longer held when this returns and their nodes, newest
- * first, are deleted in the background (what this session sends
- * afterwards sees them gone).
+ * first, are deleted in the background, the deletes sent before this
+ * returns: what this session sends afterwards sees them gone, with the
+ * exceptions zkr_mutex_acquire() names (the connection down, a create
+ * unanswered).
  *
  * Errors: as zkr_mutex_acquire() (%G_IO_ERROR_CANCELLED when @cancellable
  * is cancelled); %ZKR_ERROR_ALREADY_HELD while held, acquiring, or while

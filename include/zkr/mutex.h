@@ -87,9 +87,12 @@ ZKR_API void zkr_mutex_unref (ZkrMutex *mutex);
  * Blocks until the lock is held, or until the deadline or the cancel,
  * whatever the connection does: a dead connection never makes it answer
  * late. On any failure the delete of our node is sent before this returns
- * and completes in the background (retried after a connection loss):
- * what this session sends afterwards sees the node gone; another client
- * may see it for the round trip of that delete.
+ * and completes in the background: what this session sends afterwards
+ * sees the node gone; another client may see it for the round trip of
+ * that delete. Not so when the connection is down or drops before the
+ * delete is applied (it is sent again after reconnecting, maybe behind
+ * what the session sent meanwhile), nor when our create was still
+ * unanswered at the failure (the node is deleted once the reply comes).
  *
  * Errors: %ZKR_ERROR_TIMEOUT, %G_IO_ERROR_CANCELLED when @cancellable is
  * cancelled, %ZKR_ERROR_ALREADY_HELD, %ZKR_ERROR_SESSION_EXPIRED (LOST

@@ -152,8 +152,10 @@ ZKR_API int zkr_semaphore_get_max_leases (ZkrSemaphore *semaphore);
  * Takes @count leases, one after the other, each under the locks/ mutex.
  * All or none, answered by the deadline or the cancel whatever the
  * connection does: on any failure no lease taken so far is held when this
- * returns, and their nodes are deleted in the background (what this
- * session sends afterwards sees them gone).
+ * returns, and their nodes are deleted in the background, the deletes sent
+ * before this returns: what this session sends afterwards sees them gone,
+ * with the exceptions zkr_mutex_acquire() names (the connection down, a
+ * create unanswered).
  *
  * Errors: %ZKR_ERROR_INVALID_ARGUMENT (count 0, or more than a fixed max),
  * %ZKR_ERROR_TIMEOUT, %G_IO_ERROR_CANCELLED when @cancellable is
