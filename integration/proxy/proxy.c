@@ -522,8 +522,8 @@ apply_control (ZkrTestProxy *proxy, gboolean *blackholed)
 
 /* pollfds: [0] wakeup pipe, [1] listening socket, then client and upstream
  * socket of each link in order. An fd of -1 is ignored by poll(). Returns
- * the poll's timeout: -1, or the milliseconds until delayed bytes are due. */
-static int
+ * when delayed bytes are next due (monotonic µs), G_MAXINT64 for never. */
+static gint64
 build_pollfds (ZkrTestProxy *proxy, GArray *pollfds, gboolean blackholed)
 {
   gint64 now = g_get_monotonic_time ();
@@ -563,10 +563,7 @@ build_pollfds (ZkrTestProxy *proxy, GArray *pollfds, gboolean blackholed)
       g_array_append_val (pollfds, client);
       g_array_append_val (pollfds, upstream);
     }
-  if (wake_at == G_MAXINT64)
-    return -1;
-  /* Rounded up: waking early would only poll again. */
-  return (int) MIN ((wake_at - now + 999) / 1000, G_MAXINT);
+  return wake_at;
 }
 
 static void
@@ -598,9 +595,15 @@ proxy_thread (gpointer data)
 
   while (apply_control (proxy, &blackholed))
     {
-      int timeout = build_pollfds (proxy, pollfds, blackholed);
+      gint64 wake_at = build_pollfds (proxy, pollfds, blackholed);
+      gint64 wait_us = wake_at == G_MAXINT64 ? -1 : MAX (wake_at - g_get_monotonic_time (), 0);
+      /* ppoll: poll()'s milliseconds would round a short delay up to a
+       * whole one at every hop. */
+      struct timespec timeout = { .tv_sec = wait_us / G_USEC_PER_SEC,
+                                  .tv_nsec = (wait_us % G_USEC_PER_SEC) * 1000 };
 
-      if (poll ((struct pollfd *) pollfds->data, pollfds->len, timeout) < 0)
+      if (ppoll ((struct pollfd *) pollfds->data, pollfds->len, wait_us < 0 ? NULL : &timeout,
+                 NULL) < 0)
         {
           if (errno != EINTR)
             g_error ("zkr test proxy: poll: %s", g_strerror (errno));
