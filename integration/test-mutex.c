@@ -503,6 +503,65 @@ test_mutex__async_acquire_calls_back_in_the_callers_context (void)
   zkr_session_unref (session);
 }
 
+/* A holder on one session and an async waiter on another, the waiter's
+ * answer in a context of the test's own. */
+typedef struct {
+  ZkrSession *session;      /* the holder's */
+  ZkrSession *other;        /* the waiter's */
+  char *path;
+  GMainContext *context;
+  ZkrMutex *holder;
+  AsyncAcquire async;
+} HandOff;
+
+/* Connects both sessions and takes the lock with the holder; FALSE (with
+ * failed assertions) if that did not work: hand_off_finish() all the
+ * same. */
+static gboolean
+hand_off_start (HandOff *hand, const char *name)
+{
+  memset (hand, 0, sizeof *hand);
+  hand->session = itest_connect (itest_hosts (), 10000);
+  hand->other = itest_connect (itest_hosts (), 10000);
+  hand->path = itest_scratch_path (name);
+  hand->context = g_main_context_new ();
+  g_main_context_push_thread_default (hand->context);
+  hand->async.loop = g_main_loop_new (hand->context, FALSE);
+  CU_ASSERT_PTR_NOT_NULL (hand->session);
+  CU_ASSERT_PTR_NOT_NULL (hand->other);
+  if (hand->session == NULL || hand->other == NULL)
+    return FALSE;
+  hand->holder = mutex_new (hand->session, hand->path);
+  hand->async.mutex = mutex_new (hand->other, hand->path);
+  CU_ASSERT_TRUE (zkr_mutex_acquire (hand->holder, 5000, NULL, NULL));
+  return zkr_mutex_is_held (hand->holder);
+}
+
+/* Releases what the waiter got, frees everything and checks that no node
+ * is left. */
+static void
+hand_off_finish (HandOff *hand)
+{
+  if (hand->async.ok)
+    CU_ASSERT_TRUE (zkr_mutex_release (hand->async.mutex, NULL));
+  if (hand->holder != NULL && zkr_mutex_is_held (hand->holder))
+    CU_ASSERT_TRUE (zkr_mutex_release (hand->holder, NULL));
+  g_main_context_pop_thread_default (hand->context);
+  g_main_loop_unref (hand->async.loop);
+  g_main_context_unref (hand->context);
+  g_clear_error (&hand->async.error);
+  g_clear_pointer (&hand->async.mutex, zkr_mutex_unref);
+  g_clear_pointer (&hand->holder, zkr_mutex_unref);
+  if (hand->session != NULL)
+    {
+      CU_ASSERT_EQUAL (itest_count_children (hand->session, hand->path), 0);
+      CU_ASSERT_TRUE (itest_delete_tree (hand->session, hand->path));
+    }
+  g_clear_pointer (&hand->other, zkr_session_unref);
+  g_clear_pointer (&hand->session, zkr_session_unref);
+  g_free (hand->path);
+}
+
 /* A waiter's listing shows the holder, which releases before the waiter's
  * watch request gets there ("no node"). The holder's going alone lets the
  * waiter through, so the waiter sent a read of its own node (with a
@@ -513,50 +572,31 @@ test_mutex__async_acquire_calls_back_in_the_callers_context (void)
 static void
 test_mutex__a_waiter_behind_a_holder_that_left_needs_no_more_listing (void)
 {
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  ZkrSession *other = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("mutex-holder-left");
-  GMainContext *context = g_main_context_new ();
-  AsyncAcquire async = { 0 };
-  ZkrMutex *holder = NULL;
+  HandOff hand;
   guint listings, after_no_node, own_checks;
 
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
-  g_main_context_push_thread_default (context);
-  async.loop = g_main_loop_new (context, FALSE);
-  holder = mutex_new (session, path);
-  async.mutex = mutex_new (other, path);
-  CU_ASSERT_TRUE (zkr_mutex_acquire (holder, 5000, NULL, NULL));
-  listings = zkr__queue_test_get_listings ();
-  after_no_node = zkr__queue_test_get_listings_after_no_node ();
-  own_checks = zkr__queue_test_get_own_checks ();
-  zkr_mutex_acquire_async (async.mutex, WAIT_MS, NULL, async_acquired, &async);
-  zkr__session_stand_in_begin (other);
-  /* The waiter's node is there (its listing went out right behind it). */
-  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
-  CU_ASSERT_TRUE (zkr_mutex_release (holder, NULL));
-  zkr__session_stand_in_end (other);
-  g_main_loop_run (async.loop);
-  CU_ASSERT_TRUE (async.ok);
-  /* The one behind the create only; and the read of its own node behind
-   * the watch request (unless the listing came after the holder left,
-   * which the wait for two children makes unlikely: then neither). */
-  CU_ASSERT_EQUAL (zkr__queue_test_get_listings () - listings, 1);
-  CU_ASSERT_TRUE (zkr__queue_test_get_own_checks () - own_checks <= 1);
-  CU_ASSERT_EQUAL (zkr__queue_test_get_listings_after_no_node () - after_no_node, 0);
-  if (async.ok)
-    CU_ASSERT_TRUE (zkr_mutex_release (async.mutex, NULL));
-  g_main_context_pop_thread_default (context);
-  g_main_loop_unref (async.loop);
-  g_main_context_unref (context);
-  g_clear_error (&async.error);
-  zkr_mutex_unref (async.mutex);
-  zkr_mutex_unref (holder);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  CU_ASSERT_TRUE (itest_delete_tree (session, path));
-  zkr_session_unref (other);
-  zkr_session_unref (session);
+  if (hand_off_start (&hand, "mutex-holder-left"))
+    {
+      listings = zkr__queue_test_get_listings ();
+      after_no_node = zkr__queue_test_get_listings_after_no_node ();
+      own_checks = zkr__queue_test_get_own_checks ();
+      zkr_mutex_acquire_async (hand.async.mutex, WAIT_MS, NULL, async_acquired, &hand.async);
+      zkr__session_stand_in_begin (hand.other);
+      /* The waiter's node is there (its listing went out right behind it). */
+      CU_ASSERT_TRUE (itest_wait_for_children (hand.session, hand.path, 2, WAIT_MS));
+      CU_ASSERT_TRUE (zkr_mutex_release (hand.holder, NULL));
+      zkr__session_stand_in_end (hand.other);
+      g_main_loop_run (hand.async.loop);
+      CU_ASSERT_TRUE (hand.async.ok);
+      /* The one behind the create only; and the read of its own node
+       * behind the watch request (unless the listing came after the holder
+       * left, which the wait for two children makes unlikely: then
+       * neither). */
+      CU_ASSERT_EQUAL (zkr__queue_test_get_listings () - listings, 1);
+      CU_ASSERT_TRUE (zkr__queue_test_get_own_checks () - own_checks <= 1);
+      CU_ASSERT_EQUAL (zkr__queue_test_get_listings_after_no_node () - after_no_node, 0);
+    }
+  hand_off_finish (&hand);
 }
 
 /* The name of the one child of @path that is not @held's (NULL: none). */
@@ -581,60 +621,43 @@ other_child (ZkrSession *session, const char *path, const char *held)
 static void
 test_mutex__a_waiter_whose_node_is_deleted_while_the_holder_leaves_queues_again (void)
 {
-  ZkrSession *session = itest_connect (itest_hosts (), 10000);
-  ZkrSession *other = itest_connect (itest_hosts (), 10000);
-  g_autofree char *path = itest_scratch_path ("mutex-own-node-deleted");
-  GMainContext *context = g_main_context_new ();
-  AsyncAcquire async = { 0 };
-  ZkrMutex *holder = NULL;
+  HandOff hand;
   g_autofree char *held = NULL;
   g_autofree char *waiting = NULL;
   g_autofree char *waiting_path = NULL;
   g_autofree char *granted = NULL;
   guint own_checks;
 
-  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (other);
-  g_main_context_push_thread_default (context);
-  async.loop = g_main_loop_new (context, FALSE);
-  holder = mutex_new (session, path);
-  async.mutex = mutex_new (other, path);
-  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, NULL));
-  held = zkr_mutex_dup_node_path (holder);
-  own_checks = zkr__queue_test_get_own_checks ();
-  zkr_mutex_acquire_async (async.mutex, WAIT_MS, NULL, async_acquired, &async);
-  /* Waiting: its watch on the holder and the read of its own node sent. */
-  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, WAIT_MS));
-  CU_ASSERT_TRUE (itest_wait_for (own_check_sent, &own_checks, WAIT_MS));
-  CU_ASSERT_TRUE (zkr_node_sync (other, path, WAIT_MS, NULL, NULL));
-  waiting = other_child (session, path, held);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (waiting);
-  waiting_path = zkr__path_join (path, waiting);
-  zkr__session_stand_in_begin (other);
-  /* Internal calls: public ones refuse a thread standing in for a
-   * session's worker. */
-  CU_ASSERT_EQUAL (zkr__op_delete_sync (session, waiting_path, -1), ZOK);
-  CU_ASSERT_TRUE (zkr_mutex_release (holder, NULL));
-  zkr__session_stand_in_end (other);
-  g_main_loop_run (async.loop);
-  CU_ASSERT_TRUE (async.ok);
-  granted = zkr_mutex_dup_node_path (async.mutex);
-  CU_ASSERT_PTR_NOT_NULL (granted);
-  /* Granted on a new node, never on the one deleted. */
-  if (granted != NULL)
-    CU_ASSERT_FALSE (g_str_has_suffix (granted, waiting));
-  if (async.ok)
-    CU_ASSERT_TRUE (zkr_mutex_release (async.mutex, NULL));
-  g_main_context_pop_thread_default (context);
-  g_main_loop_unref (async.loop);
-  g_main_context_unref (context);
-  g_clear_error (&async.error);
-  zkr_mutex_unref (async.mutex);
-  zkr_mutex_unref (holder);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 0);
-  CU_ASSERT_TRUE (itest_delete_tree (session, path));
-  zkr_session_unref (other);
-  zkr_session_unref (session);
+  if (hand_off_start (&hand, "mutex-own-node-deleted"))
+    {
+      held = zkr_mutex_dup_node_path (hand.holder);
+      own_checks = zkr__queue_test_get_own_checks ();
+      zkr_mutex_acquire_async (hand.async.mutex, WAIT_MS, NULL, async_acquired, &hand.async);
+      /* Waiting: its watch on the holder and the read of its own node
+       * sent, and answered (the sync's reply comes after theirs). */
+      CU_ASSERT_TRUE (itest_wait_for_children (hand.session, hand.path, 2, WAIT_MS));
+      CU_ASSERT_TRUE (itest_wait_for (own_check_sent, &own_checks, WAIT_MS));
+      CU_ASSERT_TRUE (zkr_node_sync (hand.other, hand.path, WAIT_MS, NULL, NULL));
+      waiting = other_child (hand.session, hand.path, held);
+      CU_ASSERT_PTR_NOT_NULL (waiting);
+      if (waiting != NULL)
+        waiting_path = zkr__path_join (hand.path, waiting);
+      zkr__session_stand_in_begin (hand.other);
+      /* Internal calls: public ones refuse a thread standing in for a
+       * session's worker. */
+      if (waiting_path != NULL)
+        CU_ASSERT_EQUAL (zkr__op_delete_sync (hand.session, waiting_path, -1), ZOK);
+      CU_ASSERT_TRUE (zkr_mutex_release (hand.holder, NULL));
+      zkr__session_stand_in_end (hand.other);
+      g_main_loop_run (hand.async.loop);
+      CU_ASSERT_TRUE (hand.async.ok);
+      granted = zkr_mutex_dup_node_path (hand.async.mutex);
+      CU_ASSERT_PTR_NOT_NULL (granted);
+      /* Granted on a new node, never on the one deleted. */
+      if (granted != NULL && waiting != NULL)
+        CU_ASSERT_FALSE (g_str_has_suffix (granted, waiting));
+    }
+  hand_off_finish (&hand);
 }
 
 static void
