@@ -5,122 +5,54 @@
  * wake-ups sends them. */
 
 #include "context.h"
+#include "test-steps.h"
 #include "zkr-test.h"
 
 #define WAIT_US (10 * G_USEC_PER_SEC)
 
-/* What the posts of one test record. Posts run on the context's thread;
- * the lock is for the tests whose checks run on another. */
+/* A step with room for its post: zkr__context_post_embedded() queues it
+ * there instead of allocating one. The step first, so that step_destroy()
+ * frees the whole. */
 typedef struct {
-  GMutex lock;
-  GCond cond;
-  GString *order;      /* one letter per run, in running order */
-  guint destroyed;     /* destroy notifies run */
-  GThread *ran_on;     /* the thread the last run was on */
-} Log;
-
-typedef struct {
-  ZkrContextPost post; /* used by the embedded posts only */
-  Log *log;
-  char letter;
-} Step;
-
-static void
-log_init (Log *log)
-{
-  g_mutex_init (&log->lock);
-  g_cond_init (&log->cond);
-  log->order = g_string_new (NULL);
-  log->destroyed = 0;
-  log->ran_on = NULL;
-}
-
-static void
-log_clear (Log *log)
-{
-  g_string_free (log->order, TRUE);
-  g_mutex_clear (&log->lock);
-  g_cond_clear (&log->cond);
-}
-
-static gsize
-log_count (Log *log)
-{
-  gsize count;
-
-  g_mutex_lock (&log->lock);
-  count = log->order->len;
-  g_mutex_unlock (&log->lock);
-  return count;
-}
-
-/* Records a run of @letter, on this thread. */
-static void
-log_append (Log *log, char letter)
-{
-  g_mutex_lock (&log->lock);
-  g_string_append_c (log->order, letter);
-  log->ran_on = g_thread_self ();
-  g_cond_broadcast (&log->cond);
-  g_mutex_unlock (&log->lock);
-}
-
-static Step *
-step_new (Log *log, char letter)
-{
-  Step *step = g_new0 (Step, 1);
-
-  step->log = log;
-  step->letter = letter;
-  return step;
-}
-
-static void
-step_destroy (gpointer data)
-{
-  Step *step = data;
-
-  g_mutex_lock (&step->log->lock);
-  step->log->destroyed++;
-  g_cond_broadcast (&step->log->cond);
-  g_mutex_unlock (&step->log->lock);
-  g_free (step);
-}
+  Step step;
+  ZkrContextPost post;
+} EmbeddedStep;
 
 static gboolean
 step_run (gpointer data)
 {
   Step *step = data;
 
-  log_append (step->log, step->letter);
+  step_log_append (step->log, step->letter);
   /* Ignored: every post runs once. */
   return G_SOURCE_CONTINUE;
 }
 
 static void
-post (GMainContext *context, Log *log, char letter)
+post (GMainContext *context, StepLog *log, char letter)
 {
   zkr__context_post (context, step_run, step_new (log, letter), step_destroy);
 }
 
 static void
-post_embedded (GMainContext *context, Log *log, char letter)
+post_embedded (GMainContext *context, StepLog *log, char letter)
 {
-  Step *step = step_new (log, letter);
+  EmbeddedStep *embedded = g_new0 (EmbeddedStep, 1);
 
-  zkr__context_post_embedded (context, &step->post, step_run, step, step_destroy);
+  embedded->step = (Step) { log, letter };
+  zkr__context_post_embedded (context, &embedded->post, step_run, &embedded->step, step_destroy);
 }
 
 /* Iterates @context (this thread) until @log has @count runs or 10 s
  * passed; returns whether it got there. */
 static gboolean
-iterate_until (GMainContext *context, Log *log, gsize count)
+iterate_until (GMainContext *context, StepLog *log, gsize count)
 {
   gint64 deadline = g_get_monotonic_time () + WAIT_US;
 
-  while (log_count (log) < count && g_get_monotonic_time () < deadline)
+  while (step_log_count (log) < count && g_get_monotonic_time () < deadline)
     g_main_context_iteration (context, FALSE);
-  return log_count (log) >= count;
+  return step_log_count (log) >= count;
 }
 
 /* Runs every post that is due, then one more time round: what is left
@@ -231,7 +163,7 @@ test_context__posts_from_many_threads_run_on_the_contexts_thread_in_each_posters
 
 typedef struct {
   GMainContext *context;
-  Log *log;
+  StepLog *log;
   gboolean inner_ran_inside; /* the inner post ran before the posting call returned */
 } Outer;
 
@@ -241,7 +173,7 @@ outer_run (gpointer data)
   Outer *outer = data;
 
   post (outer->context, outer->log, 'i');
-  outer->inner_ran_inside = log_count (outer->log) > 0;
+  outer->inner_ran_inside = step_log_count (outer->log) > 0;
   return G_SOURCE_REMOVE;
 }
 
@@ -249,14 +181,14 @@ static void
 test_context__a_post_runs_later_never_inside_the_posting_call (void)
 {
   GMainContext *context = g_main_context_new ();
-  Log log;
+  StepLog log;
   Outer outer;
 
-  log_init (&log);
+  step_log_init (&log);
   outer = (Outer) { context, &log, TRUE };
   /* From the context's own thread, outside and inside a dispatch. */
   post (context, &log, 'a');
-  CU_ASSERT_EQUAL (log_count (&log), 0);
+  CU_ASSERT_EQUAL (step_log_count (&log), 0);
   CU_ASSERT_TRUE (iterate_until (context, &log, 1));
   g_string_truncate (log.order, 0);
   zkr__context_post (context, outer_run, &outer, NULL);
@@ -265,12 +197,12 @@ test_context__a_post_runs_later_never_inside_the_posting_call (void)
   CU_ASSERT_STRING_EQUAL (log.order->str, "i");
   CU_ASSERT_EQUAL (log.destroyed, 2);
   g_main_context_unref (context);
-  log_clear (&log);
+  step_log_clear (&log);
 }
 
 typedef struct {
   GMainContext *context;
-  Log *log;
+  StepLog *log;
   gboolean reached;    /* the nested loop saw the posts behind it run */
 } Nesting;
 
@@ -281,9 +213,9 @@ nesting_run (gpointer data)
 {
   Nesting *nesting = data;
 
-  log_append (nesting->log, 'a');
+  step_log_append (nesting->log, 'a');
   nesting->reached = iterate_until (nesting->context, nesting->log, 3);
-  log_append (nesting->log, 'z');
+  step_log_append (nesting->log, 'z');
   return G_SOURCE_REMOVE;
 }
 
@@ -291,10 +223,10 @@ static void
 test_context__posts_behind_one_that_iterates_its_context_run_meanwhile_in_order (void)
 {
   GMainContext *context = g_main_context_new ();
-  Log log;
+  StepLog log;
   Nesting nesting;
 
-  log_init (&log);
+  step_log_init (&log);
   nesting = (Nesting) { context, &log, FALSE };
   zkr__context_post (context, nesting_run, &nesting, NULL);
   post (context, &log, 'b');
@@ -305,7 +237,7 @@ test_context__posts_behind_one_that_iterates_its_context_run_meanwhile_in_order 
   CU_ASSERT_STRING_EQUAL (log.order->str, "abcz");
   CU_ASSERT_EQUAL (log.destroyed, 2);
   g_main_context_unref (context);
-  log_clear (&log);
+  step_log_clear (&log);
 }
 
 /* ---- the context's end --------------------------------------------- */
@@ -314,16 +246,16 @@ static void
 test_context__a_finalized_context_drops_its_unrun_posts_with_their_destroy_notifies (void)
 {
   GMainContext *context = g_main_context_new ();
-  Log log;
+  StepLog log;
 
-  log_init (&log);
+  step_log_init (&log);
   post (context, &log, 'a');
   post_embedded (context, &log, 'b');
   post (context, &log, 'c');
   g_main_context_unref (context);
   CU_ASSERT_EQUAL (log.order->len, 0);
   CU_ASSERT_EQUAL (log.destroyed, 3);
-  log_clear (&log);
+  step_log_clear (&log);
 }
 
 /* A context's queue goes with it: a context made later (often at the
@@ -332,10 +264,10 @@ static void
 test_context__a_contexts_queue_goes_with_it (void)
 {
   guint before = zkr__context_test_count_queues ();
-  Log log;
+  StepLog log;
   gboolean all_ran = TRUE;
 
-  log_init (&log);
+  step_log_init (&log);
   for (guint round = 0; round < 20; round++)
     {
       GMainContext *context = g_main_context_new ();
@@ -350,14 +282,14 @@ test_context__a_contexts_queue_goes_with_it (void)
     }
   CU_ASSERT_TRUE (all_ran);
   CU_ASSERT_EQUAL (log.destroyed, 20);
-  log_clear (&log);
+  step_log_clear (&log);
 }
 
 /* ---- held wake-ups ------------------------------------------------- */
 
 typedef struct {
   GMainContext *context;
-  Log *log;
+  StepLog *log;
   gboolean reached;    /* the post ran */
   gint timer_fired;    /* (atomic) the fallback timer woke the thread first */
 } Iterator;
@@ -381,9 +313,9 @@ iterator_main (gpointer data)
   Iterator *iterator = data;
 
   g_main_context_push_thread_default (iterator->context);
-  while (log_count (iterator->log) < 2 && !g_atomic_int_get (&iterator->timer_fired))
+  while (step_log_count (iterator->log) < 2 && !g_atomic_int_get (&iterator->timer_fired))
     g_main_context_iteration (iterator->context, TRUE);
-  iterator->reached = log_count (iterator->log) >= 2;
+  iterator->reached = step_log_count (iterator->log) >= 2;
   g_main_context_pop_thread_default (iterator->context);
   return NULL;
 }
@@ -393,11 +325,11 @@ test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go (void)
 {
   GMainContext *context = g_main_context_new ();
   GSource *timer = g_timeout_source_new (WAIT_US / 1000);
-  Log log;
+  StepLog log;
   Iterator iterator;
   GThread *thread;
 
-  log_init (&log);
+  step_log_init (&log);
   iterator = (Iterator) { context, &log, FALSE, FALSE };
   g_source_set_callback (timer, iterator_timer_fired, &iterator, NULL);
   g_source_attach (timer, context);
@@ -418,7 +350,7 @@ test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go (void)
   g_source_unref (timer);
   g_main_context_unref (context);
   CU_ASSERT_EQUAL (log.destroyed, 2);
-  log_clear (&log);
+  step_log_clear (&log);
 }
 
 int

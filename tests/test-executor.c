@@ -5,35 +5,24 @@
  * and freeing do with posts and timers still pending. */
 
 #include "executor.h"
+#include "test-steps.h"
 #include "wait.h"
 #include "zkr-test.h"
 
-/* What the posts and timers of one test record. */
+/* What the posts and timers of one test record: the letters in the step
+ * log, and where the last step ran. */
 typedef struct {
-  GMutex lock;
-  GCond cond;
-  GString *order;      /* one letter per run, in running order */
-  guint destroyed;     /* destroy notifies run */
-  GThread *ran_on;     /* the thread the last run was on */
+  StepLog steps;       /* first: step_run() casts a step's log back */
   gboolean in_worker;  /* zkr__executor_in_worker() during the last run */
   gboolean in_place;   /* zkr__executor_in_place() during the last run */
   gboolean code_running;
   ZkrExecutor *executor;
 } Log;
 
-typedef struct {
-  Log *log;
-  char letter;
-} Step;
-
 static void
 log_init (Log *log)
 {
-  g_mutex_init (&log->lock);
-  g_cond_init (&log->cond);
-  log->order = g_string_new (NULL);
-  log->destroyed = 0;
-  log->ran_on = NULL;
+  step_log_init (&log->steps);
   log->executor = zkr__executor_new ("zkr-test-executor", NULL, NULL, NULL);
 }
 
@@ -43,83 +32,26 @@ log_stop (Log *log)
   zkr__executor_stop (log->executor, (GDestroyNotify) zkr__executor_free, log->executor);
 }
 
-static void
-log_clear (Log *log)
-{
-  g_string_free (log->order, TRUE);
-  g_mutex_clear (&log->lock);
-  g_cond_clear (&log->cond);
-}
-
-static Step *
-step_new (Log *log, char letter)
-{
-  Step *step = g_new (Step, 1);
-
-  step->log = log;
-  step->letter = letter;
-  return step;
-}
-
-static void
-step_destroy (gpointer data)
-{
-  Step *step = data;
-
-  g_mutex_lock (&step->log->lock);
-  step->log->destroyed++;
-  g_cond_broadcast (&step->log->cond);
-  g_mutex_unlock (&step->log->lock);
-  g_free (step);
-}
-
 static gboolean
 step_run (gpointer data)
 {
   Step *step = data;
-  Log *log = step->log;
+  Log *log = (Log *) step->log;
 
-  g_mutex_lock (&log->lock);
-  g_string_append_c (log->order, step->letter);
-  log->ran_on = g_thread_self ();
+  /* Before the letter, which is what a test waits for. */
+  g_mutex_lock (&log->steps.lock);
   log->in_worker = zkr__executor_in_worker (log->executor);
   log->in_place = zkr__executor_in_place (log->executor);
   log->code_running = zkr__executor_code_running ();
-  g_cond_broadcast (&log->cond);
-  g_mutex_unlock (&log->lock);
+  g_mutex_unlock (&log->steps.lock);
+  step_log_append (&log->steps, step->letter);
   return G_SOURCE_REMOVE;
 }
 
 static void
 post (Log *log, char letter)
 {
-  zkr__executor_post (log->executor, step_run, step_new (log, letter), step_destroy);
-}
-
-/* Waits (up to 10 s) until @count steps ran; returns whether they did. */
-static gboolean
-log_wait_count (Log *log, gsize count)
-{
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  gboolean reached;
-
-  g_mutex_lock (&log->lock);
-  while (log->order->len < count && g_cond_wait_until (&log->cond, &log->lock, deadline))
-    ;
-  reached = log->order->len >= count;
-  g_mutex_unlock (&log->lock);
-  return reached;
-}
-
-static char *
-log_dup_order (Log *log)
-{
-  char *order;
-
-  g_mutex_lock (&log->lock);
-  order = g_strdup (log->order->str);
-  g_mutex_unlock (&log->lock);
-  return order;
+  zkr__executor_post (log->executor, step_run, step_new (&log->steps, letter), step_destroy);
 }
 
 static void
@@ -130,12 +62,12 @@ test_executor__posts_run_in_posting_order (void)
 
   log_init (&log);
   post (&log, 'a');
-  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'b'), step_destroy);
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log.steps, 'b'), step_destroy);
   post (&log, 'c');
-  zkr__executor_post_in_place (log.executor, step_run, step_new (&log, 'd'), step_destroy, FALSE);
+  zkr__executor_post_in_place (log.executor, step_run, step_new (&log.steps, 'd'), step_destroy, FALSE);
   post (&log, 'e');
-  CU_ASSERT_TRUE (log_wait_count (&log, 5));
-  order = log_dup_order (&log);
+  CU_ASSERT_TRUE (step_log_wait_count (&log.steps, 5));
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "abcde");
   CU_ASSERT_TRUE (log.in_worker);
   CU_ASSERT_TRUE (log.code_running);
@@ -143,8 +75,8 @@ test_executor__posts_run_in_posting_order (void)
   CU_ASSERT_FALSE (zkr__executor_in_worker (log.executor));
   CU_ASSERT_FALSE (zkr__executor_code_running ());
   log_stop (&log);
-  CU_ASSERT_EQUAL (log.destroyed, 5);
-  log_clear (&log);
+  CU_ASSERT_EQUAL (log.steps.destroyed, 5);
+  step_log_clear (&log.steps);
 }
 
 static void
@@ -154,18 +86,18 @@ test_executor__quiet_post_waits_for_the_next_waking_post (void)
   g_autofree char *order = NULL;
 
   log_init (&log);
-  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'q'), step_destroy);
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log.steps, 'q'), step_destroy);
   /* Nothing wakes the worker for it. */
   g_usleep (100 * 1000);
-  order = log_dup_order (&log);
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "");
   post (&log, 'w');
-  CU_ASSERT_TRUE (log_wait_count (&log, 2));
+  CU_ASSERT_TRUE (step_log_wait_count (&log.steps, 2));
   g_free (order);
-  order = log_dup_order (&log);
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "qw");
   log_stop (&log);
-  log_clear (&log);
+  step_log_clear (&log.steps);
 }
 
 static void
@@ -180,14 +112,14 @@ test_executor__a_stand_in_keeps_the_worker_out (void)
   CU_ASSERT_TRUE (zkr__executor_code_running ());
   post (&log, 'a');
   g_usleep (100 * 1000);
-  order = log_dup_order (&log);
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "");
   zkr__executor_stand_in_end (log.executor);
   CU_ASSERT_FALSE (zkr__executor_in_worker (log.executor));
-  CU_ASSERT_TRUE (log_wait_count (&log, 1));
-  CU_ASSERT_PTR_NOT_EQUAL (log.ran_on, g_thread_self ());
+  CU_ASSERT_TRUE (step_log_wait_count (&log.steps, 1));
+  CU_ASSERT_PTR_NOT_EQUAL (log.steps.ran_on, g_thread_self ());
   log_stop (&log);
-  log_clear (&log);
+  step_log_clear (&log.steps);
 }
 
 /* ---- a thread blocked standing in runs the posts ------------------- */
@@ -256,26 +188,22 @@ test_executor__a_waking_in_place_post_runs_on_the_posting_thread (void)
   gatomicrefcount owner_ref;
   gboolean in_place = FALSE;
 
-  g_mutex_init (&log.lock);
-  g_cond_init (&log.cond);
-  log.order = g_string_new (NULL);
-  log.destroyed = 0;
-  log.ran_on = NULL;
+  step_log_init (&log.steps);
   g_atomic_ref_count_init (&owner_ref);
   log.executor = zkr__executor_new ("zkr-test-executor", &owner_ref, NULL, NULL);
   /* In place needs the turn free: the worker asleep, as it is once it has
    * run what it was given; retried in case it was still awake. */
   for (int i = 0; i < 50 && !in_place; i++)
     {
-      gsize before = log.order->len;
+      gsize before = log.steps.order->len;
 
       post (&log, 'w');
-      CU_ASSERT_TRUE (log_wait_count (&log, before + 1));
+      CU_ASSERT_TRUE (step_log_wait_count (&log.steps, before + 1));
       g_usleep (10 * 1000);
-      zkr__executor_post_in_place (log.executor, step_run, step_new (&log, 'p'), step_destroy, TRUE);
-      g_mutex_lock (&log.lock);
-      in_place = log.order->len == before + 2 && log.ran_on == g_thread_self ();
-      g_mutex_unlock (&log.lock);
+      zkr__executor_post_in_place (log.executor, step_run, step_new (&log.steps, 'p'), step_destroy, TRUE);
+      g_mutex_lock (&log.steps.lock);
+      in_place = log.steps.order->len == before + 2 && log.steps.ran_on == g_thread_self ();
+      g_mutex_unlock (&log.steps.lock);
     }
   CU_ASSERT_TRUE (in_place);
   CU_ASSERT_TRUE (log.in_worker);
@@ -287,7 +215,7 @@ test_executor__a_waking_in_place_post_runs_on_the_posting_thread (void)
   /* The owner's reference taken for the run was given back. */
   CU_ASSERT_TRUE (g_atomic_ref_count_dec (&owner_ref));
   log_stop (&log);
-  log_clear (&log);
+  step_log_clear (&log.steps);
 }
 
 static void
@@ -297,15 +225,15 @@ test_executor__a_queued_post_that_may_not_run_in_place_holds_back_the_rest (void
   g_autofree char *order = NULL;
 
   log_init (&log);
-  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'a'), step_destroy);
-  zkr__executor_post_in_place (log.executor, step_run, step_new (&log, 'b'), step_destroy, TRUE);
-  CU_ASSERT_TRUE (log_wait_count (&log, 2));
-  order = log_dup_order (&log);
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log.steps, 'a'), step_destroy);
+  zkr__executor_post_in_place (log.executor, step_run, step_new (&log.steps, 'b'), step_destroy, TRUE);
+  CU_ASSERT_TRUE (step_log_wait_count (&log.steps, 2));
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "ab");
-  CU_ASSERT_PTR_NOT_EQUAL (log.ran_on, g_thread_self ());
+  CU_ASSERT_PTR_NOT_EQUAL (log.steps.ran_on, g_thread_self ());
   CU_ASSERT_EQUAL (zkr__executor_count_in_place_posts (log.executor), 0);
   log_stop (&log);
-  log_clear (&log);
+  step_log_clear (&log.steps);
 }
 
 /* ---- timers ---------------------------------------------------------- */
@@ -314,7 +242,7 @@ static guint
 timer_add (Log *log, guint delay_ms, guint slack_ms, char letter)
 {
   return zkr__executor_timer_add (log->executor, delay_ms, slack_ms, step_run,
-                                  step_new (log, letter), step_destroy);
+                                  step_new (&log->steps, letter), step_destroy);
 }
 
 static void
@@ -329,14 +257,14 @@ test_executor__timers_run_in_time_order (void)
   timer_add (&log, 20, 0, 'a');
   timer_add (&log, 40, 0, 'b');
   zkr__executor_stand_in_end (log.executor);
-  CU_ASSERT_TRUE (log_wait_count (&log, 3));
-  order = log_dup_order (&log);
+  CU_ASSERT_TRUE (step_log_wait_count (&log.steps, 3));
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "abc");
   CU_ASSERT_TRUE (log.in_worker);
-  CU_ASSERT_PTR_NOT_EQUAL (log.ran_on, g_thread_self ());
+  CU_ASSERT_PTR_NOT_EQUAL (log.steps.ran_on, g_thread_self ());
   log_stop (&log);
-  CU_ASSERT_EQUAL (log.destroyed, 3);
-  log_clear (&log);
+  CU_ASSERT_EQUAL (log.steps.destroyed, 3);
+  step_log_clear (&log.steps);
 }
 
 static void
@@ -356,12 +284,12 @@ test_executor__a_removed_timer_never_runs (void)
   CU_ASSERT_EQUAL (cleared, 0);
   zkr__executor_timer_clear (log.executor, &cleared);
   zkr__executor_stand_in_end (log.executor);
-  CU_ASSERT_EQUAL (log.destroyed, 2);
-  CU_ASSERT_TRUE (log_wait_count (&log, 1));
-  order = log_dup_order (&log);
+  CU_ASSERT_EQUAL (log.steps.destroyed, 2);
+  CU_ASSERT_TRUE (step_log_wait_count (&log.steps, 1));
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "k");
   log_stop (&log);
-  log_clear (&log);
+  step_log_clear (&log.steps);
 }
 
 /* The worker sleeps until a timer 10 s away; one added from a stand-in for
@@ -385,9 +313,9 @@ test_executor__a_sooner_timer_from_a_stand_in_wakes_the_worker (void)
    * of its own and runs with the first one after it is due, s's. */
   timer_add (&log, 40, 5000, 't');
   zkr__executor_stand_in_end (log.executor);
-  CU_ASSERT_TRUE (log_wait_count (&log, 2));
+  CU_ASSERT_TRUE (step_log_wait_count (&log.steps, 2));
   fired = g_get_monotonic_time ();
-  order = log_dup_order (&log);
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "ts");
   CU_ASSERT_TRUE (fired - added >= 50 * 1000);
   /* Neither the long timer's wake-up nor the slack's end (allowing for a
@@ -395,11 +323,11 @@ test_executor__a_sooner_timer_from_a_stand_in_wakes_the_worker (void)
   CU_ASSERT_TRUE (fired - added < 4 * G_USEC_PER_SEC);
   log_stop (&log);
   /* The long timer was dropped unrun, its destroy run. */
-  CU_ASSERT_EQUAL (log.destroyed, 3);
+  CU_ASSERT_EQUAL (log.steps.destroyed, 3);
   g_free (order);
-  order = log_dup_order (&log);
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "ts");
-  log_clear (&log);
+  step_log_clear (&log.steps);
 }
 
 /* ---- stopping and freeing -------------------------------------------- */
@@ -460,13 +388,13 @@ test_executor__stopping_from_the_worker_drops_what_comes_after (void)
   post (&log, 'a');
   zkr__executor_post (log.executor, stopper_run, &stopper, NULL);
   zkr__wait_block (&stopper.exited);
-  order = log_dup_order (&log);
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "a");
   CU_ASSERT_PTR_NOT_NULL (stopper.exited_on);
   CU_ASSERT_PTR_NOT_EQUAL (stopper.exited_on, g_thread_self ());
   /* 'a' after running; 'x' and 'y' dropped unrun. */
-  CU_ASSERT_EQUAL (log.destroyed, 3);
-  log_clear (&log);
+  CU_ASSERT_EQUAL (log.steps.destroyed, 3);
+  step_log_clear (&log.steps);
 }
 
 static void
@@ -477,12 +405,12 @@ test_executor__stopping_from_another_thread_runs_what_was_queued (void)
 
   log_init (&log);
   post (&log, 'a');
-  zkr__executor_post_quiet (log.executor, step_run, step_new (&log, 'b'), step_destroy);
+  zkr__executor_post_quiet (log.executor, step_run, step_new (&log.steps, 'b'), step_destroy);
   log_stop (&log);
-  order = log_dup_order (&log);
+  order = step_log_dup_order (&log.steps);
   CU_ASSERT_STRING_EQUAL (order, "ab");
-  CU_ASSERT_EQUAL (log.destroyed, 2);
-  log_clear (&log);
+  CU_ASSERT_EQUAL (log.steps.destroyed, 2);
+  step_log_clear (&log.steps);
 }
 
 int
