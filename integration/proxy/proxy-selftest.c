@@ -128,12 +128,6 @@ suite_cleanup (void)
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static char *
-echo_upstreams (void)
-{
-  return g_strdup_printf ("127.0.0.1:%u", echo.port);
-}
-
 static ZkrTestProxy *
 proxy_new_checked (const char *upstreams)
 {
@@ -145,14 +139,24 @@ proxy_new_checked (const char *upstreams)
   return proxy;
 }
 
+/* A proxy in front of the echo server. */
+static ZkrTestProxy *
+echo_proxy_new (void)
+{
+  g_autofree char *upstreams = g_strdup_printf ("127.0.0.1:%u", echo.port);
+
+  return proxy_new_checked (upstreams);
+}
+
+/* A client connection to @proxy, or -1. */
 static int
-connect_to (guint16 port)
+proxy_connect (ZkrTestProxy *proxy)
 {
   struct sockaddr_in address = { .sin_family = AF_INET };
   int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
   address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  address.sin_port = htons (port);
+  address.sin_port = htons (zkr_test_proxy_get_port (proxy));
   if (fd >= 0 && connect (fd, (struct sockaddr *) &address, sizeof address) < 0)
     {
       close (fd);
@@ -249,8 +253,7 @@ wait_for_count (ZkrTestProxy *proxy, guint expected)
 static void
 test_proxy__passes_bytes_both_ways (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   g_autofree char *address = NULL;
   g_autofree char *expected_address = NULL;
   int fd;
@@ -259,7 +262,7 @@ test_proxy__passes_bytes_both_ways (void)
   address = zkr_test_proxy_dup_address (proxy);
   expected_address = g_strdup_printf ("127.0.0.1:%u", zkr_test_proxy_get_port (proxy));
   CU_ASSERT_STRING_EQUAL (address, expected_address);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   CU_ASSERT (round_trip (fd, "hello"));
   CU_ASSERT (round_trip (fd, "again"));
@@ -271,12 +274,11 @@ test_proxy__passes_bytes_both_ways (void)
 static void
 test_proxy__blackhole_holds_bytes_and_keeps_socket_open (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   int fd;
 
   CU_ASSERT_FATAL (proxy != NULL);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   CU_ASSERT (round_trip (fd, "before"));
 
@@ -298,14 +300,13 @@ test_proxy__blackhole_holds_bytes_and_keeps_socket_open (void)
 static void
 test_proxy__delay_holds_bytes_both_ways_in_order (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   gint64 sent;
   gint64 took_us;
   int fd;
 
   CU_ASSERT_FATAL (proxy != NULL);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   CU_ASSERT (round_trip (fd, "before"));
   zkr_test_proxy_set_delay (proxy, 50 * 1000);
@@ -325,13 +326,12 @@ test_proxy__delay_holds_bytes_both_ways_in_order (void)
 static void
 test_proxy__blackhole_leaves_new_connections_waiting (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   int fd;
 
   CU_ASSERT_FATAL (proxy != NULL);
   zkr_test_proxy_blackhole (proxy);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   CU_ASSERT (send_text (fd, "knock"));
   CU_ASSERT (stays_silent (fd));
@@ -346,8 +346,7 @@ test_proxy__blackhole_leaves_new_connections_waiting (void)
 static void
 test_proxy__reset_sends_rst_to_every_connection (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   int fds[2];
   char byte;
   int last_errno;
@@ -355,7 +354,7 @@ test_proxy__reset_sends_rst_to_every_connection (void)
   CU_ASSERT_FATAL (proxy != NULL);
   for (guint i = 0; i < G_N_ELEMENTS (fds); i++)
     {
-      fds[i] = connect_to (zkr_test_proxy_get_port (proxy));
+      fds[i] = proxy_connect (proxy);
       CU_ASSERT_FATAL (fds[i] >= 0);
       CU_ASSERT (round_trip (fds[i], "ping"));
     }
@@ -371,7 +370,7 @@ test_proxy__reset_sends_rst_to_every_connection (void)
     }
 
   /* The proxy keeps accepting after a reset. */
-  fds[0] = connect_to (zkr_test_proxy_get_port (proxy));
+  fds[0] = proxy_connect (proxy);
   CU_ASSERT_FATAL (fds[0] >= 0);
   CU_ASSERT (round_trip (fds[0], "again"));
   close (fds[0]);
@@ -380,14 +379,13 @@ test_proxy__reset_sends_rst_to_every_connection (void)
 static void
 test_proxy__reset_during_blackhole_closes_held_connections (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   char byte;
   int last_errno;
   int fd;
 
   CU_ASSERT_FATAL (proxy != NULL);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   CU_ASSERT (round_trip (fd, "ping"));
   zkr_test_proxy_blackhole (proxy);
@@ -409,7 +407,7 @@ test_proxy__skips_refusing_upstreams (void)
   /* The first upstream tried rotates, so both orders are exercised. */
   for (guint i = 0; i < 4; i++)
     {
-      int fd = connect_to (zkr_test_proxy_get_port (proxy));
+      int fd = proxy_connect (proxy);
 
       CU_ASSERT_FATAL (fd >= 0);
       CU_ASSERT (round_trip (fd, "through"));
@@ -430,7 +428,7 @@ test_proxy__closes_client_when_no_upstream_accepts (void)
   int fd;
 
   CU_ASSERT_FATAL (proxy != NULL);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   CU_ASSERT_EQUAL (read_within (fd, &byte, 1, DEADLINE_MS, &last_errno), 0);
   CU_ASSERT_EQUAL (last_errno, 0); /* EOF */
@@ -441,14 +439,13 @@ test_proxy__closes_client_when_no_upstream_accepts (void)
 static void
 test_proxy__passes_eof_and_forgets_the_link (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   char buffer[8];
   int last_errno;
   int fd;
 
   CU_ASSERT_FATAL (proxy != NULL);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   CU_ASSERT (round_trip (fd, "bye"));
   CU_ASSERT_EQUAL (shutdown (fd, SHUT_WR), 0);
@@ -462,8 +459,7 @@ test_proxy__passes_eof_and_forgets_the_link (void)
 static void
 test_proxy__moves_a_megabyte_intact (void)
 {
-  g_autofree char *upstreams = echo_upstreams ();
-  g_autoptr (ZkrTestProxy) proxy = proxy_new_checked (upstreams);
+  g_autoptr (ZkrTestProxy) proxy = echo_proxy_new ();
   const gsize total = 1024 * 1024;
   g_autofree guint8 *out = g_malloc (total);
   g_autofree guint8 *in = g_malloc0 (total);
@@ -474,7 +470,7 @@ test_proxy__moves_a_megabyte_intact (void)
   CU_ASSERT_FATAL (proxy != NULL);
   for (gsize i = 0; i < total; i++)
     out[i] = (guint8) (i * 7 + i / 251);
-  fd = connect_to (zkr_test_proxy_get_port (proxy));
+  fd = proxy_connect (proxy);
   CU_ASSERT_FATAL (fd >= 0);
   /* Write and read at once from one thread: the buffers along the way are
    * far smaller than a megabyte, so this exercises the proxy's backpressure. */
