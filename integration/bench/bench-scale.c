@@ -48,6 +48,7 @@ typedef struct {
   int waiters;
   int procs;
   int session_timeout_ms;
+  int server_pid;     /* a local server's process, for its CPU time; 0: none */
   double seconds;
   double warmup;
   gboolean expire;
@@ -79,6 +80,26 @@ usage_take (Usage *usage)
     fclose (statm);
   usage->rss_kib = resident * (sysconf (_SC_PAGESIZE) / 1024);
   usage->heap_bytes = (gint64) (heap.uordblks + heap.hblkhd);
+}
+
+/* The CPU time (user + system) process @pid has used, from /proc; 0 when
+ * unknown. */
+static gint64
+process_cpu_us (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *text = NULL;
+  const char *after_name;
+  unsigned long user_ticks, system_ticks;
+
+  if (pid <= 0 || !g_file_get_contents (path, &text, NULL, NULL) ||
+      (after_name = strrchr (text, ')')) == NULL)
+    return 0;
+  /* Fields 3 (state) to 13, then utime and stime (proc(5)). */
+  if (sscanf (after_name + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+              &user_ticks, &system_ticks) != 2)
+    return 0;
+  return (gint64) (user_ticks + system_ticks) * G_USEC_PER_SEC / sysconf (_SC_CLK_TCK);
 }
 
 static gint64
@@ -409,6 +430,7 @@ typedef struct {
   double seconds;
   int cycles;
   gint64 cpu_us;
+  gint64 server_cpu_us;   /* 0 without --server-pid */
   gboolean drained;   /* every slot stopped in time */
 } Phase;
 
@@ -425,7 +447,7 @@ static void
 run_phases (const Options *options, GPtrArray *contexts, Phase *phase)
 {
   GPtrArray *timers = g_ptr_array_new ();
-  gint64 start, deadline;
+  gint64 start, deadline, server_before;
   Usage before, after;
 
   for (guint i = 0; i < contexts->len; i++)
@@ -438,11 +460,13 @@ run_phases (const Options *options, GPtrArray *contexts, Phase *phase)
     }
   g_usleep ((gulong) (options->warmup * G_USEC_PER_SEC));
   usage_take (&before);
+  server_before = process_cpu_us (options->server_pid);
   start = g_get_monotonic_time ();
   g_atomic_int_set (&shared.counting, 1);
   g_usleep ((gulong) (options->seconds * G_USEC_PER_SEC));
   g_atomic_int_set (&shared.counting, 0);
   usage_take (&after);
+  phase->server_cpu_us = process_cpu_us (options->server_pid) - server_before;
   phase->seconds = (g_get_monotonic_time () - start) / 1e6;
   phase->cycles = g_atomic_int_get (&shared.cycles);
   phase->cpu_us = after.cpu_us - before.cpu_us;
@@ -460,6 +484,16 @@ run_phases (const Options *options, GPtrArray *contexts, Phase *phase)
       g_source_unref (g_ptr_array_index (timers, i));
     }
   g_ptr_array_unref (timers);
+}
+
+/* Who spent the CPU: this process's and the server's cores over the phase. */
+static void
+result_add_cores (JsonBuilder *builder, const Options *options, const Phase *phase)
+{
+  bench_json_add_double (builder, "client_cores", phase->cpu_us / (phase->seconds * 1e6), 3);
+  if (options->server_pid > 0)
+    bench_json_add_double (builder, "server_cores",
+                           phase->server_cpu_us / (phase->seconds * 1e6), 3);
 }
 
 static JsonBuilder *
@@ -590,6 +624,7 @@ run_ceiling (const Options *options, zhandle_t *admin)
   bench_json_add_double (builder, "acquisitions_ceiling_per_s", phase.cycles / phase.seconds, 1);
   bench_json_add_double (builder, "cpu_us_per_write",
                          phase.cycles > 0 ? phase.cpu_us / (2.0 * phase.cycles) : 0, 2);
+  result_add_cores (builder, options, &phase);
   bench_json_add_int (builder, "failures", g_atomic_int_get (&shared.failures));
   result_end (builder);
   g_printerr ("ceiling: %d sessions x %d in flight: %.0f writes/s, so at most %.0f "
@@ -883,6 +918,7 @@ run_many_locks (const Options *options, zhandle_t *admin)
   bench_json_add_double (builder, "acquisitions_per_s", per_s, 1);
   bench_json_add_double (builder, "cpu_us_per_acquisition",
                          phase.cycles > 0 ? (double) phase.cpu_us / phase.cycles : 0, 1);
+  result_add_cores (builder, options, &phase);
   bench_json_add_int (builder, "max_rss_kib", max_rss_kib ());
   bench_json_add_int (builder, "failures", g_atomic_int_get (&shared.failures));
   bench_json_add_int (builder, "contended", g_atomic_int_get (&shared.contended));
@@ -1594,7 +1630,8 @@ typedef struct {
   gint64 stop_us;
 } DeepRun;
 
-static void
+/* Prints the run's figures; the violations seen. */
+static int
 deep_queue_report (const Options *options, DeepRun *run, Gathered *gathered)
 {
   g_autoptr (GArray) latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -1632,6 +1669,7 @@ deep_queue_report (const Options *options, DeepRun *run, Gathered *gathered)
               run->watches.distinct_paths, run->watches.on_parent,
               gathered->watch_wakeups / holds, p50, p99, latencies->len,
               latencies->len / window_s, run->listing_ms, run->listing_bytes, violations);
+  return violations;
 }
 
 /* The gate (our own hold) keeps the lock while the children queue; its
@@ -1677,7 +1715,7 @@ run_deep_queue (const Options *options, zhandle_t *admin)
   ZkrSession *session = NULL;
   ZkrMutex *gate = NULL;
   GError *error = NULL;
-  int spawned;
+  int spawned, violations = 0;
   gboolean ok;
 
   ok = tree_create (admin, options->root, 0) && (session = zkr_session_open (options)) != NULL;
@@ -1703,7 +1741,7 @@ run_deep_queue (const Options *options, zhandle_t *admin)
 
           ok = gathered_add (&gathered, line) && ok;
         }
-      deep_queue_report (options, &run, &gathered);
+      violations = deep_queue_report (options, &run, &gathered);
     }
   g_clear_pointer (&gate, zkr_mutex_unref);
   if (session != NULL)
@@ -1712,7 +1750,7 @@ run_deep_queue (const Options *options, zhandle_t *admin)
   ok = tree_remove (admin, options->root, 0) && ok;
   g_array_unref (gathered.holds);
   g_free (procs);
-  return ok && gathered.failures + gathered.unfinished == 0 ? 0 : 1;
+  return ok && violations == 0 && gathered.failures + gathered.unfinished == 0 ? 0 : 1;
 }
 
 /* ---- the command line ----------------------------------------------------- */
@@ -1801,6 +1839,7 @@ main (int argc, char **argv)
     { "warmup", 0, 0, G_OPTION_ARG_DOUBLE, &options.warmup, "untimed seconds first (default 1)", "S" },
     { "expire", 0, 0, G_OPTION_ARG_NONE, &options.expire, "held: expire the session from outside instead of releasing", NULL },
     { "session-timeout-ms", 0, 0, G_OPTION_ARG_INT, &options.session_timeout_ms, "zkr sessions' timeout (default 10000)", "T" },
+    { "server-pid", 0, 0, G_OPTION_ARG_INT, &options.server_pid, "ceiling, many-locks: a local server's process id, for its CPU time", "PID" },
     { "child-path", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &options.child_path, NULL, NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };

@@ -11,13 +11,16 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: run-bench-scale.sh [--hosts H] [--bin-dir DIR] [--zkr-bench PATH]
-                          [--seconds S] [--server-warmup S] [--out FILE] [--small]
+                          [--seconds S] [--server-warmup S] [--server-pid PID]
+                          [--out FILE] [--small]
   --hosts H         connect string (default: $ZKR_BENCH_HOSTS); one server
   --bin-dir DIR     where bench-scale is (default: <repo>/build/integration/bench)
   --zkr-bench PATH  zkr-bench, for the 64-client figure (default: DIR/../../tools/bench/zkr-bench)
   --seconds S       timed seconds per run (default: 5)
   --server-warmup S seconds of the ceiling loop, untimed, before the runs, so that
                     the server's JIT is warm (default: 5; 0: none)
+  --server-pid PID  the (local) server's process id: the ceiling and many-locks runs
+                    report the server's CPU (cores) beside the client's
   --out FILE        the JSON lines, one per run (default: scale.jsonl in the current directory)
   --small           every mode at a small size, 1 s per run: shows that it works
 USAGE
@@ -29,6 +32,7 @@ bin_dir=$script_dir/../../build/integration/bench
 zkr_bench=""
 seconds=5
 server_warmup=5
+server_pid=0
 out=scale.jsonl
 small=0
 while [ $# -gt 0 ]; do
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
     --zkr-bench) zkr_bench=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --server-warmup) server_warmup=$2; shift 2 ;;
+    --server-pid) server_pid=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --small) small=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -84,7 +89,7 @@ fi
 echo "== 1. the write ceiling (raw creates and deletes of ephemeral-sequential nodes)" >&2
 for s in $ceiling_sessions; do
   for w in $windows; do
-    run --mode ceiling --sessions "$s" --window "$w" --seconds "$seconds"
+    run --mode ceiling --sessions "$s" --window "$w" --seconds "$seconds" --server-pid "$server_pid"
   done
 done
 
@@ -94,7 +99,8 @@ for s in $lock_sessions; do
   for n in $lock_counts; do
     if ((i++ % 2)); then order="zkr raw"; else order="raw zkr"; fi
     for impl in $order; do
-      run --mode many-locks --impl "$impl" --locks "$n" --sessions "$s" --seconds "$seconds"
+      run --mode many-locks --impl "$impl" --locks "$n" --sessions "$s" --seconds "$seconds" \
+        --server-pid "$server_pid"
     done
   done
 done
@@ -123,19 +129,21 @@ scale = [r for r in rows if r.get("bench") == "scale"]
 def mode(m): return [r for r in scale if r["mode"] == m]
 ceiling = max((r["acquisitions_ceiling_per_s"] for r in mode("ceiling")), default=0)
 print("\nscale: %d runs from %s" % (len(rows), sys.argv[1]))
+def cores(r):
+    return "%.2f + %s" % (r["client_cores"], "%.2f" % r["server_cores"] if "server_cores" in r else "?")
 for r in mode("ceiling"):
-    print("ceiling  %d sessions x %3d in flight: %8.0f writes/s -> %7.0f acquisitions/s at most"
-          % (r["sessions"], r["window"], r["writes_per_s"], r["acquisitions_ceiling_per_s"]))
-print("\nmany-locks  S      N   raw acq/s   zkr acq/s  zkr/raw  zkr/ceiling  CPU us raw/zkr  max RSS KiB raw/zkr")
+    print("ceiling  %d sessions x %3d in flight: %8.0f writes/s -> %7.0f acquisitions/s at most (cores client + server: %s)"
+          % (r["sessions"], r["window"], r["writes_per_s"], r["acquisitions_ceiling_per_s"], cores(r)))
+print("\nmany-locks  S      N   raw acq/s   zkr acq/s  zkr/raw  zkr/ceiling  CPU us raw/zkr  max RSS KiB raw/zkr  cores client+server raw / zkr")
 by = {(r["impl"], r["sessions"], r["locks"]): r for r in mode("many-locks")}
 for (impl, s, n) in sorted(k for k in by if k[0] == "zkr"):
     z, raw = by[(impl, s, n)], by.get(("raw", s, n))
     ratio = "%.3f" % (z["acquisitions_per_s"] / raw["acquisitions_per_s"]) if raw and raw["acquisitions_per_s"] else "-"
     share = "%.3f" % (z["acquisitions_per_s"] / ceiling) if ceiling else "-"
-    print("           %2d %6d  %10.0f  %10.0f  %7s  %11s  %6.0f / %-6.0f  %6d / %d"
+    print("           %2d %6d  %10.0f  %10.0f  %7s  %11s  %6.0f / %-6.0f  %6d / %-6d  %s / %s"
           % (s, n, raw["acquisitions_per_s"] if raw else 0, z["acquisitions_per_s"], ratio, share,
              raw["cpu_us_per_acquisition"] if raw else 0, z["cpu_us_per_acquisition"],
-             raw["max_rss_kib"] if raw else 0, z["max_rss_kib"]))
+             raw["max_rss_kib"] if raw else 0, z["max_rss_kib"], cores(raw) if raw else "-", cores(z)))
 for r in mode("held"):
     line = ("\nheld %d: acquired in %.0f ms; per held lock %.0f bytes of heap (%.0f the mutex, %.0f the hold), %.0f of RSS; %d server watches"
             % (r["locks"], r["acquire_all_ms"], r["heap_bytes_per_held_lock"], r["heap_bytes_per_mutex"],
