@@ -267,13 +267,13 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
 
   /* A still holds all three, with the same tokens, and nothing of the
    * intruders is left in the queues. */
-  CU_ASSERT_TRUE (zkr_mutex_verify (mutex, &error));
+  CU_ASSERT_TRUE (zkr_mutex_verify (mutex, NULL, &error));
   capture_error (error);
   g_clear_error (&error);
-  CU_ASSERT_TRUE (zkr_rwlock_verify (rwlock, &error));
+  CU_ASSERT_TRUE (zkr_rwlock_verify (rwlock, NULL, &error));
   capture_error (error);
   g_clear_error (&error);
-  CU_ASSERT_TRUE (zkr_lease_verify (lease, &error));
+  CU_ASSERT_TRUE (zkr_lease_verify (lease, NULL, &error));
   capture_error (error);
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_mutex_is_held (mutex));

@@ -321,10 +321,10 @@ test_bad_input__recipe_constructors (void)
       CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, bad, 1, &error));
       ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
       g_clear_error (&error);
-      CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, bad, good, &error));
+      CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, bad, good, NULL, &error));
       ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
       g_clear_error (&error);
-      CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, bad, &error));
+      CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, bad, NULL, &error));
       ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, bad);
       g_clear_error (&error);
       CU_ASSERT_PTR_NULL (zkr_multi_lock_new (session, two, &error));
@@ -342,16 +342,16 @@ test_bad_input__recipe_constructors (void)
   CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, good, 0, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "0");
   g_clear_error (&error);
-  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, missing, &error));
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, missing, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_NO_NODE, missing);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (itest_create_with_retries (session, base, 10000), ZOK);
   CU_ASSERT_EQUAL (zkr__op_create_sync (session, count_path, "abc", 3, 0, NULL, NULL), ZOK);
-  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, &error));
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, count_path);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (zkr__op_set_sync (session, count_path, NULL, -1), ZOK);
-  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, &error));
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, count_path);
   g_clear_error (&error);
 
@@ -385,11 +385,11 @@ test_bad_input__recipe_constructors (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, NULL, 1, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
-    CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (NULL, good, count_path, &error)));
+    CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (NULL, good, count_path, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
-    CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, NULL, count_path, &error)));
+    CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, NULL, count_path, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
-    CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, NULL, &error)));
+    CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, NULL, NULL, &error)));
   {
     const char *one[] = { good, NULL };
 
@@ -427,11 +427,11 @@ test_bad_input__recipe_methods (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_release (NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_mutex_release_async (NULL, NULL, NULL, NULL));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_release_finish (NULL, NULL, &error)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_verify (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_verify (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_mutex_is_held (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_mutex_get_fencing_token (NULL), 0));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_mutex_dup_node_path (NULL)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_mutex_list_participants (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_mutex_list_participants (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_EQUAL (zkr_mutex_add_loss_listener (NULL, noop_loss, NULL, NULL), 0));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_mutex_unref (NULL));
@@ -443,7 +443,7 @@ test_bad_input__recipe_methods (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_FALSE (zkr_reentrant_mutex_release_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_reentrant_mutex_is_release_pending (NULL)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_reentrant_mutex_verify (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_reentrant_mutex_verify (NULL, NULL, &error)));
 
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_FALSE (zkr_rwlock_acquire_read (NULL, 0, NULL, &error)));
@@ -456,7 +456,7 @@ test_bad_input__recipe_methods (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_rwlock_release_read_finish (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_FALSE (zkr_rwlock_release_write_finish (NULL, NULL, &error)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_rwlock_verify (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_rwlock_verify (NULL, NULL, &error)));
 
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_PTR_NULL (zkr_semaphore_acquire (NULL, 1, 0, NULL, &error)));
@@ -464,7 +464,7 @@ test_bad_input__recipe_methods (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_release (NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_lease_release_async (NULL, NULL, NULL, NULL));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_release_finish (NULL, NULL, &error)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_verify (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_verify (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_lease_is_held (NULL)));
   zkr_lease_free (NULL);
 
@@ -474,7 +474,7 @@ test_bad_input__recipe_methods (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_multi_lock_release_async (NULL, NULL, NULL, NULL));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_FALSE (zkr_multi_lock_release_finish (NULL, NULL, &error)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_multi_lock_verify (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_FALSE (zkr_multi_lock_verify (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_multi_lock_get_paths (NULL)));
   CU_ASSERT_PTR_NULL (error);
 
@@ -498,15 +498,15 @@ test_bad_input__recipe_methods (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
   CU_ASSERT_EQUAL (zkr_multi_lock_get_fencing_token (multi, other), 0);
   CU_ASSERT_PTR_NULL (zkr_multi_lock_dup_node_path (multi, other));
-  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, other, &error));
+  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, other, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, other);
   g_clear_error (&error);
-  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, long_path, &error));
+  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, long_path, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, long_path);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (zkr_multi_lock_get_fencing_token (multi, NULL), 0);
   CU_ASSERT_PTR_NULL (zkr_multi_lock_dup_node_path (multi, NULL));
-  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, NULL, &error));
+  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, NULL, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, "(null)");
   g_clear_error (&error);
   ZKR_TEST_EXPECT_ONE_CRITICAL (
@@ -636,8 +636,8 @@ test_bad_input__leader_recipes (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_get_id (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_EQUAL (zkr_leader_latch_add_listener (NULL, noop_leader, NULL, NULL, NULL), 0));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_list_participants (NULL, &error)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_dup_leader_id (NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_list_participants (NULL, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_latch_dup_leader_id (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_latch_unref (NULL));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
     CU_ASSERT_PTR_NULL (zkr_leader_selector_new (session, base, "id", NULL, NULL, NULL, &error)));
@@ -652,8 +652,8 @@ test_bad_input__leader_recipes (void)
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_EQUAL (zkr_leader_selector_get_fencing_token (NULL), 0));
   ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_selector_get_id (NULL)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (
-    CU_ASSERT_PTR_NULL (zkr_leader_selector_list_participants (NULL, &error)));
-  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_selector_dup_leader_id (NULL, &error)));
+    CU_ASSERT_PTR_NULL (zkr_leader_selector_list_participants (NULL, NULL, &error)));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (CU_ASSERT_PTR_NULL (zkr_leader_selector_dup_leader_id (NULL, NULL, &error)));
   ZKR_TEST_EXPECT_ONE_CRITICAL (zkr_leader_selector_unref (NULL));
   CU_ASSERT_PTR_NULL (error);
   CU_ASSERT_TRUE (itest_node_absent (session, base));
@@ -726,14 +726,14 @@ test_bad_input__locks_used_after_their_session_closed (void)
   CU_ASSERT_FALSE (zkr_mutex_release (mutex, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_mutex_verify (mutex, &error));
+  CU_ASSERT_FALSE (zkr_mutex_verify (mutex, NULL, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_reentrant_mutex_is_held (rmutex));
   CU_ASSERT_FALSE (zkr_reentrant_mutex_release (rmutex, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_reentrant_mutex_verify (rmutex, &error));
+  CU_ASSERT_FALSE (zkr_reentrant_mutex_verify (rmutex, NULL, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_rwlock_is_read_held (rwlock));
@@ -743,24 +743,24 @@ test_bad_input__locks_used_after_their_session_closed (void)
   CU_ASSERT_FALSE (zkr_rwlock_release_write (rwlock, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_rwlock_verify (rwlock, &error));
+  CU_ASSERT_FALSE (zkr_rwlock_verify (rwlock, NULL, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_lease_is_held (lease));
   CU_ASSERT_FALSE (zkr_lease_release (lease, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_lease_verify (lease, &error));
+  CU_ASSERT_FALSE (zkr_lease_verify (lease, NULL, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_multi_lock_is_held (multi));
-  CU_ASSERT_FALSE (zkr_multi_lock_verify (multi, &error));
+  CU_ASSERT_FALSE (zkr_multi_lock_verify (multi, NULL, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_multi_lock_release (multi, &error));
   CU_ASSERT_PTR_NOT_NULL (error);
   g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_mutex_verify (idle, &error));
+  CU_ASSERT_FALSE (zkr_mutex_verify (idle, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_mutex_release (idle, &error));
@@ -816,7 +816,7 @@ test_bad_input__locks_used_after_their_session_closed (void)
   g_clear_error (&error);
 
   /* Reads and new objects on the closed session. */
-  listed = zkr_mutex_list_participants (idle, &error);
+  listed = zkr_mutex_list_participants (idle, NULL, &error);
   CU_ASSERT_PTR_NULL (listed);
   if (listed != NULL)
     g_ptr_array_unref (listed);
@@ -824,7 +824,7 @@ test_bad_input__locks_used_after_their_session_closed (void)
   g_clear_error (&error);
   {
     g_autoptr (ZkrSemaphore) shared =
-      zkr_semaphore_new_shared_count (session, semaphore_path, mutex_path, &error);
+      zkr_semaphore_new_shared_count (session, semaphore_path, mutex_path, NULL, &error);
 
     CU_ASSERT_PTR_NULL (shared);
     CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));

@@ -85,7 +85,7 @@ test_cli_revoke__shared_lock_revoked_by_node_name (void)
 
   proc = start_revocable (path, "--shared", "echo started; exec sleep 60");
   rwlock = zkr_rwlock_new (session, path, &error);
-  queue = zkr_rwlock_list_participants (rwlock, &error);
+  queue = zkr_rwlock_list_participants (rwlock, NULL, &error);
   CU_ASSERT_TRUE_FATAL (queue != NULL && queue->len == 1);
   name = ((ZkrParticipant *) g_ptr_array_index (queue, 0))->node;
   CU_ASSERT_EQUAL (zkr_run (NULL, NULL, "revoke", path, name), 0);

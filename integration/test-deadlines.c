@@ -3,7 +3,11 @@
  * connected but cut off (a black hole the client has not noticed yet),
  * queued behind a holder and cut off, SUSPENDED, and LOST before the fresh
  * session connects. Issue 20: such calls used to answer only when the
- * client noticed the partition (2/3 of the session timeout) or healed. */
+ * client noticed the partition (2/3 of the session timeout) or healed.
+ * The calls that take a cancellable but no timeout (verify, the listings,
+ * the leader's id, the shared count's first read) answer a cancel before
+ * the client notices anything, send nothing when cancelled before, and
+ * answer at once when the session is not connected. */
 
 #include <string.h>
 #include <unistd.h>
@@ -65,6 +69,13 @@ typedef struct {
   void (*give_back) (gpointer waiter);
   /* After healing; may block on a delete. */
   void (*waiter_free) (gpointer waiter);
+  /* (nullable) Returns once every request the waiter sent by itself is
+   * answered (a held lock's deferred node watch), so that what the session
+   * sends from then on is the call's. */
+  void (*settle) (gpointer waiter, ZkrSession *session);
+  /* (nullable) Right after a cancelled call: checks the waiter is as it
+   * was before the call. */
+  void (*check_unchanged) (gpointer waiter);
   /* On another, direct session: holds (or leads) when it returns. */
   gpointer (*holder_new) (ZkrSession *session, const char *base);
   void (*holder_free) (gpointer holder);
@@ -528,6 +539,160 @@ static const Kind mutex_release_kind = {
   .call_async = release_call_async,
   .call_finish = release_call_finish,
   .waiter_free = mutex_free,
+};
+
+/* ---- calls with a cancellable and no deadline of their own --------------
+ * Each request sent once: answered at once when the session is not
+ * connected, by libzookeeper giving up on a silent link (2/3 of the
+ * session timeout), or by a cancel. */
+
+/* -- verify: the waiter holds the mutex -- */
+
+static gboolean
+verify_call (gpointer mutex, int timeout_ms, GCancellable *cancellable, GError **error)
+{
+  (void) timeout_ms;
+  return zkr_mutex_verify (mutex, cancellable, error);
+}
+
+/* A held mutex watches its node from about 100 ms after the grant: once
+ * the server lists that watch, one round trip behind it sees its reply
+ * in (a session's replies come in order). */
+static void
+mutex_hold_settle (gpointer mutex, ZkrSession *session)
+{
+  g_autofree char *node = zkr_mutex_dup_node_path (mutex);
+  ItestWatchOn on = { node, zkr_session_get_id (session) };
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (node);
+  CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, "/", NULL), ZOK);
+}
+
+static void
+mutex_still_held (gpointer mutex)
+{
+  CU_ASSERT_TRUE (zkr_mutex_is_held (mutex));
+}
+
+static const Kind mutex_verify_kind = {
+  .name = "mutex-verify",
+  .queues = { "", NULL },
+  .waiter_new = mutex_held_new,
+  .call = verify_call,
+  .waiter_free = mutex_free,
+  .settle = mutex_hold_settle,
+  .check_unchanged = mutex_still_held,
+};
+
+/* -- list_participants: the waiter's mutex lists the holder's queue -- */
+
+static gboolean
+list_call (gpointer mutex, int timeout_ms, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GPtrArray) participants = NULL;
+
+  (void) timeout_ms;
+  participants = zkr_mutex_list_participants (mutex, cancellable, error);
+  return participants != NULL;
+}
+
+static const Kind mutex_list_kind = {
+  .name = "mutex-list",
+  .queues = { "", NULL },
+  .waiter_new = mutex_waiter_new,
+  .call = list_call,
+  .waiter_free = mutex_free,
+  .holder_new = mutex_holder_new,
+  .holder_free = mutex_holder_free,
+};
+
+/* -- dup_leader_id: a latch that does not take part asks who leads -- */
+
+static gboolean
+leader_id_call (gpointer latch, int timeout_ms, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *leader = NULL;
+
+  (void) timeout_ms;
+  leader = zkr_leader_latch_dup_leader_id (latch, cancellable, error);
+  return leader != NULL;
+}
+
+static void
+latch_unref (gpointer latch)
+{
+  zkr_leader_latch_unref (latch);
+}
+
+static const Kind latch_leader_id_kind = {
+  .name = "leader-latch-id",
+  .queues = { "", NULL },
+  .waiter_new = latch_waiter_new,
+  .call = leader_id_call,
+  .waiter_free = latch_unref,
+  .holder_new = latch_holder_new,
+  .holder_free = latch_free,
+};
+
+/* -- new_shared_count: a semaphore made from a count node -- */
+
+typedef struct {
+  ZkrSession *session;     /* borrowed: the fixture's */
+  char *path;
+  char *count_path;
+  ZkrSemaphore *semaphore; /* (nullable) what a call that succeeded made */
+} SharedCount;
+
+static gpointer
+shared_count_new (ZkrSession *session, const char *base)
+{
+  static const char two[4] = { 0, 0, 0, 2 };
+  SharedCount *shared = g_new0 (SharedCount, 1);
+
+  shared->session = session;
+  shared->path = queue_path (base, "semaphore");
+  shared->count_path = queue_path (base, "count");
+  CU_ASSERT_EQUAL (zkr__op_create_sync (session, shared->count_path, two, sizeof two, 0, NULL,
+                                        NULL),
+                   ZOK);
+  return shared;
+}
+
+static gboolean
+shared_count_call (gpointer waiter, int timeout_ms, GCancellable *cancellable, GError **error)
+{
+  SharedCount *shared = waiter;
+
+  (void) timeout_ms;
+  g_clear_pointer (&shared->semaphore, zkr_semaphore_unref);
+  shared->semaphore = zkr_semaphore_new_shared_count (shared->session, shared->path,
+                                                      shared->count_path, cancellable, error);
+  return shared->semaphore != NULL;
+}
+
+/* After healing. The count node goes through the session that made it:
+ * the direct session's server may not list it yet, and its delete of the
+ * base would then find the base not empty. */
+static void
+shared_count_free (gpointer waiter)
+{
+  SharedCount *shared = waiter;
+
+  g_clear_pointer (&shared->semaphore, zkr_semaphore_unref);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (shared->session, shared->count_path, -1), ZOK);
+  g_free (shared->path);
+  g_free (shared->count_path);
+  g_free (shared);
+}
+
+/* Nothing is made under the base but the count node. */
+static const Kind shared_count_kind = {
+  .name = "semaphore-shared-count",
+  .queues = { NULL },
+  .waiter_new = shared_count_new,
+  .call = shared_count_call,
+  .waiter_free = shared_count_free,
 };
 
 /* ---- the fixture: a session through the proxy, one straight in --------- */
@@ -1031,6 +1196,146 @@ release_answers_by_suspended_while_black_holed (const Kind *kind)
   fixture_finish (&f);
 }
 
+/* ---- calls with a cancellable only: the scenarios -------------------------- */
+
+static void
+fixture_hold_if_any (Fixture *f)
+{
+  if (f->kind->holder_new != NULL)
+    fixture_hold (f);
+}
+
+/* (g) Cut off, not noticed: a call stuck in the black hole answers
+ * G_IO_ERROR_CANCELLED once cancelled, before the session notices
+ * anything. Without the cancel it would answer CONNECTION_LOSS when
+ * libzookeeper gives up (10 s in), with SUSPENDED. The waiter is left as
+ * it was. */
+static void
+query_cancel_answers_while_black_holed (const Kind *kind)
+{
+  Fixture f;
+  Call *call;
+  gint64 cancelled, answered;
+  guint from;
+
+  fixture_init (&f, kind, "cancel", UNNOTICED_SESSION_MS);
+  fixture_hold_if_any (&f);
+  from = itest_recorder_count (f.recorder);
+  fixture_black_hole (&f);
+  call = call_start (&f, -1, g_cancellable_new (), FALSE);
+  cancelled = call_cancel_on_time (call);
+  call_wait_until (call, call->started + (gint64) LATE_CAP_MS * 1000);
+  answered = call_answered_at (call);
+  CU_ASSERT_TRUE (answered != 0);
+  if (answered != 0)
+    {
+      g_print ("  %s: answered %s %" G_GINT64_FORMAT " ms after the cancel\n", f.what,
+               zkr_error_name (call->error), (answered - cancelled) / 1000);
+      CU_ASSERT_FALSE (call->ok);
+      itest_assert_cancelled (call->error, __FILE__, __LINE__);
+      /* No state change since the black hole: answered before the client
+       * noticed it, so not by libzookeeper giving up. */
+      CU_ASSERT_EQUAL (itest_recorder_count (f.recorder), from);
+      if (kind->check_unchanged != NULL)
+        kind->check_unchanged (f.waiter);
+    }
+  else
+    {
+      zkr_test_proxy_heal (f.proxy);
+      call_wait_until (call, g_get_monotonic_time () + (gint64) WAIT_MS * 1000);
+    }
+  call_free (call);
+  fixture_finish (&f);
+}
+
+/* Every answer under the fixture's base is rewritten ZBADVERSION, once,
+ * from now on: the probe of fixture_sent_nothing() gets it only if nothing
+ * else under the base was answered first. Returns the rewrite count. */
+static guint
+fixture_count_sends (Fixture *f)
+{
+  guint before = zkr__session_test_count_rewritten (f->proxied);
+
+  zkr__session_test_rewrite_answers_under (f->proxied, f->base, ZBADVERSION, 1);
+  return before;
+}
+
+/* ZooKeeper answers a session's requests in order: a probe sent now is
+ * answered after anything the call sent. */
+static void
+fixture_check_sent_nothing (Fixture *f, guint before)
+{
+  CU_ASSERT_EQUAL (zkr__op_exists_sync (f->proxied, f->base, NULL), ZBADVERSION);
+  CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (f->proxied) - before, 1);
+  zkr__session_test_rewrite_answers (f->proxied, ZOK, 0);
+}
+
+/* Runs the call on this thread with @cancellable; checks its error. */
+static void
+query_expect (Fixture *f, GCancellable *cancellable, GQuark domain, int code)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 started = g_get_monotonic_time ();
+  gboolean ok = f->kind->call (f->waiter, -1, cancellable, &error);
+
+  g_print ("  %s: answered %s after %" G_GINT64_FORMAT " ms\n", f->what,
+           ok ? "success" : zkr_error_name (error), itest_elapsed_ms (started));
+  CU_ASSERT_FALSE (ok);
+  if (!g_error_matches (error, domain, code))
+    {
+      g_printerr ("%s: expected %s %d, got %s (%s)\n", f->what, g_quark_to_string (domain), code,
+                  zkr_error_name (error), error != NULL ? error->message : "success");
+      CU_FAIL ("not the expected answer");
+    }
+}
+
+/* (h) A cancellable cancelled before the call: G_IO_ERROR_CANCELLED, and
+ * nothing sent (the session's next answer under the base is the probe's). */
+static void
+query_cancelled_before_sends_nothing (const Kind *kind)
+{
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  Fixture f;
+  guint before;
+
+  fixture_init (&f, kind, "cancelled-before", DIRECT_SESSION_MS);
+  fixture_hold_if_any (&f);
+  if (kind->settle != NULL)
+    kind->settle (f.waiter, f.proxied);
+  before = fixture_count_sends (&f);
+  g_cancellable_cancel (cancellable);
+  query_expect (&f, cancellable, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  fixture_check_sent_nothing (&f, before);
+  if (kind->check_unchanged != NULL)
+    kind->check_unchanged (f.waiter);
+  fixture_finish (&f);
+}
+
+/* (i) SUSPENDED or LOST: the call answers at once, without a cancel
+ * (CONNECTION_LOSS, SESSION_EXPIRED: nothing to wait for with each request
+ * sent once) and with one (CANCELLED); the session is still in @state
+ * after both answers. */
+static void
+query_answers_at_once_in_state (const Kind *kind, ZkrSessionState state, GQuark domain,
+                                int code)
+{
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  gboolean lost = state == ZKR_SESSION_STATE_LOST;
+  Fixture f;
+
+  fixture_init (&f, kind, lost ? "lost" : "suspended",
+                lost ? LOST_SESSION_MS : SUSPENDED_SESSION_MS);
+  fixture_hold_if_any (&f);
+  fixture_black_hole_until (&f, state);
+  query_expect (&f, NULL, domain, code);
+  g_cancellable_cancel (cancellable);
+  query_expect (&f, cancellable, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  CU_ASSERT_EQUAL (zkr_session_get_state (f.proxied), state);
+  if (kind->check_unchanged != NULL)
+    kind->check_unchanged (f.waiter);
+  fixture_finish (&f);
+}
+
 /* ---- tests --------------------------------------------------------------- */
 
 /* Issue 20, defect 1: answered at 9.9 s, when the client noticed. */
@@ -1306,6 +1611,71 @@ test_deadlines__mutex_release_async_cancel_answers_while_black_holed (void)
   cancel_answers_while_black_holed (&mutex_release_kind, TRUE);
 }
 
+/* Issue 25: verify, the listings, the leader's id and the shared count's
+ * first read take a cancellable. */
+static void
+test_deadlines__mutex_verify_cancel_answers_while_black_holed (void)
+{
+  query_cancel_answers_while_black_holed (&mutex_verify_kind);
+}
+
+static void
+test_deadlines__mutex_verify_cancelled_before_sends_nothing (void)
+{
+  query_cancelled_before_sends_nothing (&mutex_verify_kind);
+}
+
+/* In doubt, still held: neither answer marks the lock lost. */
+static void
+test_deadlines__mutex_verify_answers_at_once_while_suspended (void)
+{
+  query_answers_at_once_in_state (&mutex_verify_kind, ZKR_SESSION_STATE_SUSPENDED, ZKR_ERROR,
+                                  ZKR_ERROR_CONNECTION_LOSS);
+}
+
+static void
+test_deadlines__mutex_list_participants_cancel_answers_while_black_holed (void)
+{
+  query_cancel_answers_while_black_holed (&mutex_list_kind);
+}
+
+static void
+test_deadlines__mutex_list_participants_cancelled_before_sends_nothing (void)
+{
+  query_cancelled_before_sends_nothing (&mutex_list_kind);
+}
+
+static void
+test_deadlines__mutex_list_participants_answers_at_once_while_lost (void)
+{
+  query_answers_at_once_in_state (&mutex_list_kind, ZKR_SESSION_STATE_LOST, ZKR_ERROR,
+                                  ZKR_ERROR_SESSION_EXPIRED);
+}
+
+static void
+test_deadlines__leader_latch_dup_leader_id_cancel_answers_while_black_holed (void)
+{
+  query_cancel_answers_while_black_holed (&latch_leader_id_kind);
+}
+
+static void
+test_deadlines__leader_latch_dup_leader_id_cancelled_before_sends_nothing (void)
+{
+  query_cancelled_before_sends_nothing (&latch_leader_id_kind);
+}
+
+static void
+test_deadlines__semaphore_new_shared_count_cancel_answers_while_black_holed (void)
+{
+  query_cancel_answers_while_black_holed (&shared_count_kind);
+}
+
+static void
+test_deadlines__semaphore_new_shared_count_cancelled_before_sends_nothing (void)
+{
+  query_cancelled_before_sends_nothing (&shared_count_kind);
+}
+
 /* Every test cleaned up after itself: nothing of this process is left. */
 static void
 test_deadlines__no_node_left_behind (void)
@@ -1377,6 +1747,16 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_deadlines__leader_latch_await_async_times_out_while_suspended),
   ZKR_TEST_CASE (test_deadlines__mutex_release_async_answers_connection_loss_by_suspended_while_black_holed),
   ZKR_TEST_CASE (test_deadlines__mutex_release_async_cancel_answers_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__mutex_verify_cancel_answers_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__mutex_verify_cancelled_before_sends_nothing),
+  ZKR_TEST_CASE (test_deadlines__mutex_verify_answers_at_once_while_suspended),
+  ZKR_TEST_CASE (test_deadlines__mutex_list_participants_cancel_answers_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__mutex_list_participants_cancelled_before_sends_nothing),
+  ZKR_TEST_CASE (test_deadlines__mutex_list_participants_answers_at_once_while_lost),
+  ZKR_TEST_CASE (test_deadlines__leader_latch_dup_leader_id_cancel_answers_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__leader_latch_dup_leader_id_cancelled_before_sends_nothing),
+  ZKR_TEST_CASE (test_deadlines__semaphore_new_shared_count_cancel_answers_while_black_holed),
+  ZKR_TEST_CASE (test_deadlines__semaphore_new_shared_count_cancelled_before_sends_nothing),
   ZKR_TEST_CASE (test_deadlines__no_node_left_behind),
   { NULL, NULL },
 };

@@ -293,14 +293,14 @@ test_interop__curator_leader_latch_and_zkr_latch_agree_on_one_leader (void)
   CU_ASSERT_FALSE (zkr_leader_latch_await (latch, 500, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
   g_clear_error (&error);
-  participants = zkr_leader_latch_list_participants (latch, &error);
+  participants = zkr_leader_latch_list_participants (latch, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL_FATAL (participants->len, 2);
   CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 0))->client_id, "curator-latch");
   CU_ASSERT_TRUE (((ZkrParticipant *) g_ptr_array_index (participants, 0))->is_holder);
   CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 1))->client_id, "zkr-latch");
   CU_ASSERT_FALSE (((ZkrParticipant *) g_ptr_array_index (participants, 1))->is_holder);
-  leader = zkr_leader_latch_dup_leader_id (latch, &error);
+  leader = zkr_leader_latch_dup_leader_id (latch, NULL, &error);
   CU_ASSERT_STRING_EQUAL (leader != NULL ? leader : "", "curator-latch");
 
   /* Curator leaves: zkr leads, and a new Curator latch waits behind it. */
@@ -394,7 +394,7 @@ test_interop__curator_leader_selector_and_zkr_selector_take_turns (void)
   CU_ASSERT_TRUE (curator_token > 0);
   CU_ASSERT_TRUE (zkr_leader_selector_start (selector, &error));
   CU_ASSERT_EQUAL (interop_wait_term (&term, 500), 0);
-  participants = zkr_leader_selector_list_participants (selector, &error);
+  participants = zkr_leader_selector_list_participants (selector, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL_FATAL (participants->len, 2);
   CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 0))->client_id, "curator-selector");

@@ -201,7 +201,7 @@ queue_has_shape (gpointer data)
   ZkrParticipant *last;
 
   probe = zkr_leader_latch_new (shape->session, shape->path, "probe", NULL);
-  participants = zkr_leader_latch_list_participants (probe, NULL);
+  participants = zkr_leader_latch_list_participants (probe, NULL, NULL);
   zkr_leader_latch_unref (probe);
   if (participants == NULL || participants->len != shape->count)
     return FALSE;
@@ -216,7 +216,7 @@ static gboolean
 listing_agrees (gpointer data)
 {
   ZkrLeaderLatch **pair = data;
-  g_autofree char *leader_id = zkr_leader_latch_dup_leader_id (pair[1], NULL);
+  g_autofree char *leader_id = zkr_leader_latch_dup_leader_id (pair[1], NULL, NULL);
   gboolean first = zkr_leader_latch_has_leadership (pair[0]);
   gboolean second = zkr_leader_latch_has_leadership (pair[1]);
 
@@ -354,7 +354,7 @@ test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node (voi
   CU_ASSERT_PTR_NOT_NULL (node != NULL ? strstr (node, "-latch-") : NULL);
   CU_ASSERT_PTR_NOT_NULL (node != NULL ? strstr (node, "/_c_") : NULL);
 
-  participants = zkr_leader_latch_list_participants (latch, &error);
+  participants = zkr_leader_latch_list_participants (latch, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL_FATAL (participants->len, 1);
   {
@@ -364,7 +364,7 @@ test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node (voi
     CU_ASSERT_EQUAL (p->session_id, zkr_session_get_id (session));
     CU_ASSERT_EQUAL (p->token, zkr_leader_latch_get_fencing_token (latch));
   }
-  leader = zkr_leader_latch_dup_leader_id (latch, &error);
+  leader = zkr_leader_latch_dup_leader_id (latch, NULL, &error);
   CU_ASSERT_STRING_EQUAL (leader != NULL ? leader : "", "solo-\xc3\xa9");
 
   /* NOTIFY: the listener hears not_leader. */
@@ -422,7 +422,7 @@ test_leader_latch__follower_takes_over_on_close_and_close_works_from_a_listener 
     QueueShape shape = { a, path, 2, "second" };
     CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
   }
-  leader = zkr_leader_latch_dup_leader_id (second, &error);
+  leader = zkr_leader_latch_dup_leader_id (second, NULL, &error);
   CU_ASSERT_STRING_EQUAL (leader != NULL ? leader : "", "first");
 
   CU_ASSERT_TRUE (recorder_wait (first_events, 0, WAIT_MS).is_leader);
@@ -573,7 +573,7 @@ test_leader_latch__expired_leader_hears_not_leader_and_rejoins_at_the_back (void
     g_autoptr (GPtrArray) participants = NULL;
 
     CU_ASSERT_TRUE (itest_wait_for (queue_has_shape, &shape, WAIT_MS));
-    participants = zkr_leader_latch_list_participants (latches[1], &error);
+    participants = zkr_leader_latch_list_participants (latches[1], NULL, &error);
     CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
     CU_ASSERT_EQUAL_FATAL (participants->len, 3);
     CU_ASSERT_STRING_EQUAL (((ZkrParticipant *) g_ptr_array_index (participants, 0))->client_id, "next");

@@ -342,7 +342,7 @@ test_leader_selector__participants_requeue_and_close_waits_for_the_callback (voi
     ChildCount two = { a, path, 2 };
     CU_ASSERT_TRUE (itest_wait_for (has_children, &two, WAIT_MS));
   }
-  participants = zkr_leader_selector_list_participants (second, &error);
+  participants = zkr_leader_selector_list_participants (second, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL_FATAL (participants->len, 2);
   {
@@ -357,7 +357,7 @@ test_leader_selector__participants_requeue_and_close_waits_for_the_callback (voi
     CU_ASSERT_STRING_EQUAL (p1->client_id, "second");
     CU_ASSERT_FALSE (p1->is_holder);
   }
-  leader = zkr_leader_selector_dup_leader_id (second, &error);
+  leader = zkr_leader_selector_dup_leader_id (second, NULL, &error);
   CU_ASSERT_STRING_EQUAL (leader != NULL ? leader : "", "first");
 
   /* Interrupt: first's term ends, second leads, first is not queued. */
@@ -508,7 +508,8 @@ static gboolean
 participant_gone (gpointer data)
 {
   ParticipantGone *gone = data;
-  g_autoptr (GPtrArray) participants = zkr_leader_selector_list_participants (gone->selector, NULL);
+  g_autoptr (GPtrArray) participants =
+    zkr_leader_selector_list_participants (gone->selector, NULL, NULL);
 
   if (participants == NULL)
     return FALSE;

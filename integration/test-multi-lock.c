@@ -209,7 +209,7 @@ test_multi_lock__a_busy_lock_rolls_back_the_ones_taken (void)
   CU_ASSERT_TRUE (zkr_mutex_release (holder, &error));
   CU_ASSERT_TRUE (zkr_multi_lock_acquire (multi, 5000, NULL, &error));
   CU_ASSERT_TRUE (zkr_multi_lock_is_held (multi));
-  CU_ASSERT_TRUE (zkr_multi_lock_verify (multi, &error));
+  CU_ASSERT_TRUE (zkr_multi_lock_verify (multi, NULL, &error));
   CU_ASSERT_FALSE (zkr_mutex_acquire (holder, 0, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT));
   g_clear_error (&error);
@@ -337,7 +337,7 @@ test_multi_lock__acquires_in_path_order_and_releases_in_reverse (void)
     g_autofree char *node = zkr_multi_lock_dup_node_path (multi, pb);
     CU_ASSERT_TRUE (node != NULL && g_str_has_prefix (node, pb) && strstr (node, "-lock-") != NULL);
   }
-  participants = zkr_multi_lock_list_participants (multi, pc, &error);
+  participants = zkr_multi_lock_list_participants (multi, pc, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL (participants->len, 1);
   if (participants->len == 1)
@@ -403,7 +403,7 @@ test_multi_lock__expiry_is_one_lost_event_for_the_whole (void)
   CU_ASSERT_FATAL (itest_expire_session (session));
   CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS) > 0);
   CU_ASSERT_FALSE (zkr_multi_lock_is_held (multi));
-  CU_ASSERT_FALSE (zkr_multi_lock_verify (multi, &error));
+  CU_ASSERT_FALSE (zkr_multi_lock_verify (multi, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   /* The whole is lost with its first entry; the other follows. */
@@ -613,7 +613,7 @@ test_multi_lock__bad_input_gets_clear_errors (void)
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   CU_ASSERT_EQUAL (zkr_multi_lock_get_fencing_token (multi, "/not/ours"), 0);
-  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, "/not/ours", &error));
+  CU_ASSERT_PTR_NULL (zkr_multi_lock_list_participants (multi, "/not/ours", NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_multi_lock_acquire (multi, 5000, NULL, &error));

@@ -62,8 +62,8 @@ test_mutex__acquire_release_and_tokens_increase (void)
   node = zkr_mutex_dup_node_path (mutex);
   CU_ASSERT_PTR_NOT_NULL (node);
   CU_ASSERT_PTR_NOT_NULL (node != NULL ? strstr (node, "-lock-") : NULL);
-  CU_ASSERT_TRUE (zkr_mutex_verify (mutex, &error));
-  participants = zkr_mutex_list_participants (mutex, &error);
+  CU_ASSERT_TRUE (zkr_mutex_verify (mutex, NULL, &error));
+  participants = zkr_mutex_list_participants (mutex, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL (participants->len, 1);
   if (participants->len == 1)
@@ -389,7 +389,7 @@ test_mutex__expired_holder_hears_lost_and_the_waiter_gets_the_lock (void)
   g_thread_join (thread);
   CU_ASSERT_TRUE (waiter.ok);
   CU_ASSERT_TRUE (itest_node_absent (waiter_session, node));
-  CU_ASSERT_FALSE (zkr_mutex_verify (holder, &error));
+  CU_ASSERT_FALSE (zkr_mutex_verify (holder, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   CU_ASSERT_TRUE (zkr_mutex_release (waiter.mutex, &error));
@@ -437,7 +437,7 @@ test_mutex__node_deleted_by_hand_is_lost (void)
       CU_ASSERT_EQUAL (zkr__op_delete_sync (admin, node, -1), ZOK);
       CU_ASSERT_TRUE (itest_loss_wait (recorder, ZKR_LOCK_LOST, 1, WAIT_MS) > 0);
       CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
-      CU_ASSERT_FALSE (zkr_mutex_verify (mutex, &error));
+      CU_ASSERT_FALSE (zkr_mutex_verify (mutex, NULL, &error));
       g_clear_error (&error);
       itest_loss_recorder_free (recorder);
       zkr_mutex_unref (mutex);
@@ -822,7 +822,7 @@ checked_waiter_run (gpointer data)
   waiter->acquired = zkr_mutex_acquire (waiter->mutex, WAIT_MS, NULL, &error);
   if (waiter->acquired)
     {
-      waiter->verified = zkr_mutex_verify (waiter->mutex, NULL);
+      waiter->verified = zkr_mutex_verify (waiter->mutex, NULL, NULL);
       waiter->node = zkr_mutex_dup_node_path (waiter->mutex);
       zkr_mutex_release (waiter->mutex, NULL);
     }

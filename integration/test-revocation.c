@@ -252,7 +252,7 @@ test_revocation__holder_decides_one_call_per_request (void)
   listener_idle (&listener, 300);
   CU_ASSERT_EQUAL (listener.calls, 3);
   CU_ASSERT_TRUE (zkr_mutex_is_held (mutex));
-  CU_ASSERT_TRUE (zkr_mutex_verify (mutex, &error));
+  CU_ASSERT_TRUE (zkr_mutex_verify (mutex, NULL, &error));
 
   /* A fenced write on the holder's node still goes through. */
   fenced = g_strdup_printf ("%s-fenced", path);
@@ -299,7 +299,7 @@ test_revocation__request_while_waiting_heard_after_grant (void)
   itest_async_begin (&wait);
   zkr_mutex_acquire_async (second, -1, NULL, itest_async_done, &wait);
   CU_ASSERT_TRUE (itest_wait_for_children (session, path, 2, ITEST_WAIT_MS));
-  queue = zkr_mutex_list_participants (first, &error);
+  queue = zkr_mutex_list_participants (first, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (queue);
   CU_ASSERT_EQUAL_FATAL (queue->len, 2);
   waiting = g_strdup_printf ("%s/%s", path,

@@ -202,7 +202,7 @@ test_rwlock__bad_input_gets_clear_errors (void)
   CU_ASSERT_FALSE (zkr_rwlock_release_write (rwlock, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_rwlock_verify (rwlock, &error));
+  CU_ASSERT_FALSE (zkr_rwlock_verify (rwlock, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   zkr_rwlock_unref (rwlock);
@@ -233,7 +233,7 @@ test_rwlock__many_readers_hold_at_once (void)
       CU_ASSERT_TRUE (zkr_rwlock_get_read_token (locks[i]) > 0);
     }
   CU_ASSERT_EQUAL (itest_count_children (sessions[0], path), READERS);
-  participants = zkr_rwlock_list_participants (locks[0], &error);
+  participants = zkr_rwlock_list_participants (locks[0], NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL (participants->len, READERS);
   for (guint i = 0; i < participants->len; i++)
@@ -246,7 +246,7 @@ test_rwlock__many_readers_hold_at_once (void)
     }
   for (int i = 0; i < READERS; i++)
     {
-      CU_ASSERT_TRUE (zkr_rwlock_verify (locks[i], &error));
+      CU_ASSERT_TRUE (zkr_rwlock_verify (locks[i], NULL, &error));
       CU_ASSERT_TRUE (zkr_rwlock_release_read (locks[i], &error));
       CU_ASSERT_FALSE (zkr_rwlock_is_read_held (locks[i]));
       zkr_rwlock_unref (locks[i]);
@@ -302,7 +302,7 @@ test_rwlock__writer_excludes_readers_and_readers_exclude_writers (void)
   CU_ASSERT_TRUE (wait_children (a, path, 2));
   CU_ASSERT_FALSE (acquirer_is_done (r));
   {
-    g_autoptr (GPtrArray) participants = zkr_rwlock_list_participants (reader, &error);
+    g_autoptr (GPtrArray) participants = zkr_rwlock_list_participants (reader, NULL, &error);
 
     CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
     CU_ASSERT_EQUAL (participants->len, 2);
@@ -450,7 +450,7 @@ test_rwlock__downgrade_keeps_a_queued_writer_out (void)
   CU_ASSERT_EQUAL (children->len, 2);
   if (children->len == 2)
     CU_ASSERT_STRING_EQUAL (g_ptr_array_index (children, 0), strrchr (read_node, '/') + 1);
-  CU_ASSERT_TRUE (zkr_rwlock_verify (holder, &error));
+  CU_ASSERT_TRUE (zkr_rwlock_verify (holder, NULL, &error));
   /* Upgrading back is refused. */
   CU_ASSERT_FALSE (zkr_rwlock_acquire_write (holder, 0, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_ALREADY_HELD));
@@ -856,7 +856,7 @@ test_rwlock__expired_holder_loses_both_sides (void)
   CU_ASSERT_TRUE (itest_loss_right_source (recorder));
   CU_ASSERT_FALSE (zkr_rwlock_is_write_held (holder));
   CU_ASSERT_FALSE (zkr_rwlock_is_read_held (holder));
-  CU_ASSERT_FALSE (zkr_rwlock_verify (holder, &error));
+  CU_ASSERT_FALSE (zkr_rwlock_verify (holder, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   CU_ASSERT_FALSE (zkr_rwlock_release_read (holder, &error));

@@ -111,11 +111,11 @@ shared_count_pair (ZkrSession *a, ZkrSession *b, const char *base, char **path,
   *count_path = child_path (base, "count");
   count_bytes (1, bytes);
   CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (a, *count_path, bytes, 4, 0, NULL, NULL), ZOK);
-  *sem_a = zkr_semaphore_new_shared_count (a, *path, *count_path, &error);
+  *sem_a = zkr_semaphore_new_shared_count (a, *path, *count_path, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (*sem_a);
   /* b reads the count node a just made: b's server may lag behind. */
   zkr__op_sync_path_sync (b, *count_path);
-  *sem_b = zkr_semaphore_new_shared_count (b, *path, *count_path, &error);
+  *sem_b = zkr_semaphore_new_shared_count (b, *path, *count_path, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (*sem_b);
 }
 
@@ -279,7 +279,7 @@ test_semaphore__several_leases_are_all_or_nothing_under_one_deadline (void)
    * answered, so the first thing a sends after it sees them gone. */
   CU_ASSERT_EQUAL (children_now (a, path, "leases"), 2);
   CU_ASSERT_EQUAL (children_now (a, path, "locks"), 0);
-  participants = zkr_semaphore_list_participants (sem_a, &error);
+  participants = zkr_semaphore_list_participants (sem_a, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL (participants->len, 2);
   for (guint i = 0; i < participants->len; i++)
@@ -358,7 +358,7 @@ test_semaphore__leases_are_released_one_by_one_in_curators_layout (void)
       gint64 token = zkr_lease_get_fencing_token (lease);
 
       CU_ASSERT_TRUE (zkr_lease_is_held (lease));
-      CU_ASSERT_TRUE (zkr_lease_verify (lease, &error));
+      CU_ASSERT_TRUE (zkr_lease_verify (lease, NULL, &error));
       /* Taken one after the other: tokens increase. */
       CU_ASSERT_TRUE (token > last_token);
       last_token = token;
@@ -368,7 +368,7 @@ test_semaphore__leases_are_released_one_by_one_in_curators_layout (void)
     }
   /* locks/ is Curator's mutex: free again once the leases are through. */
   CU_ASSERT_EQUAL (locks_count (a, path), 0);
-  participants = zkr_semaphore_list_participants (sem_b, &error);
+  participants = zkr_semaphore_list_participants (sem_b, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (participants);
   CU_ASSERT_EQUAL (participants->len, 3);
   for (guint i = 0; i < participants->len; i++)
@@ -395,7 +395,7 @@ test_semaphore__leases_are_released_one_by_one_in_curators_layout (void)
   CU_ASSERT_FALSE (zkr_lease_release (g_ptr_array_index (leases, 1), &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_lease_verify (g_ptr_array_index (leases, 1), &error));
+  CU_ASSERT_FALSE (zkr_lease_verify (g_ptr_array_index (leases, 1), NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD));
   g_clear_error (&error);
   /* Two, through b at once: b's failed try above sent the delete of its
@@ -779,7 +779,7 @@ test_semaphore__waiter_gets_a_lease_through_throttled_answers (void)
   CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (two.waiter_session), 3);
   if (two.waiter.leases != NULL)
     {
-      CU_ASSERT_TRUE (zkr_lease_verify (g_ptr_array_index (two.waiter.leases, 0), &error));
+      CU_ASSERT_TRUE (zkr_lease_verify (g_ptr_array_index (two.waiter.leases, 0), NULL, &error));
       CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (two.waiter.leases, 0), &error));
       g_ptr_array_unref (two.waiter.leases);
     }
@@ -815,7 +815,7 @@ test_semaphore__bad_input_gets_clear_errors (void)
       CU_ASSERT_PTR_NULL (zkr_semaphore_new (session, bad[i], 1, &error));
       CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
       g_clear_error (&error);
-      CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, bad[i], &error));
+      CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, bad[i], NULL, &error));
       CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
       g_clear_error (&error);
     }
@@ -832,11 +832,11 @@ test_semaphore__bad_input_gets_clear_errors (void)
   CU_ASSERT_EQUAL (zkr_test_expect_criticals_end (), 1);
 
   /* The count node: missing, then of the wrong size. */
-  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, &error));
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE));
   g_clear_error (&error);
   CU_ASSERT_EQUAL (zkr__op_create_sync (session, count_path, "3", 1, 0, NULL, NULL), ZOK);
-  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, &error));
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
   g_clear_error (&error);
 
@@ -856,7 +856,7 @@ test_semaphore__bad_input_gets_clear_errors (void)
   CU_ASSERT_PTR_NULL (zkr_semaphore_acquire (semaphore, 1, 1000, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
   g_clear_error (&error);
-  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (closed, path, count_path, &error));
+  CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (closed, path, count_path, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED));
   g_clear_error (&error);
   zkr_semaphore_unref (semaphore);

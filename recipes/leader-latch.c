@@ -1022,18 +1022,19 @@ zkr_leader_latch_remove_listener (ZkrLeaderLatch *latch, guint listener_id)
 }
 
 GPtrArray *
-zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GError **error)
+zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GCancellable *cancellable,
+                                    GError **error)
 {
   g_return_val_if_fail (latch != NULL, NULL);
-  return zkr__queue_lock_list_participants (latch->queue, error);
+  return zkr__queue_lock_list_participants (latch->queue, cancellable, error);
 }
 
 char *
-zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GError **error)
+zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GCancellable *cancellable, GError **error)
 {
   g_autoptr (GPtrArray) participants = NULL;
 
   g_return_val_if_fail (latch != NULL, NULL);
-  participants = zkr__queue_lock_list_participants (latch->queue, error);
+  participants = zkr__queue_lock_list_participants (latch->queue, cancellable, error);
   return zkr__leader_id_from_participants (participants);
 }

@@ -547,18 +547,20 @@ zkr_leader_selector_get_id (ZkrLeaderSelector *selector)
 }
 
 GPtrArray *
-zkr_leader_selector_list_participants (ZkrLeaderSelector *selector, GError **error)
+zkr_leader_selector_list_participants (ZkrLeaderSelector *selector, GCancellable *cancellable,
+                                       GError **error)
 {
   g_return_val_if_fail (selector != NULL, NULL);
-  return zkr__queue_lock_list_participants (selector->queue, error);
+  return zkr__queue_lock_list_participants (selector->queue, cancellable, error);
 }
 
 char *
-zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GError **error)
+zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GCancellable *cancellable,
+                                   GError **error)
 {
   g_autoptr (GPtrArray) participants = NULL;
 
   g_return_val_if_fail (selector != NULL, NULL);
-  participants = zkr__queue_lock_list_participants (selector->queue, error);
+  participants = zkr__queue_lock_list_participants (selector->queue, cancellable, error);
   return zkr__leader_id_from_participants (participants);
 }

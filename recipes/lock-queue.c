@@ -9,6 +9,7 @@
 #include "context.h"
 #include "error-private.h"
 #include "lock-queue-private.h"
+#include "node-private.h"
 #include "nodename.h"
 #include "ops.h"
 #include "path.h"
@@ -455,12 +456,19 @@ verify_lost_in_worker (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* One exists, sent once (a node call with timeout 0: CONNECTION_LOSS at
+ * once when not connected), its cancel armed as every node call's
+ * (core/armed.c). Only the server's word that the node is gone or not
+ * ours marks the lock lost; a failure of the read itself (a cancel, the
+ * connection, the session) leaves it as it was. */
 gboolean
-zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error)
+zkr__queue_lock_verify (ZkrQueueLock *lock, GCancellable *cancellable, GError **error)
 {
   g_autofree char *node = zkr__queue_lock_dup_node_path (lock);
-  struct Stat stat;
-  int rc;
+  g_autofree char *user_node = NULL;
+  g_autoptr (GError) local = NULL;
+  ZkrStat stat = { 0 };
+  gboolean exists;
 
   g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
   if (node == NULL || !zkr__queue_lock_is_held (lock))
@@ -469,19 +477,21 @@ zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error)
                    lock->recipe->kind, lock->user_path);
       return FALSE;
     }
-  rc = zkr__op_exists_sync (lock->session, node, &stat);
-  if (rc == ZOK && stat.ephemeralOwner == zkr_session_get_id (lock->session))
-    return TRUE;
-  if (!zkr__zk_rc_is_server_answer (rc))
+  user_node = zkr__node_strip_namespace (lock->session, node);
+  exists = zkr_node_exists (lock->session, user_node, 0, cancellable, &stat, &local);
+  if (local != NULL)
     {
-      zkr__set_error_from_zk (error, rc, "verify", node, zkr_session_get_id (lock->session));
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "verify %s %s: ",
+                                  lock->recipe->kind, lock->user_path);
       return FALSE;
     }
+  if (exists && stat.ephemeral_owner == zkr_session_get_id (lock->session))
+    return TRUE;
   zkr__session_post (lock->session, verify_lost_in_worker, zkr__queue_lock_ref (lock),
                      (GDestroyNotify) zkr__queue_lock_unref);
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                "%s %s is lost: node %s %s", lock->recipe->kind, lock->user_path, node,
-               rc == ZNONODE ? "no longer exists" : "belongs to another session");
+               !exists ? "no longer exists" : "belongs to another session");
   return FALSE;
 }
 

@@ -144,7 +144,9 @@ gboolean zkr__queue_lock_is_held (ZkrQueueLock *lock);
 gboolean zkr__queue_lock_is_busy (ZkrQueueLock *lock); /* held or acquiring */
 gint64 zkr__queue_lock_get_token (ZkrQueueLock *lock);
 char *zkr__queue_lock_dup_node_path (ZkrQueueLock *lock);
-gboolean zkr__queue_lock_verify (ZkrQueueLock *lock, GError **error);
+/* The public verify (zkr_mutex_verify()): blocking, any thread but one
+ * running session code; @cancellable armed as a node call's. */
+gboolean zkr__queue_lock_verify (ZkrQueueLock *lock, GCancellable *cancellable, GError **error);
 /* Blocking, any thread but one running session code: one round trip on the
  * entry's session behind what it sent before, so that the delete an acquire
  * sent when it gave up (its rollback) is applied for everyone once this
@@ -192,11 +194,16 @@ void zkr__queue_lock_set_revocation (ZkrQueueLock *lock, ZkrRevocation *revocati
 void zkr__queue_lock_set_node_data (ZkrQueueLock *lock, const char *data);
 
 /* The queue of @lock's path, in the recipe's order. */
-GPtrArray *zkr__queue_lock_list_participants (ZkrQueueLock *lock, GError **error);
-/* The queue under @path as @recipe sees it, in the recipe's order. */
+GPtrArray *zkr__queue_lock_list_participants (ZkrQueueLock *lock, GCancellable *cancellable,
+                                              GError **error);
+/* The queue under @path as @recipe sees it, in the recipe's order: blocking
+ * node calls, each sent once, @cancellable armed on each (a cancel answers
+ * G_IO_ERROR_CANCELLED at once and nothing more is sent). Any thread but
+ * one running session code. */
 GPtrArray *zkr__queue_list_participants (ZkrSession *session, const char *path,
                                          const ZkrQueueRecipe *recipe,
-                                         gpointer predicate_data, GError **error);
+                                         gpointer predicate_data, GCancellable *cancellable,
+                                         GError **error);
 
 /* The ZkrNotifyMarshal of loss listeners (ZkrLockLossFunc). */
 void zkr__queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data);

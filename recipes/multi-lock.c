@@ -622,7 +622,7 @@ zkr_multi_lock_dup_node_path (ZkrMultiLock *multi, const char *path)
 }
 
 gboolean
-zkr_multi_lock_verify (ZkrMultiLock *multi, GError **error)
+zkr_multi_lock_verify (ZkrMultiLock *multi, GCancellable *cancellable, GError **error)
 {
   gboolean held;
 
@@ -639,7 +639,7 @@ zkr_multi_lock_verify (ZkrMultiLock *multi, GError **error)
       return FALSE;
     }
   for (guint i = 0; i < multi->n_members; i++)
-    if (!zkr__queue_lock_verify (multi->members[i].queue, error))
+    if (!zkr__queue_lock_verify (multi->members[i].queue, cancellable, error))
       return FALSE;
   return TRUE;
 }
@@ -661,7 +661,8 @@ zkr_multi_lock_remove_loss_listener (ZkrMultiLock *multi, guint listener_id)
 }
 
 GPtrArray *
-zkr_multi_lock_list_participants (ZkrMultiLock *multi, const char *path, GError **error)
+zkr_multi_lock_list_participants (ZkrMultiLock *multi, const char *path,
+                                  GCancellable *cancellable, GError **error)
 {
   ZkrQueueLock *queue;
 
@@ -675,5 +676,5 @@ zkr_multi_lock_list_participants (ZkrMultiLock *multi, const char *path, GError 
                    "path %s is not one of this multi-lock's", quoted);
       return NULL;
     }
-  return zkr__queue_lock_list_participants (queue, error);
+  return zkr__queue_lock_list_participants (queue, cancellable, error);
 }

@@ -178,10 +178,10 @@ zkr_mutex_dup_node_path (ZkrMutex *mutex)
 }
 
 gboolean
-zkr_mutex_verify (ZkrMutex *mutex, GError **error)
+zkr_mutex_verify (ZkrMutex *mutex, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr__queue_lock_verify (mutex->queue, error);
+  return zkr__queue_lock_verify (mutex->queue, cancellable, error);
 }
 
 guint
@@ -201,10 +201,10 @@ zkr_mutex_remove_loss_listener (ZkrMutex *mutex, guint listener_id)
 }
 
 GPtrArray *
-zkr_mutex_list_participants (ZkrMutex *mutex, GError **error)
+zkr_mutex_list_participants (ZkrMutex *mutex, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  return zkr__queue_lock_list_participants (mutex->queue, error);
+  return zkr__queue_lock_list_participants (mutex->queue, cancellable, error);
 }
 
 void

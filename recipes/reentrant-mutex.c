@@ -353,7 +353,8 @@ zkr_reentrant_mutex_is_release_pending (ZkrReentrantMutex *mutex)
 }
 
 gboolean
-zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GError **error)
+zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GCancellable *cancellable,
+                            GError **error)
 {
   ZkrQueueLock *queue;
 
@@ -365,7 +366,7 @@ zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GError **error)
                    "reentrant mutex %s is not held by this thread", mutex->base.path);
       return FALSE;
     }
-  return zkr__queue_lock_verify (queue, error);
+  return zkr__queue_lock_verify (queue, cancellable, error);
 }
 
 guint
@@ -385,11 +386,12 @@ zkr_reentrant_mutex_remove_loss_listener (ZkrReentrantMutex *mutex, guint listen
 }
 
 GPtrArray *
-zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex, GError **error)
+zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex, GCancellable *cancellable,
+                                       GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
   return zkr__queue_list_participants (mutex->base.session, mutex->base.path, &zkr__queue_mutex_recipe,
-                                       NULL, error);
+                                       NULL, cancellable, error);
 }
 
 void

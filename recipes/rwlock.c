@@ -774,7 +774,7 @@ zkr_rwlock_dup_write_node_path (ZkrRwlock *rwlock)
 }
 
 gboolean
-zkr_rwlock_verify (ZkrRwlock *rwlock, GError **error)
+zkr_rwlock_verify (ZkrRwlock *rwlock, GCancellable *cancellable, GError **error)
 {
   ZkrQueueLock *write, *read;
 
@@ -787,9 +787,9 @@ zkr_rwlock_verify (ZkrRwlock *rwlock, GError **error)
                    "read-write lock %s is not held by this thread", rwlock->base.path);
       return FALSE;
     }
-  if (write != NULL && !zkr__queue_lock_verify (write, error))
+  if (write != NULL && !zkr__queue_lock_verify (write, cancellable, error))
     return FALSE;
-  return read == NULL || zkr__queue_lock_verify (read, error);
+  return read == NULL || zkr__queue_lock_verify (read, cancellable, error);
 }
 
 guint
@@ -809,13 +809,14 @@ zkr_rwlock_remove_loss_listener (ZkrRwlock *rwlock, guint listener_id)
 }
 
 GPtrArray *
-zkr_rwlock_list_participants (ZkrRwlock *rwlock, GError **error)
+zkr_rwlock_list_participants (ZkrRwlock *rwlock, GCancellable *cancellable, GError **error)
 {
   GPtrArray *participants;
 
   g_return_val_if_fail (rwlock != NULL, NULL);
   participants = zkr__queue_list_participants (rwlock->base.session, rwlock->base.path,
-                                               &zkr__rwlock_listing_recipe, NULL, error);
+                                               &zkr__rwlock_listing_recipe, NULL, cancellable,
+                                               error);
   if (participants == NULL)
     return NULL;
   /* Curator's getParticipantNodes() keeps only nodes with the lock names. */

@@ -18,6 +18,7 @@
 #include "semaphore-private.h"
 #include "session-private.h"
 
+#include <zkr/node.h>
 #include <zkr/semaphore.h>
 
 #define LOCKS_CHILD "locks"
@@ -150,30 +151,31 @@ zkr_semaphore_new (ZkrSession *session, const char *path, guint max_leases, GErr
   return semaphore;
 }
 
-/* Blocking read of the count node (not on the worker). */
+/* Blocking read of the count node (not on the worker): a node call sent
+ * once (timeout 0), @cancellable armed as every node call's. */
 static gboolean
-count_read_sync (ZkrSession *session, const char *count_path, gint *count, GError **error)
+count_read_sync (ZkrSession *session, const char *count_path, GCancellable *cancellable,
+                 gint *count, GError **error)
 {
-  g_autofree char *full = zkr__session_resolve_path (session, count_path);
   g_autoptr (GBytes) data = NULL;
+  g_autoptr (GError) local = NULL;
   gsize len = 0;
   const void *bytes;
-  int rc;
 
-  rc = zkr__op_get_sync (session, full, &data, NULL);
-  if (rc != ZOK)
+  data = zkr_node_get (session, count_path, 0, cancellable, NULL, &local);
+  if (data == NULL)
     {
-      zkr__set_error_from_zk (error, rc, "read count node", count_path,
-                              zkr_session_get_id (session));
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "read count node %s: ",
+                                  count_path);
       return FALSE;
     }
-  bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
+  bytes = g_bytes_get_data (data, &len);
   return zkr__semaphore_parse_count (bytes != NULL ? bytes : "", len, count_path, count, error);
 }
 
 ZkrSemaphore *
 zkr_semaphore_new_shared_count (ZkrSession *session, const char *path, const char *count_path,
-                                GError **error)
+                                GCancellable *cancellable, GError **error)
 {
   ZkrSemaphore *semaphore;
   gint count = 0;
@@ -189,7 +191,7 @@ zkr_semaphore_new_shared_count (ZkrSession *session, const char *path, const cha
   semaphore = semaphore_new (session, path, error);
   if (semaphore == NULL)
     return NULL;
-  if (!count_read_sync (session, count_path, &count, error))
+  if (!count_read_sync (session, count_path, cancellable, &count, error))
     {
       zkr_semaphore_unref (semaphore);
       return NULL;
@@ -246,13 +248,14 @@ zkr_semaphore_remove_loss_listener (ZkrSemaphore *semaphore, guint listener_id)
 }
 
 GPtrArray *
-zkr_semaphore_list_participants (ZkrSemaphore *semaphore, GError **error)
+zkr_semaphore_list_participants (ZkrSemaphore *semaphore, GCancellable *cancellable,
+                                 GError **error)
 {
   g_return_val_if_fail (semaphore != NULL, NULL);
   g_return_val_if_fail (!zkr__session_in_worker (semaphore->session), NULL);
   return zkr__queue_list_participants (semaphore->session, semaphore->leases_path,
                                        &zkr__semaphore_listing_recipe, &semaphore->max_leases,
-                                       error);
+                                       cancellable, error);
 }
 
 /* ==== leases ========================================================== */
@@ -357,10 +360,10 @@ zkr_lease_dup_node_path (ZkrLease *lease)
 }
 
 gboolean
-zkr_lease_verify (ZkrLease *lease, GError **error)
+zkr_lease_verify (ZkrLease *lease, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (lease != NULL, FALSE);
-  return zkr__queue_lock_verify (lease->queue, error);
+  return zkr__queue_lock_verify (lease->queue, cancellable, error);
 }
 
 /* ==== acquiring: one round per lease, in the caller's context ========= */

@@ -75,7 +75,7 @@ list_mutex (Holders *holders, const char *path, GError **error)
 {
   g_autoptr (ZkrMutex) mutex = zkr_mutex_new (holders->session, path, error);
 
-  return mutex != NULL ? zkr_mutex_list_participants (mutex, error) : NULL;
+  return mutex != NULL ? zkr_mutex_list_participants (mutex, NULL, error) : NULL;
 }
 
 static gboolean
@@ -84,7 +84,7 @@ list_rwlock (Holders *holders, GError **error)
   g_autoptr (ZkrRwlock) rwlock = zkr_rwlock_new (holders->session, holders->path, error);
   g_autoptr (GPtrArray) participants = NULL;
 
-  if (rwlock == NULL || (participants = zkr_rwlock_list_participants (rwlock, error)) == NULL)
+  if (rwlock == NULL || (participants = zkr_rwlock_list_participants (rwlock, NULL, error)) == NULL)
     return FALSE;
   for (guint i = 0; i < participants->len; i++)
     {
@@ -170,7 +170,8 @@ list_semaphore (Holders *holders, GError **error)
   semaphore = zkr_semaphore_new (holders->session, holders->path,
                                  holders->max_leases > 0 ? (guint) holders->max_leases : G_MAXINT,
                                  error);
-  if (semaphore == NULL || (leases = zkr_semaphore_list_participants (semaphore, error)) == NULL
+  if (semaphore == NULL
+      || (leases = zkr_semaphore_list_participants (semaphore, NULL, error)) == NULL
       || (locks = list_mutex (holders, locks_path, error)) == NULL)
     return FALSE;
   if (holders->max_leases == 0)

@@ -414,11 +414,15 @@ ZKR_API void zkr_leader_latch_remove_listener (ZkrLeaderLatch *latch, guint list
 /**
  * zkr_leader_latch_list_participants:
  * @latch: a #ZkrLeaderLatch
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * The participants as the server lists them now, leader first; a
  * participant's client_id is its participant id (the node's data) and
  * is_holder marks the leader.
+ *
+ * Read as zkr_mutex_list_participants() reads (and as cancellable: a
+ * cancel answers %G_IO_ERROR_CANCELLED promptly and sends nothing more).
  *
  * Errors: those of zkr_mutex_list_participants().
  *
@@ -429,13 +433,17 @@ ZKR_API void zkr_leader_latch_remove_listener (ZkrLeaderLatch *latch, guint list
  *
  * Since: 0.1
  */
-ZKR_API GPtrArray *zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GError **error);
+ZKR_API GPtrArray *zkr_leader_latch_list_participants (ZkrLeaderLatch *latch,
+                                                       GCancellable *cancellable, GError **error);
 /**
  * zkr_leader_latch_dup_leader_id:
  * @latch: a #ZkrLeaderLatch
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * The current leader's participant id, as the server lists it now.
+ * The current leader's participant id, as the server lists it now: the
+ * listing of zkr_leader_latch_list_participants(), with @cancellable (a
+ * cancel answers %G_IO_ERROR_CANCELLED promptly and sends nothing more).
  *
  * Errors: those of zkr_leader_latch_list_participants().
  *
@@ -446,7 +454,8 @@ ZKR_API GPtrArray *zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GE
  *
  * Since: 0.1
  */
-ZKR_API char *zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GError **error);
+ZKR_API char *zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GCancellable *cancellable,
+                                              GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrLeaderLatch, zkr_leader_latch_unref)
 

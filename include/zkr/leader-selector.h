@@ -296,11 +296,15 @@ ZKR_API const char *zkr_leader_selector_get_id (ZkrLeaderSelector *selector);
 /**
  * zkr_leader_selector_list_participants:
  * @selector: a #ZkrLeaderSelector
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * The participants as the server lists them now, leader first; a
  * participant's client_id is its participant id and is_holder marks the
  * leader.
+ *
+ * Read as zkr_mutex_list_participants() reads (and as cancellable: a
+ * cancel answers %G_IO_ERROR_CANCELLED promptly and sends nothing more).
  *
  * Errors: those of zkr_mutex_list_participants().
  *
@@ -312,13 +316,17 @@ ZKR_API const char *zkr_leader_selector_get_id (ZkrLeaderSelector *selector);
  * Since: 0.1
  */
 ZKR_API GPtrArray *zkr_leader_selector_list_participants (ZkrLeaderSelector *selector,
+                                                          GCancellable *cancellable,
                                                           GError **error);
 /**
  * zkr_leader_selector_dup_leader_id:
  * @selector: a #ZkrLeaderSelector
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * The current leader's participant id, as the server lists it now.
+ * The current leader's participant id, as the server lists it now: the
+ * listing of zkr_leader_selector_list_participants(), with @cancellable (a
+ * cancel answers %G_IO_ERROR_CANCELLED promptly and sends nothing more).
  *
  * Errors: those of zkr_leader_selector_list_participants().
  *
@@ -329,7 +337,8 @@ ZKR_API GPtrArray *zkr_leader_selector_list_participants (ZkrLeaderSelector *sel
  *
  * Since: 0.1
  */
-ZKR_API char *zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GError **error);
+ZKR_API char *zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector,
+                                                 GCancellable *cancellable, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrLeaderSelector, zkr_leader_selector_unref)
 

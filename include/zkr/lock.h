@@ -26,7 +26,8 @@ G_BEGIN_DECLS
  * @ZKR_LOCK_LOST: the lock is gone or must be presumed gone: the session's
  *   safe deadline passed while suspended (before the server can expire us
  *   and hand the lock on), the session was LOST or closed, our node
- *   vanished, or a verify failed. Stop using what the lock protects now.
+ *   vanished, or a verify found it gone or not ours. Stop using what the
+ *   lock protects now.
  *   After it, is_held is FALSE.
  *
  * What a loss listener (#ZkrLockLossFunc) hears about a held lock.

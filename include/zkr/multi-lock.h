@@ -286,10 +286,14 @@ ZKR_API char *zkr_multi_lock_dup_node_path (ZkrMultiLock *lock, const char *path
 /**
  * zkr_multi_lock_verify:
  * @lock: a #ZkrMultiLock
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * zkr_mutex_verify() of every lock; the first failure is returned (and,
- * for a lock found lost, the multi-lock is lost).
+ * zkr_mutex_verify() of every lock, one after the other, each with
+ * @cancellable; the first failure is returned (and, for a lock found lost,
+ * the multi-lock is lost). A cancel (any thread) answers
+ * %G_IO_ERROR_CANCELLED promptly, sends nothing more and leaves the
+ * multi-lock as it was.
  *
  * Errors: those of zkr_mutex_verify().
  *
@@ -299,7 +303,8 @@ ZKR_API char *zkr_multi_lock_dup_node_path (ZkrMultiLock *lock, const char *path
  *
  * Since: 0.1
  */
-ZKR_API gboolean zkr_multi_lock_verify (ZkrMultiLock *lock, GError **error);
+ZKR_API gboolean zkr_multi_lock_verify (ZkrMultiLock *lock, GCancellable *cancellable,
+                                        GError **error);
 
 /**
  * zkr_multi_lock_add_loss_listener:
@@ -339,9 +344,11 @@ ZKR_API void zkr_multi_lock_remove_loss_listener (ZkrMultiLock *lock, guint list
  * zkr_multi_lock_list_participants:
  * @lock: a #ZkrMultiLock
  * @path: one of the paths given
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * The queue of the lock on @path, holder first.
+ * The queue of the lock on @path, holder first, as
+ * zkr_mutex_list_participants() (and as cancellable).
  *
  * Errors: %ZKR_ERROR_INVALID_ARGUMENT when @path is not one of ours; those
  * of zkr_mutex_list_participants().
@@ -354,6 +361,7 @@ ZKR_API void zkr_multi_lock_remove_loss_listener (ZkrMultiLock *lock, guint list
  * Since: 0.1
  */
 ZKR_API GPtrArray *zkr_multi_lock_list_participants (ZkrMultiLock *lock, const char *path,
+                                                     GCancellable *cancellable,
                                                      GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrMultiLock, zkr_multi_lock_unref)

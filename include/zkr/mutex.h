@@ -271,14 +271,26 @@ ZKR_API char *zkr_mutex_dup_node_path (ZkrMutex *mutex);
 /**
  * zkr_mutex_verify:
  * @mutex: a #ZkrMutex
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * A synchronous check with the server that our node exists and is owned
- * by our current session. On failure the lock is marked lost (listeners
- * hear %ZKR_LOCK_LOST).
+ * by our current session: one exists request, sent once. When the server
+ * says the node is gone or another session's, the lock is marked lost
+ * (listeners hear %ZKR_LOCK_LOST); any other failure changes nothing.
  *
- * Errors: %ZKR_ERROR_NOT_HELD, %ZKR_ERROR_LOCK_LOST,
- * %ZKR_ERROR_CONNECTION_LOSS (nothing changed).
+ * Bounds: no deadline of its own. Made while the session is not connected,
+ * it fails at once (%ZKR_ERROR_CONNECTION_LOSS; LOST:
+ * %ZKR_ERROR_SESSION_EXPIRED); on a link that died without a word it waits
+ * until libzookeeper gives the connection up (about 2/3 of the session
+ * timeout). Cancelling @cancellable (any thread) answers
+ * %G_IO_ERROR_CANCELLED promptly in every session state, the lock left as
+ * it was; with @cancellable cancelled before the call, nothing is sent.
+ *
+ * Errors: %ZKR_ERROR_NOT_HELD (checked first: nothing sent),
+ * %ZKR_ERROR_LOCK_LOST, %G_IO_ERROR_CANCELLED, and (nothing changed)
+ * %ZKR_ERROR_CONNECTION_LOSS, %ZKR_ERROR_SESSION_EXPIRED,
+ * %ZKR_ERROR_SESSION_CLOSED or another #ZkrError of the failed read.
  *
  * Thread: any thread; blocks it for one round trip.
  *
@@ -286,7 +298,7 @@ ZKR_API char *zkr_mutex_dup_node_path (ZkrMutex *mutex);
  *
  * Since: 0.1
  */
-ZKR_API gboolean zkr_mutex_verify (ZkrMutex *mutex, GError **error);
+ZKR_API gboolean zkr_mutex_verify (ZkrMutex *mutex, GCancellable *cancellable, GError **error);
 
 /**
  * zkr_mutex_add_loss_listener:
@@ -347,13 +359,19 @@ ZKR_API void zkr_mutex_make_revocable (ZkrMutex *mutex, ZkrRevocationFunc func,
 /**
  * zkr_mutex_list_participants:
  * @mutex: a #ZkrMutex
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * The lock's queue as the server lists it now, holder first, read with
- * blocking requests (each sent once).
+ * blocking requests (the listing, then a read per node), each sent once
+ * with the bounds of zkr_mutex_verify(). Cancelling @cancellable (any
+ * thread) answers %G_IO_ERROR_CANCELLED promptly in every session state
+ * and sends nothing more; with @cancellable cancelled before the call,
+ * nothing is sent.
  *
- * Errors: the #ZkrError of a failed read (%ZKR_ERROR_CONNECTION_LOSS,
- * %ZKR_ERROR_SESSION_EXPIRED, %ZKR_ERROR_AUTH, ...); a lock path that does
+ * Errors: %G_IO_ERROR_CANCELLED; the #ZkrError of a failed read
+ * (%ZKR_ERROR_CONNECTION_LOSS, %ZKR_ERROR_SESSION_EXPIRED,
+ * %ZKR_ERROR_SESSION_CLOSED, %ZKR_ERROR_AUTH, ...); a lock path that does
  * not exist is an empty array, not an error.
  *
  * Thread: any thread; blocks it for a round trip per node.
@@ -363,7 +381,8 @@ ZKR_API void zkr_mutex_make_revocable (ZkrMutex *mutex, ZkrRevocationFunc func,
  *
  * Since: 0.1
  */
-ZKR_API GPtrArray *zkr_mutex_list_participants (ZkrMutex *mutex, GError **error);
+ZKR_API GPtrArray *zkr_mutex_list_participants (ZkrMutex *mutex, GCancellable *cancellable,
+                                                GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrMutex, zkr_mutex_unref)
 

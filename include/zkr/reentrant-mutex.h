@@ -262,12 +262,15 @@ ZKR_API gint64 zkr_reentrant_mutex_get_fencing_token (ZkrReentrantMutex *mutex);
 /**
  * zkr_reentrant_mutex_verify:
  * @mutex: a #ZkrReentrantMutex
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * As zkr_mutex_verify(), for the calling thread's hold.
+ * As zkr_mutex_verify(), for the calling thread's hold, with its bounds: a
+ * cancel of @cancellable (any thread) answers %G_IO_ERROR_CANCELLED
+ * promptly, the hold left as it was.
  *
- * Errors: %ZKR_ERROR_NOT_HELD, %ZKR_ERROR_LOCK_LOST,
- * %ZKR_ERROR_CONNECTION_LOSS (nothing changed).
+ * Errors: those of zkr_mutex_verify() (%ZKR_ERROR_NOT_HELD: this thread
+ * holds nothing).
  *
  * Thread: any thread (about its own hold); blocks it for one round trip.
  *
@@ -275,7 +278,8 @@ ZKR_API gint64 zkr_reentrant_mutex_get_fencing_token (ZkrReentrantMutex *mutex);
  *
  * Since: 0.1
  */
-ZKR_API gboolean zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GError **error);
+ZKR_API gboolean zkr_reentrant_mutex_verify (ZkrReentrantMutex *mutex, GCancellable *cancellable,
+                                             GError **error);
 
 /**
  * zkr_reentrant_mutex_add_loss_listener:
@@ -339,9 +343,11 @@ ZKR_API void zkr_reentrant_mutex_make_revocable (ZkrReentrantMutex *mutex,
 /**
  * zkr_reentrant_mutex_list_participants:
  * @mutex: a #ZkrReentrantMutex
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * The lock's queue, holder first, as zkr_mutex_list_participants().
+ * The lock's queue, holder first, as zkr_mutex_list_participants() (and
+ * as cancellable).
  *
  * Errors: those of zkr_mutex_list_participants().
  *
@@ -353,6 +359,7 @@ ZKR_API void zkr_reentrant_mutex_make_revocable (ZkrReentrantMutex *mutex,
  * Since: 0.1
  */
 ZKR_API GPtrArray *zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex,
+                                                          GCancellable *cancellable,
                                                           GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrReentrantMutex, zkr_reentrant_mutex_unref)

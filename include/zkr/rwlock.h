@@ -465,14 +465,19 @@ ZKR_API char *zkr_rwlock_dup_write_node_path (ZkrRwlock *rwlock);
 /**
  * zkr_rwlock_verify:
  * @rwlock: a #ZkrRwlock
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * A synchronous check with the server that each node the calling thread
- * holds exists and is owned by our current session. On failure that side
- * is marked lost (listeners hear %ZKR_LOCK_LOST).
+ * holds, the write node then the read node, exists and is owned by our
+ * current session: zkr_mutex_verify() of each, with its bounds. When the
+ * server says a node is gone or not ours, that side is marked lost
+ * (listeners hear %ZKR_LOCK_LOST). A cancel of @cancellable (any thread)
+ * answers %G_IO_ERROR_CANCELLED promptly, sends nothing more and leaves
+ * both sides as they were.
  *
- * Errors: %ZKR_ERROR_NOT_HELD (this thread holds neither),
- * %ZKR_ERROR_LOCK_LOST, %ZKR_ERROR_CONNECTION_LOSS (nothing changed).
+ * Errors: %ZKR_ERROR_NOT_HELD (this thread holds neither), and those of
+ * zkr_mutex_verify().
  *
  * Thread: any thread (about its own holds); blocks it for a round trip
  * per node.
@@ -481,7 +486,7 @@ ZKR_API char *zkr_rwlock_dup_write_node_path (ZkrRwlock *rwlock);
  *
  * Since: 0.1
  */
-ZKR_API gboolean zkr_rwlock_verify (ZkrRwlock *rwlock, GError **error);
+ZKR_API gboolean zkr_rwlock_verify (ZkrRwlock *rwlock, GCancellable *cancellable, GError **error);
 
 /**
  * zkr_rwlock_add_loss_listener:
@@ -561,11 +566,13 @@ ZKR_API void zkr_rwlock_make_write_revocable (ZkrRwlock *rwlock, ZkrRevocationFu
 /**
  * zkr_rwlock_list_participants:
  * @rwlock: a #ZkrRwlock
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * Every read and write node in queue order (children carrying neither
  * name are left out); is_holder marks the write holder and the readers
- * through.
+ * through. Read as zkr_mutex_list_participants() reads (and as
+ * cancellable).
  *
  * Errors: those of zkr_mutex_list_participants().
  *
@@ -576,7 +583,8 @@ ZKR_API void zkr_rwlock_make_write_revocable (ZkrRwlock *rwlock, ZkrRevocationFu
  *
  * Since: 0.1
  */
-ZKR_API GPtrArray *zkr_rwlock_list_participants (ZkrRwlock *rwlock, GError **error);
+ZKR_API GPtrArray *zkr_rwlock_list_participants (ZkrRwlock *rwlock, GCancellable *cancellable,
+                                                 GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZkrRwlock, zkr_rwlock_unref)
 

@@ -75,10 +75,14 @@ ZKR_API ZkrSemaphore *zkr_semaphore_new (ZkrSession *session, const char *path,
  * @path: the semaphore's path, as zkr_semaphore_new()
  * @count_path: a node whose data is the max leases as a 4-byte big-endian
  *   int, as Curator's SharedCount writes it. It must exist.
+ * @cancellable: (nullable): a #GCancellable for the first read, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * Makes a semaphore whose max is read from @count_path. Reads the count
- * now (one round trip). The count is read again at every acquire, right
+ * now (one request, sent once, with the bounds of zkr_mutex_verify():
+ * cancelling @cancellable, any thread, answers %G_IO_ERROR_CANCELLED
+ * promptly and nothing is made; with @cancellable cancelled before the
+ * call, nothing is sent). The count is read again at every acquire, right
  * after the locks/ mutex is taken, so a change applies to the next
  * acquire. A waiter already waiting sees a new count only when leases/
  * next changes (Curator wakes it at once). A count of 0 or below makes
@@ -86,9 +90,9 @@ ZKR_API ZkrSemaphore *zkr_semaphore_new (ZkrSession *session, const char *path,
  * force.
  *
  * Errors: %ZKR_ERROR_INVALID_ARGUMENT (a path, or data that is not 4
- * bytes), %ZKR_ERROR_NO_NODE (no count node), %ZKR_ERROR_SESSION_CLOSED,
- * connection errors (%ZKR_ERROR_CONNECTION_LOSS,
- * %ZKR_ERROR_SESSION_EXPIRED).
+ * bytes; checked first: nothing sent), %ZKR_ERROR_NO_NODE (no count node),
+ * %G_IO_ERROR_CANCELLED, %ZKR_ERROR_SESSION_CLOSED, connection errors
+ * (%ZKR_ERROR_CONNECTION_LOSS, %ZKR_ERROR_SESSION_EXPIRED).
  *
  * Thread: any thread; blocks it for the read.
  *
@@ -98,7 +102,8 @@ ZKR_API ZkrSemaphore *zkr_semaphore_new (ZkrSession *session, const char *path,
  * Since: 0.1
  */
 ZKR_API ZkrSemaphore *zkr_semaphore_new_shared_count (ZkrSession *session, const char *path,
-                                                      const char *count_path, GError **error);
+                                                      const char *count_path,
+                                                      GCancellable *cancellable, GError **error);
 /**
  * zkr_semaphore_ref:
  * @semaphore: a #ZkrSemaphore
@@ -254,12 +259,14 @@ ZKR_API void zkr_semaphore_remove_loss_listener (ZkrSemaphore *semaphore, guint 
 /**
  * zkr_semaphore_list_participants:
  * @semaphore: a #ZkrSemaphore
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
  * The lease nodes of every client, in sequence order: the first max are
  * holders, the rest (at most the newest, whose creator holds locks/) wait.
  * Children of leases/ that are not lease nodes count against the max, as
- * in Curator.
+ * in Curator. Read as zkr_mutex_list_participants() reads (and as
+ * cancellable).
  *
  * Errors: those of zkr_mutex_list_participants().
  *
@@ -270,7 +277,8 @@ ZKR_API void zkr_semaphore_remove_loss_listener (ZkrSemaphore *semaphore, guint 
  *
  * Since: 0.1
  */
-ZKR_API GPtrArray *zkr_semaphore_list_participants (ZkrSemaphore *semaphore, GError **error);
+ZKR_API GPtrArray *zkr_semaphore_list_participants (ZkrSemaphore *semaphore,
+                                                    GCancellable *cancellable, GError **error);
 
 /**
  * zkr_lease_release:
@@ -388,12 +396,14 @@ ZKR_API char *zkr_lease_dup_node_path (ZkrLease *lease);
 /**
  * zkr_lease_verify:
  * @lease: a #ZkrLease
+ * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * As zkr_mutex_verify(): our node exists and belongs to our session.
+ * As zkr_mutex_verify(): our node exists and belongs to our session; with
+ * its bounds (a cancel of @cancellable, any thread, answers
+ * %G_IO_ERROR_CANCELLED promptly, the lease left as it was).
  *
- * Errors: %ZKR_ERROR_NOT_HELD, %ZKR_ERROR_LOCK_LOST,
- * %ZKR_ERROR_CONNECTION_LOSS (nothing changed).
+ * Errors: those of zkr_mutex_verify().
  *
  * Thread: any thread; blocks it for one round trip.
  *
@@ -401,7 +411,7 @@ ZKR_API char *zkr_lease_dup_node_path (ZkrLease *lease);
  *
  * Since: 0.1
  */
-ZKR_API gboolean zkr_lease_verify (ZkrLease *lease, GError **error);
+ZKR_API gboolean zkr_lease_verify (ZkrLease *lease, GCancellable *cancellable, GError **error);
 /**
  * zkr_lease_free:
  * @lease: (nullable) (transfer full): a #ZkrLease
