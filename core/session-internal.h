@@ -50,7 +50,11 @@ struct _ZkrSession {
   char *rewrite_prefix;       /* only requests at or under it (NULL: all);
                                * protected by lock */
   ZkrNotifier *listeners;     /* public state listeners */
-  GArray *internal_listeners; /* of InternalListener; protected by lock */
+  GArray *internal_listeners; /* of InternalListener, in id order (ids only
+                               * grow); a removed one stays as a hole (func
+                               * NULL) until holes are half; protected by
+                               * lock */
+  guint internal_holes;       /* protected by lock */
   GHashTable *watches;        /* id -> Watch* (watches.c); protected by lock */
   guint next_id;              /* protected by lock */
 

@@ -220,27 +220,72 @@ zkr__session_add_internal_listener (ZkrSession *session,
   return entry.id;
 }
 
+/* Under the lock: the index of listener @id, or -1 (never added, or
+ * removed). Ids only grow, so the array is in id order: a binary search,
+ * not a walk (an acquire in flight has a listener each: thousands at
+ * once). */
+static gint
+internal_listener_find_locked (ZkrSession *session, guint id)
+{
+  GArray *listeners = session->internal_listeners;
+  guint low = 0, high = listeners->len;
+
+  while (low < high)
+    {
+      guint mid = low + (high - low) / 2;
+      InternalListener *entry = &g_array_index (listeners, InternalListener, mid);
+
+      if (entry->id == id)
+        return entry->func != NULL ? (gint) mid : -1;
+      if (entry->id < id)
+        low = mid + 1;
+      else
+        high = mid;
+    }
+  return -1;
+}
+
+/* Under the lock: drops the holes once they are half of the array (so a
+ * removal costs O(log n), amortized). */
+static void
+internal_listeners_compact_locked (ZkrSession *session)
+{
+  GArray *listeners = session->internal_listeners;
+  guint kept = 0;
+
+  if (session->internal_holes < 16 || session->internal_holes * 2 < listeners->len)
+    return;
+  for (guint i = 0; i < listeners->len; i++)
+    if (g_array_index (listeners, InternalListener, i).func != NULL)
+      g_array_index (listeners, InternalListener, kept++) = g_array_index (listeners,
+                                                                           InternalListener, i);
+  g_array_set_size (listeners, kept);
+  session->internal_holes = 0;
+}
+
 void
 zkr__session_remove_internal_listener (ZkrSession *session, guint id)
 {
+  gint index;
+
   g_mutex_lock (&session->lock);
-  for (guint i = 0; i < session->internal_listeners->len; i++)
-    if (g_array_index (session->internal_listeners, InternalListener, i).id == id)
-      {
-        g_array_remove_index (session->internal_listeners, i);
-        break;
-      }
+  index = internal_listener_find_locked (session, id);
+  if (index >= 0)
+    {
+      g_array_index (session->internal_listeners, InternalListener, index).func = NULL;
+      session->internal_holes++;
+      internal_listeners_compact_locked (session);
+    }
   g_mutex_unlock (&session->lock);
 }
 
 static gboolean
 internal_listener_is_registered (ZkrSession *session, guint id)
 {
-  gboolean found = FALSE;
+  gboolean found;
 
   g_mutex_lock (&session->lock);
-  for (guint i = 0; i < session->internal_listeners->len && !found; i++)
-    found = g_array_index (session->internal_listeners, InternalListener, i).id == id;
+  found = internal_listener_find_locked (session, id) >= 0;
   g_mutex_unlock (&session->lock);
   return found;
 }
@@ -281,8 +326,9 @@ zkr__session_set_state (ZkrSession *session, ZkrSessionState state)
 
       /* An earlier listener may have removed this one (and freed its
        * data): an acquire failing on LOST abandons its protected create,
-       * whose connection wait is further down this copy. */
-      if (internal_listener_is_registered (session, entry->id))
+       * whose connection wait is further down this copy. A hole was
+       * removed before the copy. */
+      if (entry->func != NULL && internal_listener_is_registered (session, entry->id))
         entry->func (session, state, entry->user_data);
     }
   zkr__notifier_emit (session->listeners, state);
