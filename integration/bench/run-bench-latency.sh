@@ -59,8 +59,12 @@ classpath=$(cat "$classpath_file")
 results=$(mktemp)
 proxy_in=
 proxy_pid=
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
-  [ -z "$proxy_pid" ] || { echo quit >&"$proxy_in" 2>/dev/null || true; wait "$proxy_pid" 2>/dev/null || true; }
+  if [ -n "$proxy_pid" ]; then
+    { echo quit >&"$proxy_in"; } 2>/dev/null || true
+    wait "$proxy_pid" 2>/dev/null || true
+  fi
   rm -f "$results"
 }
 trap cleanup EXIT
