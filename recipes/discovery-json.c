@@ -378,6 +378,67 @@ add_uri_spec (JsonBuilder *builder, const char *spec)
   json_builder_end_object (builder);
 }
 
+/* json-glib 1.6 (Debian 12) writes a double as g_ascii_dtostr() gives it
+ * and appends ".0" when that has no '.': "1e+234" comes out "1e+234.0",
+ * and an infinity (a payload read from "1e999") "inf.0", neither of which
+ * is JSON. Outside strings, such a number loses the ".0" and an infinity
+ * or NaN becomes null (JSON has no such number; Jackson writes none).
+ * Takes @json (transfer full); returns the mended text, its length in
+ * *@length. */
+static char *
+json_mend_numbers (char *json, gsize *length)
+{
+  GString *out = g_string_sized_new (strlen (json));
+  gboolean in_string = FALSE;
+  const char *p = json;
+
+  while (*p != '\0')
+    {
+      if (in_string)
+        {
+          if (*p == '\\' && p[1] != '\0')
+            g_string_append_c (out, *p++);
+          else if (*p == '"')
+            in_string = FALSE;
+          g_string_append_c (out, *p++);
+        }
+      else if (*p == '"')
+        {
+          in_string = TRUE;
+          g_string_append_c (out, *p++);
+        }
+      else if (*p == '-' || g_ascii_isdigit (*p) || *p == 'i' || *p == 'n')
+        {
+          /* A number, or a word (null; inf or nan from the writer). */
+          gsize len = strspn (p, "0123456789+-.eEinfatyul");
+          g_autofree char *token = g_strndup (p, len);
+          gsize keep = len;
+
+          if (len > 2 && g_str_has_suffix (token, ".0"))
+            {
+              token[len - 2] = '\0';
+              if (strpbrk (token, "eE") != NULL || strpbrk (token, "in") != NULL)
+                keep = len - 2;
+              else
+                token[len - 2] = '.';
+            }
+          token[keep] = '\0';
+          if (g_str_equal (token, "inf") || g_str_equal (token, "-inf") ||
+              g_str_equal (token, "nan") || g_str_equal (token, "-nan"))
+            g_string_append (out, "null");
+          else
+            g_string_append (out, token);
+          p += len;
+        }
+      else
+        g_string_append_c (out, *p++);
+    }
+  g_free (json);
+  if (length != NULL)
+    *length = out->len;
+  return g_string_free (out, FALSE);
+}
+
 char *
 zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length)
 {
@@ -414,7 +475,7 @@ zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length)
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
   json_generator_set_root (generator, root);
-  return json_generator_to_data (generator, length);
+  return json_mend_numbers (json_generator_to_data (generator, NULL), length);
 }
 
 /* ---- reading ------------------------------------------------------------------------ */

@@ -85,6 +85,32 @@ test_discovery_json__curators_list_payload_is_unwrapped_and_wrapped_again (void)
   assert_writes (instance, curator_list);
 }
 
+/* Payload numbers that json-glib alone writes as no JSON at all ("1e+234.0",
+ * "inf.0"): written as JSON numbers (an infinity as null) that read back to
+ * the same text; ".0" stays where it belongs, and strings are untouched. */
+static void
+test_discovery_json__payload_numbers_are_written_as_json (void)
+{
+  static const char in[] =
+    "{\"name\":\"s\",\"id\":\"i\",\"address\":\"a\",\"port\":null,\"sslPort\":null,"
+    "\"payload\":{\"@class\":\"java.util.LinkedHashMap\",\"big\":1e234,\"huge\":1e999,"
+    "\"small\":-2.5e-300,\"one\":1.0,\"text\":\"1e+234.0 inf.0\",\"n\":null},"
+    "\"registrationTimeUTC\":1,\"serviceType\":\"DYNAMIC\",\"uriSpec\":null}";
+  static const char out[] =
+    "{\"name\":\"s\",\"id\":\"i\",\"address\":\"a\",\"port\":null,\"sslPort\":null,"
+    "\"payload\":{\"@class\":\"java.util.LinkedHashMap\",\"big\":1e+234,\"huge\":null,"
+    "\"small\":-2.5e-300,\"one\":1.0,\"text\":\"1e+234.0 inf.0\",\"n\":null},"
+    "\"registrationTimeUTC\":1,\"serviceType\":\"DYNAMIC\",\"uriSpec\":null}";
+  g_autoptr (ZkrServiceInstance) instance = parse (in);
+  g_autoptr (ZkrServiceInstance) again = NULL;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (instance);
+  assert_writes (instance, out);
+  again = parse (out);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (again);
+  assert_writes (again, out);
+}
+
 static void
 test_discovery_json__missing_fields_take_curators_defaults (void)
 {
@@ -173,6 +199,7 @@ test_discovery_json__bad_values_are_named (void)
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_discovery_json__curators_map_instance_is_read_and_written_back_the_same),
   ZKR_TEST_CASE (test_discovery_json__curators_list_payload_is_unwrapped_and_wrapped_again),
+  ZKR_TEST_CASE (test_discovery_json__payload_numbers_are_written_as_json),
   ZKR_TEST_CASE (test_discovery_json__missing_fields_take_curators_defaults),
   ZKR_TEST_CASE (test_discovery_json__disabled_is_written_and_read_back),
   ZKR_TEST_CASE (test_discovery_json__what_is_not_an_instance_is_refused),
