@@ -805,6 +805,65 @@ test_cache__close_or_unref_inside_a_listener_stops_the_events (void)
   zkr_session_unref (session);
 }
 
+/* What the listener of the test below saw. */
+typedef struct {
+  guint seen;
+  gboolean destroyed;
+} Dropping;
+
+static void
+on_event_drop_cache (ZkrTreeCache *cache, const ZkrTreeCacheEvent *event, gpointer user_data)
+{
+  Dropping *dropping = user_data;
+
+  (void) event;
+  if (dropping->seen++ == 0)
+    zkr_tree_cache_unref (cache);   /* the test's only reference */
+}
+
+static void
+dropping_destroyed (gpointer user_data)
+{
+  ((Dropping *) user_data)->destroyed = TRUE;
+}
+
+/* The listener's context is not iterated until the cache has its first
+ * full read, so several events (the root, its child, INITIALIZED) are
+ * queued there at once. The first drops the last reference: the others
+ * must not be delivered (before: each queued delivery held the cache, so
+ * they all came, to a listener that had let the cache go). */
+static void
+test_cache__last_unref_in_a_listener_drops_the_events_queued_behind (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("cache-queued-unref");
+  g_autoptr (GError) error = NULL;
+  GMainContext *context = g_main_context_new ();
+  Dropping dropping = { 0 };
+  ZkrTreeCache *cache;
+  gint64 deadline;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  make_sub (session, root, "a", "a");
+  g_main_context_push_thread_default (context);
+  cache = zkr_tree_cache_new (session, root, -1, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cache);
+  zkr_tree_cache_add_listener (cache, on_event_drop_cache, &dropping, dropping_destroyed);
+  CU_ASSERT_TRUE (zkr_tree_cache_start (cache, &error));
+  CU_ASSERT_TRUE (zkr_tree_cache_wait_initialized (cache, WAIT_MS, NULL, &error));
+  CU_ASSERT_EQUAL (dropping.seen, 0);
+  /* Everything queued so far runs now, in order; then the destroy notify. */
+  deadline = g_get_monotonic_time () + WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  while (!dropping.destroyed && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (context, FALSE);
+  CU_ASSERT_TRUE (dropping.destroyed);
+  CU_ASSERT_EQUAL (dropping.seen, 1);
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
+  finish_root (session, root);
+  zkr_session_unref (session);
+}
+
 static void
 test_cache__bad_input_is_refused (void)
 {
@@ -940,6 +999,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cache__burst_of_writes_ends_equal_to_the_server),
   ZKR_TEST_CASE (test_cache__node_cache_reports_created_changed_deleted),
   ZKR_TEST_CASE (test_cache__close_or_unref_inside_a_listener_stops_the_events),
+  ZKR_TEST_CASE (test_cache__last_unref_in_a_listener_drops_the_events_queued_behind),
   ZKR_TEST_CASE (test_cache__bad_input_is_refused),
   ZKR_TEST_CASE (test_cache__closed_session_answers_at_once),
   ZKR_TEST_CASE (test_cache__wait_initialized_answers_by_its_deadline_when_black_holed),

@@ -17,7 +17,7 @@ object_hook (const ZkrTreeCacheEvent *event, gpointer user_data)
 }
 
 /* The hub's hold on its source (the public object, whose first member is
- * the ZkrCacheObject): none once it is being finalized. */
+ * the ZkrCacheObject) for a delivery: none once it is being finalized. */
 static gpointer
 object_try_ref (gpointer data)
 {
@@ -26,37 +26,52 @@ object_try_ref (gpointer data)
   return zkr__ref_try (&object->ref) ? object : NULL;
 }
 
+/* Drops one hold (the users' or a delivery's); the last frees the object
+ * and the public struct around it. */
+static void
+object_release (gpointer data)
+{
+  ZkrCacheObject *object = data;
+
+  if (!g_atomic_ref_count_dec (&object->ref))
+    return;
+  zkr__cache_object_close (object);
+  zkr__cache_hub_free (object->hub);
+  zkr_session_unref (object->session);
+  g_mutex_clear (&object->lock);
+  g_free (object->path);
+  g_free (object);
+}
+
 void
 zkr__cache_object_init (ZkrCacheObject *object, const char *kind, ZkrSession *session,
-                        const char *path, int max_depth, void (*source_unref) (gpointer),
-                        ZkrCacheMarshal marshal)
+                        const char *path, int max_depth, ZkrCacheMarshal marshal)
 {
   g_atomic_ref_count_init (&object->ref);
+  object->user_refs = 1;
   g_mutex_init (&object->lock);
   object->kind = kind;
   object->session = zkr_session_ref (session);
   object->path = g_strdup (path);
-  object->hub = zkr__cache_hub_new (object, object_try_ref, source_unref, marshal);
+  object->hub = zkr__cache_hub_new (object, object_try_ref, object_release, marshal);
   object->engine = zkr__cache_engine_new (session, path, max_depth, object_hook, object);
 }
 
 void
 zkr__cache_object_ref (ZkrCacheObject *object)
 {
-  g_atomic_ref_count_inc (&object->ref);
+  g_atomic_int_inc (&object->user_refs);
 }
 
-gboolean
+void
 zkr__cache_object_unref (ZkrCacheObject *object)
 {
-  if (!g_atomic_ref_count_dec (&object->ref))
-    return FALSE;
+  if (!g_atomic_int_dec_and_test (&object->user_refs))
+    return;
+  /* Closed now, not when the deliveries still queued have run: they hold
+   * the memory, not the cache, and find it closed. */
   zkr__cache_object_close (object);
-  zkr__cache_hub_free (object->hub);
-  zkr_session_unref (object->session);
-  g_mutex_clear (&object->lock);
-  g_free (object->path);
-  return TRUE;
+  object_release (object);
 }
 
 gboolean

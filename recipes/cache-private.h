@@ -75,7 +75,10 @@ gboolean zkr__cache_hub_wait_initialized (ZkrCacheHub *hub, const char *what, in
  * pointer to one is a pointer to the other): the engine, closed under
  * @lock, and the hub its events go to. */
 typedef struct {
-  gatomicrefcount ref;
+  gatomicrefcount ref;     /* the users' (one for all) and each queued delivery's */
+  gint user_refs;          /* atomic: the public references; the last one
+                            * closes the cache, so a delivery still queued
+                            * then is dropped, never handed to a listener */
   ZkrSession *session;     /* (owned) */
   char *path;              /* without the namespace */
   const char *kind;        /* "tree cache", "node cache": for messages */
@@ -85,15 +88,14 @@ typedef struct {
   ZkrCacheHub *hub;        /* (owned) */
 } ZkrCacheObject;
 
-/* @path is valid, @max_depth >= -1; @source_unref unrefs the public object
- * (for the hub's deliveries). */
+/* @object is the first member of a public struct made with g_new0(),
+ * freed here with its last reference; @path is valid, @max_depth >= -1. */
 void zkr__cache_object_init (ZkrCacheObject *object, const char *kind, ZkrSession *session,
-                             const char *path, int max_depth, void (*source_unref) (gpointer),
-                             ZkrCacheMarshal marshal);
+                             const char *path, int max_depth, ZkrCacheMarshal marshal);
+/* A public reference, and dropping one: the last closes the cache at once
+ * (deliveries still queued are dropped) and frees it once none is left. */
 void zkr__cache_object_ref (ZkrCacheObject *object);
-/* TRUE when that was the last reference: the object is closed and cleared,
- * the caller frees the public struct. */
-gboolean zkr__cache_object_unref (ZkrCacheObject *object);
+void zkr__cache_object_unref (ZkrCacheObject *object);
 gboolean zkr__cache_object_start (ZkrCacheObject *object, GError **error);
 gboolean zkr__cache_object_wait_initialized (ZkrCacheObject *object, int timeout_ms,
                                              GCancellable *cancellable, GError **error);

@@ -54,7 +54,7 @@ zkr_node_cache_new (ZkrSession *session, const char *path, GError **error)
     return NULL;
   cache = g_new0 (ZkrNodeCache, 1);
   zkr__cache_object_init (&cache->object, "node cache", session, path, 0,
-                          (void (*) (gpointer)) zkr_node_cache_unref, node_cache_marshal);
+                          node_cache_marshal);
   return cache;
 }
 
@@ -70,8 +70,7 @@ void
 zkr_node_cache_unref (ZkrNodeCache *cache)
 {
   g_return_if_fail (cache != NULL);
-  if (zkr__cache_object_unref (&cache->object))
-    g_free (cache);
+  zkr__cache_object_unref (&cache->object);
 }
 
 gboolean

@@ -53,7 +53,7 @@ zkr_tree_cache_new (ZkrSession *session, const char *path, int max_depth, GError
     }
   cache = g_new0 (ZkrTreeCache, 1);
   zkr__cache_object_init (&cache->object, "tree cache", session, path, max_depth,
-                          (void (*) (gpointer)) zkr_tree_cache_unref, tree_cache_marshal);
+                          tree_cache_marshal);
   return cache;
 }
 
@@ -69,8 +69,7 @@ void
 zkr_tree_cache_unref (ZkrTreeCache *cache)
 {
   g_return_if_fail (cache != NULL);
-  if (zkr__cache_object_unref (&cache->object))
-    g_free (cache);
+  zkr__cache_object_unref (&cache->object);
 }
 
 gboolean
