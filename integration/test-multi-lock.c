@@ -20,6 +20,19 @@ child_path (const char *path, const char *child)
   return g_strdup_printf ("%s/%s", path, child);
 }
 
+/* A mutex on @path that @session holds (another client, for the tests
+ * whose multi-lock finds one of its paths busy). */
+static ZkrMutex *
+held_mutex (ZkrSession *session, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrMutex *mutex = zkr_mutex_new (session, path, &error);
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, 5000, NULL, &error));
+  return mutex;
+}
+
 static ZkrMultiLock *
 multi_new (ZkrSession *session, const char *first, const char *second)
 {
@@ -182,9 +195,7 @@ test_multi_lock__a_busy_lock_rolls_back_the_ones_taken (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (b);
   path_a = child_path (base, "A");
   path_b = child_path (base, "B");
-  holder = zkr_mutex_new (b, path_b, &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (holder);
-  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  holder = held_mutex (b, path_b);
   multi = multi_new (a, path_b, path_a);
   CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
 
@@ -261,9 +272,7 @@ test_multi_lock__the_first_request_after_a_failed_acquire_sees_the_rollback (voi
   path_a = child_path (base, "A");
   path_b = child_path (base, "B");
   make_tree (a, base, names);
-  holder = zkr_mutex_new (b, path_b, &error);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (holder);
-  CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (holder, 5000, NULL, &error));
+  holder = held_mutex (b, path_b);
   multi = multi_new (a, path_a, path_b);
   CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
 
