@@ -23,9 +23,4 @@ gboolean zkr__semaphore_predicate_lease (GPtrArray *sorted, guint ours,
 gboolean zkr__semaphore_predicate_listing (GPtrArray *sorted, guint ours,
                                            const char **wait_on, gpointer data);
 
-/* Curator's SharedCount: exactly 4 bytes, a big-endian signed int.
- * Errors: ZKR_ERROR_INVALID_ARGUMENT naming @path and the length. */
-gboolean zkr__semaphore_parse_count (const void *data, gsize len, const char *path,
-                                     gint *count, GError **error);
-
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "counter-private.h"
 #include "error-private.h"
 #include "nodename.h"
 #include "notifier.h"
@@ -75,24 +76,6 @@ const ZkrQueueRecipe zkr__semaphore_listing_recipe = {
   .predicate = zkr__semaphore_predicate_listing,
   .kind = "semaphore lease",
 };
-
-gboolean
-zkr__semaphore_parse_count (const void *data, gsize len, const char *path, gint *count,
-                            GError **error)
-{
-  guint32 big_endian;
-
-  if (len != sizeof big_endian || data == NULL)
-    {
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                   "count node %s holds %" G_GSIZE_FORMAT " bytes, not a 4-byte big-endian "
-                   "int (Curator's SharedCount)", path, data != NULL ? len : 0);
-      return FALSE;
-    }
-  memcpy (&big_endian, data, sizeof big_endian);
-  *count = (gint) (gint32) GUINT32_FROM_BE (big_endian);
-  return TRUE;
-}
 
 /* ==== the object ====================================================== */
 
@@ -159,8 +142,6 @@ count_read_sync (ZkrSession *session, const char *count_path, GCancellable *canc
 {
   g_autoptr (GBytes) data = NULL;
   g_autoptr (GError) local = NULL;
-  gsize len = 0;
-  const void *bytes;
 
   data = zkr_node_get (session, count_path, 0, cancellable, NULL, &local);
   if (data == NULL)
@@ -169,8 +150,7 @@ count_read_sync (ZkrSession *session, const char *count_path, GCancellable *canc
                                   count_path);
       return FALSE;
     }
-  bytes = g_bytes_get_data (data, &len);
-  return zkr__semaphore_parse_count (bytes != NULL ? bytes : "", len, count_path, count, error);
+  return zkr__count_decode (data, count_path, count, error);
 }
 
 ZkrSemaphore *
@@ -494,13 +474,10 @@ acquire_op_count_changed (ZkrSession *session, GBytes *data, gpointer user_data)
   AcquireOp *op = user_data;
   ZkrSemaphore *semaphore = op->semaphore;
   g_autoptr (GError) error = NULL;
-  gsize len = 0;
-  const char *bytes = g_bytes_get_data (data, &len);
   gint count;
 
   (void) session;
-  if (zkr__semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
-                                  &count, &error))
+  if (zkr__count_decode (data, semaphore->count_path, &count, &error))
     {
       g_atomic_int_set (&semaphore->max_leases, count);
       zkr__queue_lock_reevaluate (op->pending->queue);
@@ -576,8 +553,6 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   GTask *task = user_data;
   ZkrSemaphore *semaphore = g_task_get_task_data (task);
   g_autoptr (GError) error = NULL;
-  gsize len = 0;
-  const void *bytes = reply->data != NULL ? g_bytes_get_data (reply->data, &len) : NULL;
   gint count;
 
   (void) session;
@@ -585,8 +560,7 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     g_debug ("semaphore %s: count node %s not read (%s): max leases stay %d", semaphore->path,
              semaphore->count_path, zkr__zk_error_name (reply->rc),
              g_atomic_int_get (&semaphore->max_leases));
-  else if (!zkr__semaphore_parse_count (bytes != NULL ? bytes : "", len, semaphore->count_path,
-                                        &count, &error))
+  else if (!zkr__count_decode (reply->data, semaphore->count_path, &count, &error))
     g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
                g_atomic_int_get (&semaphore->max_leases));
   else

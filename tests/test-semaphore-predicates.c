@@ -8,6 +8,7 @@
 
 #include <zkr/error.h>
 
+#include "counter-private.h"
 #include "semaphore-private.h"
 #include "zkr-test.h"
 
@@ -118,6 +119,16 @@ test_semaphore__listing_counts_the_first_max_as_holders (void)
   CU_ASSERT_FALSE (zkr__semaphore_predicate_listing (sorted, 2, &wait_on, &max));
 }
 
+/* The count node's reader (the shared count's, which the semaphore uses)
+ * on @len bytes of @data. */
+static gboolean
+decode (const guchar *data, gsize len, const char *path, gint *count, GError **error)
+{
+  g_autoptr (GBytes) bytes = g_bytes_new (data, len);
+
+  return zkr__count_decode (bytes, path, count, error);
+}
+
 static void
 test_semaphore__count_is_a_4_byte_big_endian_int (void)
 {
@@ -127,11 +138,11 @@ test_semaphore__count_is_a_4_byte_big_endian_int (void)
   g_autoptr (GError) error = NULL;
   gint count = 0;
 
-  CU_ASSERT_TRUE (zkr__semaphore_parse_count (seven, 4, "/c", &count, &error));
+  CU_ASSERT_TRUE (decode (seven, 4, "/c", &count, &error));
   CU_ASSERT_EQUAL (count, 7);
-  CU_ASSERT_TRUE (zkr__semaphore_parse_count (big, 4, "/c", &count, &error));
+  CU_ASSERT_TRUE (decode (big, 4, "/c", &count, &error));
   CU_ASSERT_EQUAL (count, 0x01020304);
-  CU_ASSERT_TRUE (zkr__semaphore_parse_count (minus_one, 4, "/c", &count, &error));
+  CU_ASSERT_TRUE (decode (minus_one, 4, "/c", &count, &error));
   CU_ASSERT_EQUAL (count, -1);
   CU_ASSERT_PTR_NULL (error);
 }
@@ -146,7 +157,7 @@ test_semaphore__count_of_another_length_is_refused (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
     {
-      CU_ASSERT_FALSE (zkr__semaphore_parse_count (bytes, lengths[i], "/count", &count, &error));
+      CU_ASSERT_FALSE (decode (bytes, lengths[i], "/count", &count, &error));
       CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
       CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "/count") : NULL);
       g_clear_error (&error);
