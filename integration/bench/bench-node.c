@@ -1,8 +1,13 @@
 /* zkr benchmark: async node throughput. K sessions each keep W requests in
  * flight, every slot cycling create + set + delete of a node of its own;
- * the same loop on raw libzookeeper async calls (--impl raw) and on zkr's
- * public node calls (--impl zkr), one JSON line per run with the cycles
- * per second. A figure, never a pass/fail (docs/design.md §8.7). */
+ * the same loop on raw libzookeeper async calls (--impl raw: the next
+ * request sent from the completion thread), on raw async calls whose
+ * answers are handed to a thread of the session's own GMainContext with
+ * g_main_context_invoke(), which sends the next request (--impl
+ * raw-context: the thread a zkr answer is promised to, and nothing of
+ * zkr), and on zkr's public node calls (--impl zkr), one JSON line per
+ * run with the cycles per second. A figure, never a pass/fail
+ * (docs/design.md §8.7). */
 
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +104,112 @@ raw_start (RawSlot *slot)
       g_atomic_int_inc (&shared.failures);
       g_atomic_int_add (&shared.in_flight, -1);
     }
+}
+
+/* ---- raw libzookeeper, answers in a GMainContext ------------------------- */
+
+typedef enum { STEP_START, STEP_CREATED, STEP_SET, STEP_DELETED } CtxStep;
+
+typedef struct {
+  zhandle_t *zh;
+  char *path;
+  GMainContext *context;  /* the session's thread's */
+  CtxStep step;           /* the answer awaited, then handed over */
+  int rc;                 /* that answer's */
+} CtxSlot;
+
+static gboolean ctx_step (gpointer data);
+
+/* On the completion thread: the answer goes to the session's thread. */
+static void
+ctx_answer (CtxSlot *slot, int rc)
+{
+  slot->rc = rc;
+  g_main_context_invoke (slot->context, ctx_step, slot);
+}
+
+static void
+ctx_created (int rc, const char *value, const struct Stat *stat, const void *data)
+{
+  (void) value;
+  (void) stat;
+  ctx_answer ((CtxSlot *) data, rc);
+}
+
+static void
+ctx_set (int rc, const struct Stat *stat, const void *data)
+{
+  (void) stat;
+  ctx_answer ((CtxSlot *) data, rc);
+}
+
+static void
+ctx_deleted (int rc, const void *data)
+{
+  ctx_answer ((CtxSlot *) data, rc);
+}
+
+/* In the session's thread: the next request of the cycle. */
+static gboolean
+ctx_step (gpointer data)
+{
+  CtxSlot *slot = data;
+  int rc = ZOK;
+
+  switch (slot->step)
+    {
+    case STEP_DELETED:
+      cycle_done (slot->rc == ZOK);
+      G_GNUC_FALLTHROUGH;
+    case STEP_START:
+      if (!g_atomic_int_get (&shared.running))
+        {
+          g_atomic_int_add (&shared.in_flight, -1);
+          return G_SOURCE_REMOVE;
+        }
+      slot->step = STEP_CREATED;
+      rc = zoo_acreate2 (slot->zh, slot->path, "payload-1", 9, &ZOO_OPEN_ACL_UNSAFE,
+                         ZOO_PERSISTENT, ctx_created, slot);
+      break;
+    case STEP_CREATED:
+      slot->step = STEP_SET;
+      rc = slot->rc != ZOK ? slot->rc
+                           : zoo_aset (slot->zh, slot->path, "payload-2", 9, -1, ctx_set, slot);
+      break;
+    case STEP_SET:
+      slot->step = STEP_DELETED;
+      rc = slot->rc != ZOK ? slot->rc : zoo_adelete (slot->zh, slot->path, -1, ctx_deleted, slot);
+      break;
+    }
+  if (rc != ZOK)
+    {
+      /* A failed cycle counts as one and the slot starts again. */
+      slot->step = STEP_DELETED;
+      slot->rc = rc;
+      return ctx_step (slot);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+typedef struct {
+  GMainContext *context;
+  GThread *thread;
+  CtxSlot *slots;
+  int window;
+} CtxClient;
+
+static gpointer
+ctx_client_thread (gpointer data)
+{
+  CtxClient *client = data;
+
+  g_main_context_push_thread_default (client->context);
+  for (int j = 0; j < client->window; j++)
+    ctx_step (&client->slots[j]);
+  while (g_atomic_int_get (&shared.in_flight) > 0 || g_atomic_int_get (&shared.running))
+    g_main_context_iteration (client->context, TRUE);
+  g_main_context_pop_thread_default (client->context);
+  return NULL;
 }
 
 /* ---- zkr ------------------------------------------------------------------ */
@@ -283,6 +394,54 @@ run_raw (const Options *options)
 }
 
 static int
+run_raw_context (const Options *options)
+{
+  CtxClient *clients = g_new0 (CtxClient, options->sessions);
+  GPtrArray *zks = g_ptr_array_new ();
+  GPtrArray *contexts = g_ptr_array_new ();
+  GError *error = NULL;
+
+  for (int k = 0; k < options->sessions; k++)
+    {
+      BenchZk *zk = bench_zk_connect (options->hosts, &error);
+
+      if (zk == NULL)
+        {
+          g_printerr ("bench-node: %s\n", error->message);
+          return 2;
+        }
+      g_ptr_array_add (zks, zk);
+      clients[k].context = g_main_context_new ();
+      clients[k].window = options->window;
+      clients[k].slots = g_new0 (CtxSlot, options->window);
+      for (int j = 0; j < options->window; j++)
+        clients[k].slots[j] = (CtxSlot) {
+          .zh = bench_zk_handle (zk), .context = clients[k].context, .step = STEP_START,
+          .path = g_strdup_printf ("%s/s%d-%d", options->root, k, j),
+        };
+      g_ptr_array_add (contexts, clients[k].context);
+    }
+  g_atomic_int_set (&shared.running, 1);
+  g_atomic_int_set (&shared.in_flight, options->sessions * options->window);
+  for (int k = 0; k < options->sessions; k++)
+    clients[k].thread = g_thread_new ("bench-node", ctx_client_thread, &clients[k]);
+  run_phases (options, contexts);
+  for (int k = 0; k < options->sessions; k++)
+    {
+      g_thread_join (clients[k].thread);
+      bench_zk_close (g_ptr_array_index (zks, k));
+      for (int j = 0; j < options->window; j++)
+        g_free (clients[k].slots[j].path);
+      g_free (clients[k].slots);
+      g_main_context_unref (clients[k].context);
+    }
+  g_free (clients);
+  g_ptr_array_unref (zks);
+  g_ptr_array_unref (contexts);
+  return 0;
+}
+
+static int
 run_zkr (const Options *options)
 {
   ZkrClient *clients = g_new0 (ZkrClient, options->sessions);
@@ -377,7 +536,7 @@ main (int argc, char **argv)
   Options options = { .sessions = 1, .window = 1, .seconds = 5, .warmup = 1 };
   GOptionEntry entries[] = {
     { "hosts", 0, 0, G_OPTION_ARG_STRING, &options.hosts, "connect string", "H" },
-    { "impl", 0, 0, G_OPTION_ARG_STRING, &options.impl, "raw or zkr", "I" },
+    { "impl", 0, 0, G_OPTION_ARG_STRING, &options.impl, "raw, raw-context or zkr", "I" },
     { "sessions", 0, 0, G_OPTION_ARG_INT, &options.sessions, "sessions (K)", "K" },
     { "window", 0, 0, G_OPTION_ARG_INT, &options.window, "requests in flight per session", "W" },
     { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &options.seconds, "timed seconds", "S" },
@@ -397,17 +556,23 @@ main (int argc, char **argv)
   if (options.hosts == NULL)
     options.hosts = g_strdup (g_getenv ("ZKR_BENCH_HOSTS"));
   if (options.hosts == NULL || options.impl == NULL ||
-      (strcmp (options.impl, "raw") != 0 && strcmp (options.impl, "zkr") != 0) ||
+      (strcmp (options.impl, "raw") != 0 && strcmp (options.impl, "raw-context") != 0 &&
+       strcmp (options.impl, "zkr") != 0) ||
       options.sessions < 1 || options.window < 1 || options.seconds <= 0 || options.warmup < 0)
     {
-      g_printerr ("bench-node: need --hosts (or ZKR_BENCH_HOSTS), --impl raw|zkr, "
+      g_printerr ("bench-node: need --hosts (or ZKR_BENCH_HOSTS), --impl raw|raw-context|zkr, "
                   "--sessions >= 1, --window >= 1, --seconds > 0\n");
       return 2;
     }
   options.root = g_strdup_printf ("/zkr-bench/node-%s-%d", options.impl, (int) getpid ());
   if (!root_prepare (&options, FALSE))
     return 2;
-  status = strcmp (options.impl, "raw") == 0 ? run_raw (&options) : run_zkr (&options);
+  if (strcmp (options.impl, "raw") == 0)
+    status = run_raw (&options);
+  else if (strcmp (options.impl, "raw-context") == 0)
+    status = run_raw_context (&options);
+  else
+    status = run_zkr (&options);
   if (!root_prepare (&options, TRUE))
     status = 2;
   if (g_atomic_int_get (&shared.failures) > 0)

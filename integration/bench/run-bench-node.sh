@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # zkr benchmark: async node throughput, zkr's public node calls against the
-# same loop on raw libzookeeper async calls (bench-node --impl raw|zkr), for
-# several windows (requests in flight per session). Runs each pair back to
-# back, alternating which goes first, prints every JSON line, then the
-# median zkr/raw ratio of cycles per second per window. Figures, never a
-# pass/fail: the exit status only says whether every run completed.
+# same loop on raw libzookeeper async calls (bench-node --impl
+# raw|raw-context|zkr: raw-context hands every answer to the session's own
+# GMainContext thread, as zkr's calls promise to, and sends the next request
+# from there), for several windows (requests in flight per session). Runs
+# the three back to back in rounds, rotating which goes first, prints every
+# JSON line, then per window the median cycles per second of each and the
+# median of the per-round ratios. Figures, never a pass/fail: the exit
+# status only says whether every run completed.
 set -euo pipefail
 
 usage() {
@@ -15,7 +18,7 @@ usage: run-bench-node.sh [--hosts H] [--sessions K] [--windows "1 16 256"]
   --sessions K   sessions per run (default: 4)
   --windows L    requests in flight per session (default: 1 16 256)
   --seconds S    timed seconds per run (default: 5), after 1 s untimed
-  --repeat N     pairs per window; the table shows medians (default: 3)
+  --repeat N     rounds per window; the table shows medians (default: 3)
   --bin-dir DIR  where bench-node is (default: <repo>/build/integration/bench)
 USAGE
 }
@@ -50,20 +53,30 @@ run() {
   "$bench" --hosts "$hosts" --impl "$1" --sessions "$sessions" --window "$2" \
     --seconds "$seconds" --warmup 1 | tee -a "$results" || status=1
 }
+impls=(raw raw-context zkr)
 for w in $windows; do
-  for ((r = 1; r <= repeat; r++)); do
-    if ((r % 2)); then run raw "$w"; run zkr "$w"; else run zkr "$w"; run raw "$w"; fi
+  for ((r = 0; r < repeat; r++)); do
+    for ((i = 0; i < 3; i++)); do
+      run "${impls[(r + i) % 3]}" "$w"
+    done
   done
 done
 
 python3 - "$results" "$sessions" <<'PY'
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(f"\nasync node throughput, {sys.argv[2]} sessions: cycles/s (create+set+delete), medians")
-print(f"{'window':>7} {'raw':>10} {'zkr':>10} {'zkr/raw':>8}")
+impls = ("raw", "raw-context", "zkr")
+print(f"\nasync node throughput, {sys.argv[2]} sessions: cycles/s (create+set+delete), medians;")
+print("the ratios are medians of the per-round ratios (runs of one round are back to back)")
+print(f"{'window':>7} {'raw':>10} {'raw-ctx':>10} {'zkr':>10} {'zkr/raw':>8} {'zkr/raw-ctx':>12}")
 for w in sorted({r["window"] for r in rows}):
-    med = {i: statistics.median(r["cycles_per_s"] for r in rows if r["window"] == w and r["impl"] == i)
-           for i in ("raw", "zkr")}
-    print(f"{w:>7} {med['raw']:>10.1f} {med['zkr']:>10.1f} {med['zkr'] / med['raw']:>8.3f}")
+    runs = {i: [r["cycles_per_s"] for r in rows if r["window"] == w and r["impl"] == i]
+            for i in impls}
+    rounds = list(zip(*(runs[i] for i in impls)))
+    med = {i: statistics.median(runs[i]) for i in impls}
+    vs_raw = statistics.median(z / r for r, _, z in rounds)
+    vs_ctx = statistics.median(z / c for _, c, z in rounds)
+    print(f"{w:>7} {med['raw']:>10.1f} {med['raw-context']:>10.1f} {med['zkr']:>10.1f}"
+          f" {vs_raw:>8.3f} {vs_ctx:>12.3f}")
 PY
 exit $status

@@ -62,6 +62,7 @@ extern const BenchImpl bench_impl_semaphore;
  * held; "raw-counter" (get + set with version on raw libzookeeper),
  * "atomic-long", "atomic-long-promoted". */
 extern const BenchImpl bench_impl_raw_counter;
+extern const BenchImpl bench_impl_raw_counter_async;
 extern const BenchImpl bench_impl_atomic_long;
 extern const BenchImpl bench_impl_atomic_long_promoted;
 /* The implementation called @name, or NULL. */

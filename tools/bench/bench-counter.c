@@ -1,7 +1,11 @@
 /* zkr benchmarks: contended increments of one counter. "raw-counter" is
  * the textbook loop on raw libzookeeper_mt (get, set with the version
- * read, again on a lost race); "atomic-long" and "atomic-long-promoted"
- * are zkr's ZkrAtomicLong, optimistic and promoted, on the same node. */
+ * read, again on a lost race); "raw-counter-async" the same increment on
+ * libzookeeper's async calls, the set sent from the get's completion and
+ * the caller blocked until the set's answer (the thread path a blocking
+ * call on async requests takes, with nothing else); "atomic-long" and
+ * "atomic-long-promoted" are zkr's ZkrAtomicLong, optimistic and
+ * promoted, on the same node. */
 
 #include <string.h>
 
@@ -92,6 +96,132 @@ raw_counter_increment (gpointer data, GError **error)
           return FALSE;
         }
     }
+}
+
+/* ---- the same increment on async calls ---------------------------------
+ * libzookeeper_mt answers a synchronous call on its I/O thread, and an
+ * async one on its completion thread: a blocking call made of async
+ * requests (as every zkr call is, to keep its deadline and cancel) costs
+ * one more thread wake-up per increment than the textbook loop. This is
+ * that path and nothing else: the caller sends the get, the get's
+ * completion sends the set, the set's completion wakes the caller. */
+
+typedef struct {
+  RawCounter *client;
+  GMutex lock;
+  GCond cond;
+  gboolean done;     /* lock */
+  int rc;            /* lock: the increment's end (ZOK, or the error) */
+  const char *what;  /* lock: the request that failed */
+} AsyncIncrement;
+
+static void async_get_done (int rc, const char *value, int len, const struct Stat *stat,
+                            const void *data);
+
+static void
+async_finish (AsyncIncrement *inc, int rc, const char *what)
+{
+  g_mutex_lock (&inc->lock);
+  inc->rc = rc;
+  inc->what = what;
+  inc->done = TRUE;
+  g_cond_signal (&inc->cond);
+  g_mutex_unlock (&inc->lock);
+}
+
+/* On the completion thread: a lost race reads again. */
+static void
+async_again (AsyncIncrement *inc)
+{
+  zhandle_t *zh = bench_zk_handle (inc->client->zk);
+  int rc = zoo_aget (zh, inc->client->path, 0, async_get_done, inc);
+
+  if (rc != ZOK)
+    async_finish (inc, rc, "get");
+}
+
+static void
+async_set_done (int rc, const struct Stat *stat, const void *data)
+{
+  AsyncIncrement *inc = (AsyncIncrement *) data;
+
+  (void) stat;
+  if (rc == ZBADVERSION)
+    async_again (inc);
+  else
+    async_finish (inc, rc, "set");
+}
+
+static void
+async_create_done (int rc, const char *value, const void *data)
+{
+  AsyncIncrement *inc = (AsyncIncrement *) data;
+
+  (void) value;
+  if (rc == ZNODEEXISTS)
+    async_again (inc);
+  else
+    async_finish (inc, rc, "create");
+}
+
+static void
+async_get_done (int rc, const char *value, int len, const struct Stat *stat, const void *data)
+{
+  AsyncIncrement *inc = (AsyncIncrement *) data;
+  zhandle_t *zh = bench_zk_handle (inc->client->zk);
+  guint64 current = 0;
+  guint64 next;
+
+  if (rc == ZNONODE)
+    {
+      next = GUINT64_TO_BE (1);
+      rc = zoo_acreate (zh, inc->client->path, (const char *) &next, 8, &ZOO_OPEN_ACL_UNSAFE,
+                        ZOO_PERSISTENT, async_create_done, inc);
+      if (rc != ZOK)
+        async_finish (inc, rc, "create");
+      return;
+    }
+  if (rc != ZOK)
+    {
+      async_finish (inc, rc, "get");
+      return;
+    }
+  if (len == 8)
+    {
+      memcpy (&current, value, 8);
+      current = GUINT64_FROM_BE (current);
+    }
+  next = GUINT64_TO_BE (current + 1);
+  rc = zoo_aset (zh, inc->client->path, (const char *) &next, 8, stat->version, async_set_done,
+                 inc);
+  if (rc != ZOK)
+    async_finish (inc, rc, "set");
+}
+
+static gboolean
+raw_counter_async_increment (gpointer data, GError **error)
+{
+  RawCounter *client = data;
+  AsyncIncrement inc = { .client = client };
+  int rc;
+
+  g_mutex_init (&inc.lock);
+  g_cond_init (&inc.cond);
+  rc = zoo_aget (bench_zk_handle (client->zk), client->path, 0, async_get_done, &inc);
+  if (rc != ZOK)
+    async_finish (&inc, rc, "get");
+  g_mutex_lock (&inc.lock);
+  while (!inc.done)
+    g_cond_wait (&inc.cond, &inc.lock);
+  g_mutex_unlock (&inc.lock);
+  g_mutex_clear (&inc.lock);
+  g_cond_clear (&inc.cond);
+  if (inc.rc != ZOK)
+    {
+      bench_set_zk_error (error, inc.rc, inc.what, client->path);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 typedef struct {
@@ -186,6 +316,9 @@ counter_release (gpointer data, GError **error)
 
 const BenchImpl bench_impl_raw_counter =
   COUNTER_IMPL ("raw-counter", raw_counter_new, raw_counter_increment, raw_counter_free);
+const BenchImpl bench_impl_raw_counter_async =
+  COUNTER_IMPL ("raw-counter-async", raw_counter_new, raw_counter_async_increment,
+                raw_counter_free);
 const BenchImpl bench_impl_atomic_long =
   COUNTER_IMPL ("atomic-long", atomic_long_new, zkr_counter_increment, zkr_counter_free);
 const BenchImpl bench_impl_atomic_long_promoted =

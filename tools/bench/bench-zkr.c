@@ -168,7 +168,7 @@ bench_impl_lookup (const char *name)
   const BenchImpl *impls[] = {
     &bench_impl_raw, &bench_impl_raw_curator, &bench_impl_mutex, &bench_impl_rwlock_read,
     &bench_impl_rwlock_write, &bench_impl_semaphore, &bench_impl_raw_counter,
-    &bench_impl_atomic_long, &bench_impl_atomic_long_promoted,
+    &bench_impl_raw_counter_async, &bench_impl_atomic_long, &bench_impl_atomic_long_promoted,
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (impls); i++)
