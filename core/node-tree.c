@@ -4,6 +4,7 @@
  * the background (Curator's guaranteed delete of a tree). */
 
 #include "error-private.h"
+#include "log.h"
 #include "node-private.h"
 #include "nodes.h"
 #include "path.h"
@@ -47,7 +48,7 @@ static void
 tree_done (ZkrNodeTree *tree, int rc)
 {
   if (rc != ZOK && tree->background)
-    g_debug ("delete of the tree %s ended with %s", tree->root, zkr__zk_error_name (rc));
+    zkr__debug ("delete of the tree %s ended with %s", tree->root, zkr__zk_error_name (rc));
   if (!tree->released)
     tree->func (tree->session, rc, tree->user_data);
   tree_free (tree);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "error-private.h"
+#include "log.h"
 #include "nodename.h"
 #include "nodes.h"
 #include "path.h"
@@ -246,7 +247,7 @@ delete_finish (GuaranteedDelete *del, int rc)
 {
   zkr__session_pending_deletes_add (del->session, -1);
   if (rc != ZOK)
-    g_debug ("guaranteed delete of %s ended with %s", del->path, zkr__zk_error_name (rc));
+    zkr__debug ("guaranteed delete of %s ended with %s", del->path, zkr__zk_error_name (rc));
   if (del->func != NULL)
     del->func (del->session, rc, del->user_data);
   g_free (del->path);

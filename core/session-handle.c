@@ -36,7 +36,7 @@ ping_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   (void) user_data;
   /* zkr_op_* already advanced the clock for an answered request. */
-  g_debug ("liveness ping: %s", zkr__zk_error_name (reply->rc));
+  zkr__debug ("liveness ping: %s", zkr__zk_error_name (reply->rc));
 }
 
 static void
@@ -90,7 +90,7 @@ handle_add_auth (ZkrSession *session, zhandle_t *zh)
   rc = zoo_add_auth (zh, "digest", cert, (int) strlen (cert), NULL, NULL);
   memset (cert, 0, strlen (cert));
   if (rc != ZOK)
-    g_debug ("zoo_add_auth: %s", zkr__zk_error_name (rc));
+    zkr__debug ("zoo_add_auth: %s", zkr__zk_error_name (rc));
 }
 
 /* Any thread, no lock held. Opens a fresh handle (a new ZooKeeper session).
@@ -202,7 +202,7 @@ session_reopen (ZkrSession *session)
                                elapsed_ms, g_random_int (), &sleep_ms))
     sleep_ms = 5000;
   session->reopen_attempt++;
-  g_debug ("reopening the session failed (%s); next try in %u ms", error->message, sleep_ms);
+  zkr__debug ("reopening the session failed (%s); next try in %u ms", error->message, sleep_ms);
   session->reopen_timer = timer_start (session, sleep_ms, reopen_tick);
 }
 
@@ -221,7 +221,7 @@ reopen_tick (gpointer data)
 static void
 session_declare_lost (ZkrSession *session, const char *why)
 {
-  g_debug ("session 0x%" G_GINT64_MODIFIER "x lost: %s", session->session_id, why);
+  zkr__debug ("session 0x%" G_GINT64_MODIFIER "x lost: %s", session->session_id, why);
   if (zkr__session_set_state (session, ZKR_SESSION_STATE_LOST))
     session_reopen (session);
 }

@@ -306,7 +306,7 @@ zkr__session_set_state (ZkrSession *session, ZkrSessionState state)
   if (!transition_allowed (old, state))
     {
       g_mutex_unlock (&session->lock);
-      g_debug ("session 0x%" G_GINT64_MODIFIER "x: refused %s -> %s",
+      zkr__debug ("session 0x%" G_GINT64_MODIFIER "x: refused %s -> %s",
                session->session_id, zkr_session_state_name (old),
                zkr_session_state_name (state));
       return FALSE;
@@ -318,7 +318,7 @@ zkr__session_set_state (ZkrSession *session, ZkrSessionState state)
   internal = g_array_copy (session->internal_listeners);
   g_mutex_unlock (&session->lock);
 
-  g_debug ("session 0x%" G_GINT64_MODIFIER "x: %s -> %s", session->session_id,
+  zkr__debug ("session 0x%" G_GINT64_MODIFIER "x: %s -> %s", session->session_id,
            zkr_session_state_name (old), zkr_session_state_name (state));
   for (guint i = 0; i < internal->len; i++)
     {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cache-private.h"
+#include "log.h"
 #include "nodes.h"
 #include "ops.h"
 #include "path.h"
@@ -283,7 +284,7 @@ static void
 engine_read_failed (ZkrCacheEngine *engine, int rc)
 {
   engine->in_doubt = TRUE;
-  g_debug ("cache %s: read failed (%s), in doubt", engine->root, zerror (rc));
+  zkr__debug ("cache %s: read failed (%s), in doubt", engine->root, zerror (rc));
   if (rc != ZCONNECTIONLOSS && rc != ZSESSIONEXPIRED && rc != ZCLOSING &&
       !zkr__resend_pause_is_pending (&engine->pause) &&
       zkr_session_is_connected (engine->session))

@@ -14,6 +14,7 @@
 #include "error-private.h"
 #include "leader-private.h"
 #include "lock-queue.h"
+#include "log.h"
 #include "nodename.h"
 #include "notifier.h"
 #include "ref.h"
@@ -394,7 +395,7 @@ latch_set_leader_locked (ZkrLeaderLatch *latch, gboolean leader, gboolean notify
     return;
   latch->leader = leader;
   latch->token = leader ? zkr__queue_lock_get_token (latch->queue) : 0;
-  g_debug ("leader latch %s (%s): %s, token %" G_GINT64_FORMAT, latch->path, latch->id,
+  zkr__debug ("leader latch %s (%s): %s, token %" G_GINT64_FORMAT, latch->path, latch->id,
            leader ? "leader" : "not leader", latch->token);
   if (leader)
     latch_answer_awaits_locked (latch, NULL);
@@ -506,7 +507,7 @@ latch_next_after_failure (ZkrLeaderLatch *latch, const GError *error)
       g_error_matches (error, ZKR_ERROR, ZKR_ERROR_LOCK_LOST) ||
       g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS))
     return NEXT_ENQUEUE;
-  g_debug ("leader latch %s (%s): queueing failed, trying again: %s", latch->path, latch->id,
+  zkr__debug ("leader latch %s (%s): queueing failed, trying again: %s", latch->path, latch->id,
            error->message);
   return NEXT_ENQUEUE_LATER;
 }

@@ -16,6 +16,7 @@
 #include "error-private.h"
 #include "leader-private.h"
 #include "lock-queue.h"
+#include "log.h"
 #include "nodename.h"
 #include "session-private.h"
 
@@ -103,7 +104,7 @@ selector_on_loss (gpointer queue, ZkrLockEvent event, gpointer user_data)
   g_mutex_unlock (&selector->mutex);
   if (interrupt != NULL)
     {
-      g_debug ("leader selector %s (%s): %s, interrupting the term", selector->path,
+      zkr__debug ("leader selector %s (%s): %s, interrupting the term", selector->path,
                selector->id, zkr_lock_event_name (event));
       g_thread_unref (g_thread_new ("zkr-interrupt", interrupt_thread_main, interrupt));
     }
@@ -174,7 +175,7 @@ selector_after_failure (ZkrLeaderSelector *selector, const GError *error)
         {
           gint64 until = g_get_monotonic_time () + SELECTOR_RETRY_MS * G_TIME_SPAN_MILLISECOND;
 
-          g_debug ("leader selector %s (%s): queueing failed, trying again: %s", selector->path,
+          zkr__debug ("leader selector %s (%s): queueing failed, trying again: %s", selector->path,
                    selector->id, error->message);
           while (selector->state == SELECTOR_STARTED &&
                  g_cond_wait_until (&selector->cond, &selector->mutex, until))
@@ -225,7 +226,7 @@ selector_run_term (ZkrLeaderSelector *selector)
   g_mutex_unlock (&selector->mutex);
 
   zkr_leader_selector_ref (selector);
-  g_debug ("leader selector %s (%s): term with token %" G_GINT64_FORMAT " starts",
+  zkr__debug ("leader selector %s (%s): term with token %" G_GINT64_FORMAT " starts",
            selector->path, selector->id, token);
   selector->lead (selector, token, interrupt, selector->user_data);
 

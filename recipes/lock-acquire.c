@@ -8,6 +8,7 @@
 #include "armed.h"
 #include "error-private.h"
 #include "lock-queue-private.h"
+#include "log.h"
 #include "path.h"
 
 /* Where an acquire is (docs/design.md §3.1), in one field that changes
@@ -173,7 +174,7 @@ acquire_set_step (Acquire *acquire, AcquireStep to)
                   acquire_step_names[from], acquire_step_names[to]);
       return FALSE;
     }
-  g_debug ("%s %s: acquire %s -> %s", lock->recipe->kind, lock->user_path,
+  zkr__debug ("%s %s: acquire %s -> %s", lock->recipe->kind, lock->user_path,
            acquire_step_names[from], acquire_step_names[to]);
   acquire->step = to;
   return TRUE;
@@ -664,7 +665,7 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
        * not ours to recreate. */
       if (acquire->fixed_suffix == NULL && acquire->requeues < ACQUIRE_MAX_REQUEUES)
         {
-          g_debug ("%s %s: our node %s vanished while waiting; queueing again",
+          zkr__debug ("%s %s: our node %s vanished while waiting; queueing again",
                    lock->recipe->kind, lock->user_path, acquire->node_name);
           acquire->requeues++;
           acquire_requeue (acquire);

@@ -5,6 +5,7 @@
 
 #include "error-private.h"
 #include "lock-queue-private.h"
+#include "log.h"
 
 void
 zkr__queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
@@ -15,7 +16,7 @@ zkr__queue_loss_marshal (GCallback func, gpointer source, int event, gpointer us
 static void
 lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
 {
-  g_debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
+  zkr__debug ("%s %s: %s", lock->recipe->kind, lock->user_path, zkr_lock_event_name (event));
   /* The hook is the only way out of an entry (its owner's listeners are
    * the owner's): the entry never names the owner, whose memory may go
    * while events are queued here. Called under hook_lock so that
@@ -47,7 +48,7 @@ zkr__lock_hold_mark_lost (ZkrQueueLock *lock, const char *why)
   lock->token = 0;
   node = g_steal_pointer (&lock->node_path);
   g_mutex_unlock (&lock->mutex);
-  g_debug ("%s %s lost: %s", lock->recipe->kind, lock->user_path, why);
+  zkr__debug ("%s %s lost: %s", lock->recipe->kind, lock->user_path, why);
   zkr__lock_hold_stop (lock);
   lock_emit (lock, ZKR_LOCK_LOST);
   if (node != NULL && zkr_session_get_state (lock->session) != ZKR_SESSION_STATE_CLOSED)

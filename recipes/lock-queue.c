@@ -9,6 +9,7 @@
 #include "context.h"
 #include "error-private.h"
 #include "lock-queue-private.h"
+#include "log.h"
 #include "node-private.h"
 #include "nodename.h"
 #include "ops.h"
@@ -79,7 +80,7 @@ zkr__queue_lock_set_state_locked (ZkrQueueLock *lock, ZkrQueueLockState to)
                   lock_state_names[from], lock_state_names[to]);
       return FALSE;
     }
-  g_debug ("%s %s: %s -> %s", lock->recipe->kind, lock->user_path, lock_state_names[from],
+  zkr__debug ("%s %s: %s -> %s", lock->recipe->kind, lock->user_path, lock_state_names[from],
            lock_state_names[to]);
   lock->state = to;
   return TRUE;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "log.h"
 #include "persistent-node-private.h"
 
 #include <zkr/error.h>
@@ -27,7 +28,7 @@ set_phase (ZkrPersistentCore *core, Phase phase)
 {
   if (core->phase == phase)
     return;
-  g_debug ("persistent node %s: %s -> %s", core->base_path, phase_names[core->phase],
+  zkr__debug ("persistent node %s: %s -> %s", core->base_path, phase_names[core->phase],
            phase_names[phase]);
   core->phase = phase;
 }
@@ -102,7 +103,7 @@ pause_after (ZkrPersistentCore *core, const GError *error)
 {
   GSource *source;
 
-  g_debug ("persistent node %s: %s", core->base_path, error->message);
+  zkr__debug ("persistent node %s: %s", core->base_path, error->message);
   set_phase (core, PHASE_OFFLINE);
   if (zkr__persistent_node_closing_requested (core))
     {
@@ -125,7 +126,7 @@ static void stale_deleted (GObject *source, GAsyncResult *result, gpointer data)
 static void
 delete_stale (ZkrPersistentCore *core, const char *path)
 {
-  g_debug ("persistent node %s: deleting our previous node %s", core->base_path, path);
+  zkr__debug ("persistent node %s: deleting our previous node %s", core->base_path, path);
   core->outstanding++;
   zkr_node_delete_full_async (core->session, path, -1, ZKR_DELETE_GUARANTEED,
                               request_timeout_ms (core), NULL, stale_deleted, core);
@@ -140,7 +141,7 @@ stale_deleted (GObject *source, GAsyncResult *result, gpointer data)
   (void) source;
   if (!zkr_node_delete_full_finish (core->session, result, &error) &&
       !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE))
-    g_debug ("persistent node %s: previous node: %s (going on in the background)",
+    zkr__debug ("persistent node %s: previous node: %s (going on in the background)",
              core->base_path, error->message);
   request_done (core);
 }
@@ -186,7 +187,7 @@ create_answered (GObject *source, GAsyncResult *result, gpointer data)
   g_mutex_unlock (&core->lock);
   if (zkr_node_create_full_finish (core->session, result, &made, NULL, &error))
     {
-      g_debug ("persistent node %s: made %s", core->base_path, made);
+      zkr__debug ("persistent node %s: made %s", core->base_path, made);
       if (previous != NULL && !core->gone && strcmp (previous, made) != 0)
         delete_stale (core, previous);
       set_path (core, made);
@@ -285,7 +286,7 @@ check_found (ZkrPersistentCore *core, GBytes *data, const ZkrStat *stat)
         {
           /* Ours, of a session that is gone: make a new one now; the
            * old one is deleted once the new one is there. */
-          g_debug ("persistent node %s: %s belongs to an earlier session 0x%" G_GINT64_MODIFIER
+          zkr__debug ("persistent node %s: %s belongs to an earlier session 0x%" G_GINT64_MODIFIER
                    "x", core->base_path, core->path, stat->ephemeral_owner);
           unwatch (core);
           core->checked = FALSE;
@@ -293,7 +294,7 @@ check_found (ZkrPersistentCore *core, GBytes *data, const ZkrStat *stat)
           send_create (core);
           return;
         }
-      g_debug ("persistent node %s: held by session 0x%" G_GINT64_MODIFIER "x, not ours: "
+      zkr__debug ("persistent node %s: held by session 0x%" G_GINT64_MODIFIER "x, not ours: "
                "waiting for it to go", core->base_path, stat->ephemeral_owner);
       core->ours = FALSE;
       core->checked = TRUE;

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "error-private.h"
 #include "lock-queue-private.h"
+#include "log.h"
 #include "nodename.h"
 #include "notifier.h"
 #include "path.h"
@@ -130,7 +131,7 @@ revoke_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
       lock->revoke_version = reply->stat.version;
       if (data_is_request (reply->data))
         {
-          g_debug ("%s %s: revocation requested (%s, data version %d)", lock->recipe->kind,
+          zkr__debug ("%s %s: revocation requested (%s, data version %d)", lock->recipe->kind,
                    lock->user_path, read->node, reply->stat.version);
           /* Under hook_lock, as the loss hook: zkr__queue_lock_free()
            * clears the pointer under it, so nothing is emitted after. */

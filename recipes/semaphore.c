@@ -13,6 +13,7 @@
 #include "context.h"
 #include "counter-private.h"
 #include "error-private.h"
+#include "log.h"
 #include "nodename.h"
 #include "notifier.h"
 #include "path.h"
@@ -557,7 +558,7 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 
   (void) session;
   if (reply->rc != ZOK)
-    g_debug ("semaphore %s: count node %s not read (%s): max leases stay %d", semaphore->path,
+    zkr__debug ("semaphore %s: count node %s not read (%s): max leases stay %d", semaphore->path,
              semaphore->count_path, zkr__zk_error_name (reply->rc),
              g_atomic_int_get (&semaphore->max_leases));
   else if (!zkr__count_decode (reply->data, semaphore->count_path, &count, &error))
