@@ -43,13 +43,15 @@ struct _ZkrQueueAcquire {
   GCancellable *cancellable;     /* (owned) (nullable) */
   ZkrArmed armed;                /* the deadline, the cancel, the state listener */
   ZkrProtectedCreate *create;    /* (nullable) in flight */
-  char *node_name;               /* (nullable) ours, once created */
+  const char *node_name;         /* (nullable) ours, once created: the
+                                  * last part of node_path */
   char *node_path;
   struct Stat stat;
   GPtrArray *early_listing;      /* a listing that came before our node */
   guint listings_in_flight;
   guint watch_id;
-  char *watch_name;              /* (nullable) the node watch_id is on */
+  char *watch_path;              /* (nullable) the node watch_id is on */
+  const char *watch_name;        /* (nullable) its name: watch_path's last part */
   AcquireStep step;              /* acquire_set_step() only. The step alone
                                   * says where the acquire is; the rest is
                                   * data (the create in flight, our node,
@@ -98,8 +100,7 @@ acquire_unref (Acquire *acquire)
     return;
   g_clear_object (&acquire->waiter.task);
   g_clear_object (&acquire->cancellable);
-  g_free (acquire->node_name);
-  g_free (acquire->watch_name);
+  g_free (acquire->watch_path);
   g_free (acquire->node_path);
   g_free (acquire->fixed_suffix);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
@@ -583,14 +584,20 @@ acquire_on_waited_event (ZkrSession *session, int event_type, const char *path,
 static gboolean
 acquire_through_without (ZkrQueueLock *lock, GPtrArray *sorted, guint ours, const char *wait_on)
 {
-  g_autoptr (GPtrArray) rest = g_ptr_array_sized_new (sorted->len);
   const char *next = NULL;
+  gpointer taken;
+  gboolean through;
+  guint at;
 
-  /* All but @wait_on, in the same order (ours one place earlier). */
-  for (guint i = 0; i < sorted->len; i++)
-    if (g_ptr_array_index (sorted, i) != wait_on)
-      g_ptr_array_add (rest, g_ptr_array_index (sorted, i));
-  return lock->recipe->predicate (rest, ours - 1, &next, lock->predicate_data);
+  /* All but @wait_on, in the same order (ours one place earlier): taken
+   * out of @sorted for the predicate's look and put back at its place (no
+   * copy of the listing; putting it back needs no room). */
+  if (!g_ptr_array_find (sorted, wait_on, &at))
+    g_return_val_if_reached (FALSE);
+  taken = g_ptr_array_steal_index (sorted, at);
+  through = lock->recipe->predicate (sorted, ours - 1, &next, lock->predicate_data);
+  g_ptr_array_insert (sorted, (gint) at, taken);
+  return through;
 }
 
 static gint
@@ -648,7 +655,7 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
 {
   ZkrQueueLock *lock = acquire->lock;
   const char *wait_on = NULL;
-  g_autofree char *watch_path = NULL;
+  char *watch_path;
   gint ours;
 
   /* The end is decided (see ACQUIRE_IN_PLACE): nothing a later listing
@@ -723,8 +730,9 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   else
     acquire->watch_id = zkr__session_watch_add_listing (lock->session, watch_path, lock->path,
                                                         acquire_on_watch_listing, acquire);
-  g_free (acquire->watch_name);
-  acquire->watch_name = g_strdup (wait_on);
+  g_free (acquire->watch_path);
+  acquire->watch_path = watch_path;
+  acquire->watch_name = zkr__path_basename (watch_path);
   /* get_data, not exists: an exists on a node already gone would leave a
    * creation watch behind. */
   /* ZOK means "wait for the event": no need to wake the worker for it. */
@@ -830,7 +838,7 @@ acquire_created (ZkrSession *session, int rc, const char *path, const struct Sta
     }
   acquire_set_step (acquire, ACQUIRE_LISTING);
   acquire->node_path = g_strdup (path);
-  acquire->node_name = g_strdup (zkr__path_basename (path));
+  acquire->node_name = zkr__path_basename (acquire->node_path);
   acquire->stat = *stat;
   listing = g_steal_pointer (&acquire->early_listing);
   if (listing != NULL && find_name (listing, acquire->node_name) >= 0)
@@ -850,7 +858,11 @@ acquire_create (Acquire *acquire)
   const char *client_id = lock->node_data != NULL ? lock->node_data
                                                  : zkr_session_get_client_id (lock->session);
 
-  g_autofree char *name = g_strconcat (lock->recipe->lock_name, acquire->fixed_suffix, NULL);
+  /* A sequential node's name is the recipe's prefix as it is. */
+  g_autofree char *suffixed = acquire->fixed_suffix != NULL
+                                ? g_strconcat (lock->recipe->lock_name, acquire->fixed_suffix, NULL)
+                                : NULL;
+  const char *name = suffixed != NULL ? suffixed : lock->recipe->lock_name;
 
   acquire_set_step (acquire, ACQUIRE_CREATING);
   acquire->create = zkr__protected_create (lock->session, lock->path, name,
@@ -873,7 +885,7 @@ acquire_requeue (Acquire *acquire)
   acquire_own_forget (acquire);
   acquire->through_when_gone = FALSE;
   acquire->waited_gone = FALSE;
-  g_clear_pointer (&acquire->node_name, g_free);
+  acquire->node_name = NULL;
   g_clear_pointer (&acquire->node_path, g_free);
   g_clear_pointer (&acquire->early_listing, g_ptr_array_unref);
   memset (&acquire->stat, 0, sizeof acquire->stat);
