@@ -8,7 +8,8 @@
  *   zkr-cache-worker --role writer --hosts H --path P --ops N --duration-ms D --seed S
  *   zkr-cache-worker --role cache --hosts H --path P --dir DIR --id I --session-timeout MS
  *
- * Output, one line each: the writer "writes N ok N failed N"; a cache client
+ * Output, one line each: the writer "write N failed at T ms: ..." for each
+ * failed write, then "writes N ok N failed N" (its last line); a cache client
  * "initialized", then "check ok <ms> nodes <n> events <n>" or
  * "check FAIL <why>". Exit 0 when all is well, 1 on a failed check, 2 on a
  * usage or setup error. The cache client also writes DIR/w<I>.sid (the
@@ -57,7 +58,7 @@ random_path (GRand *rand, const char *root)
  * tree's state (a create of an existing node, a set or delete of a missing
  * one, a delete of a node with children): only connection trouble fails. */
 static gboolean
-random_write (ZkrSession *session, GRand *rand, const char *root, int n)
+random_write (ZkrSession *session, GRand *rand, const char *root, int n, GError **error_out)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *path = random_path (rand, root);
@@ -72,9 +73,12 @@ random_write (ZkrSession *session, GRand *rand, const char *root, int n)
     ok = zkr_node_set (session, path, data, strlen (data), -1, CALL_MS, NULL, NULL, &error);
   else
     ok = zkr_node_delete (session, path, -1, CALL_MS, NULL, &error);
-  return ok || g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NODE_EXISTS) ||
-         g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE) ||
-         g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_EMPTY);
+  if (ok || g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NODE_EXISTS) ||
+      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE) ||
+      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_EMPTY))
+    return TRUE;
+  g_propagate_error (error_out, g_steal_pointer (&error));
+  return FALSE;
 }
 
 static int
@@ -112,10 +116,19 @@ writer_main (const Options *o)
 
       if (due > now)
         g_usleep ((gulong) (due - now));
-      if (random_write (session, rand, o->path, n))
+      g_autoptr (GError) write_error = NULL;
+
+      if (random_write (session, rand, o->path, n, &write_error))
         ok++;
       else
-        failed++;
+        {
+          /* Each failure on a line of its own, on the monotonic clock (ms),
+           * the phase's faults (nemesis.log) being on the same clock: a
+           * failure is explained by the fault it fell in. */
+          failed++;
+          printf ("write %d failed at %" G_GINT64_FORMAT " ms: %s\n", n,
+                  g_get_monotonic_time () / 1000, write_error->message);
+        }
     }
   printf ("writes %d ok %d failed %d\n", o->ops, ok, failed);
   zkr_session_unref (session);
