@@ -7,7 +7,7 @@
 
 #include "nodename.h"
 
-#define UUID_TEXT_LEN 36
+#define UUID_TEXT_LEN ZKR_NODE_PROTECTED_ID_LEN
 
 /* 8-4-4-4-12 hex digits; lowercase only when @lowercase_only. @text need
  * not be NUL-terminated after its 36 bytes. */
@@ -76,14 +76,15 @@ zkr__node_has_protected_id (const char *name, const char *uuid)
          memcmp (name + strlen (ZKR_NODE_PROTECTED_MARK), uuid, UUID_TEXT_LEN) == 0;
 }
 
-char *
-zkr__node_new_protected_id (void)
+void
+zkr__node_write_protected_id (char *out)
 {
   static const char hex[] = "0123456789abcdef";
   guint8 bytes[16];
-  char *text = g_malloc (UUID_TEXT_LEN + 1);
-  char *p = text;
+  char *p = out;
   gsize i;
+
+  g_return_if_fail (out != NULL);
 
   /* A version 4 UUID, as Java's UUID.randomUUID() and GLib's
    * g_uuid_string_random() make, from the same generator GLib uses;
@@ -107,6 +108,14 @@ zkr__node_new_protected_id (void)
       *p++ = hex[bytes[i] & 0x0f];
     }
   *p = '\0';
+}
+
+char *
+zkr__node_new_protected_id (void)
+{
+  char *text = g_malloc (UUID_TEXT_LEN + 1);
+
+  zkr__node_write_protected_id (text);
   return text;
 }
 

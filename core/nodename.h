@@ -35,9 +35,15 @@ gboolean zkr__node_is_protected (const char *name);
 /* TRUE when @name is protected and its uuid is exactly @uuid (bytes). */
 gboolean zkr__node_has_protected_id (const char *name, const char *uuid);
 
+/* The length of a protected id (a uuid's text), without its NUL. */
+#define ZKR_NODE_PROTECTED_ID_LEN 36
+
 /* A fresh random (version 4) uuid, lowercase 8-4-4-4-12, as Java's
  * UUID.randomUUID().toString() writes it. (transfer full) */
 char *zkr__node_new_protected_id (void);
+/* The same, written to @out: ZKR_NODE_PROTECTED_ID_LEN bytes and a NUL
+ * (for an id kept inside a larger block). */
+void zkr__node_write_protected_id (char *out);
 
 /* zkr__node_protected_prefix() of a fresh zkr__node_new_protected_id(),
  * which goes to @id. (transfer full) both */

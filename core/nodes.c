@@ -377,13 +377,13 @@ zkr__protected_find_and_delete (ZkrSession *session, const char *parent, const c
 
 /* ---- protected create ---------------------------------------------- */
 
+/* One block: the struct, then its strings and data, built once. */
 struct _ZkrProtectedCreate {
   ZkrSession *session;
-  char *parent;
-  char *name;
-  char *id;            /* the protected uuid */
-  char *prefix;        /* "_c_<uuid>-" */
-  char *data;
+  const char *parent;  /* in the block */
+  const char *path;    /* in the block: "@parent/_c_<id>-@name", the
+                        * request's */
+  const char *data;    /* (nullable) in the block */
   int len;
   int flags;
   ZkrWake in_place;    /* ZKR_WAKE_IN_PLACE or 0, for the create request */
@@ -397,6 +397,8 @@ struct _ZkrProtectedCreate {
   gboolean maybe_created;
   char *adopt_path;    /* candidate during recovery */
   ConnectWait wait;
+  char id[ZKR_NODE_PROTECTED_ID_LEN + 1]; /* the protected uuid */
+  char text[];         /* parent, path, data */
 };
 
 static void create_send (ZkrProtectedCreate *create);
@@ -406,11 +408,6 @@ static void
 create_free (ZkrProtectedCreate *create)
 {
   connect_wait_cancel (&create->wait);
-  g_free (create->parent);
-  g_free (create->name);
-  g_free (create->id);
-  g_free (create->prefix);
-  g_free (create->data);
   g_free (create->adopt_path);
   g_free (create);
 }
@@ -514,9 +511,8 @@ create_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       /* The parent is missing (never made, or a container the server
        * reaped): make it and try again. */
-      g_autofree char *path = zkr__path_join (create->parent, create->name);
       create->in_flight = TRUE;
-      zkr__ensure_parents (create->session, path, create_parents_done, create);
+      zkr__ensure_parents (create->session, create->path, create_parents_done, create);
     }
   else if (zkr__zk_rc_is_retryable (rc))
     /* Unknown outcome: the server may have created the node. */
@@ -528,13 +524,10 @@ create_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 static void
 create_send (ZkrProtectedCreate *create)
 {
-  g_autofree char *base = g_strconcat (create->prefix, create->name, NULL);
-  g_autofree char *path = zkr__path_join (create->parent, base);
-
   create->in_flight = TRUE;
   /* A request sent right behind (the listing of a lock queue) is answered
    * next: a successful create can wait for its reply to wake the worker. */
-  zkr__op_create_full (create->session, path, create->data, create->len, create->flags,
+  zkr__op_create_full (create->session, create->path, create->data, create->len, create->flags,
                        (create->sent != NULL ? ZKR_WAKE_ON_ERROR : ZKR_WAKE_ALWAYS) |
                        create->in_place,
                        create_reply, create);
@@ -618,18 +611,51 @@ create_recover (gpointer owner)
   zkr__op_get_children (create->session, create->parent, FALSE, recover_list_reply, create);
 }
 
+/* Writes "@parent/_c_<id>-@name" at @out, a fresh id in @create->id.
+ * Returns the byte after its NUL. */
+static char *
+create_write_path (ZkrProtectedCreate *create, char *out, const char *name)
+{
+  gsize parent_len = strlen (create->parent);
+
+  zkr__node_write_protected_id (create->id);
+  if (parent_len > 1)
+    out = mempcpy (out, create->parent, parent_len);
+  out = stpcpy (out, "/" ZKR_NODE_PROTECTED_MARK);
+  out = mempcpy (out, create->id, ZKR_NODE_PROTECTED_ID_LEN);
+  *out++ = '-';
+  out = stpcpy (out, name);
+  return out + 1;
+}
+
 ZkrProtectedCreate *
 zkr__protected_create (ZkrSession *session, const char *parent, const char *name,
                        const char *data, int len, int flags, ZkrWake wake,
                        ZkrSentFunc sent, ZkrCreatedFunc done, gpointer user_data)
 {
-  ZkrProtectedCreate *create = g_new0 (ZkrProtectedCreate, 1);
+  ZkrProtectedCreate *create;
+  gsize parent_size, path_size, data_size;
+  char *text;
 
+  g_return_val_if_fail (parent != NULL && parent[0] == '/', NULL);
+  g_return_val_if_fail (name != NULL && name[0] != '\0' && strchr (name, '/') == NULL, NULL);
+
+  parent_size = strlen (parent) + 1;
+  path_size = parent_size + ZKR_NODE_PROTECTED_PREFIX_LEN + strlen (name) + 1;
+  data_size = data != NULL ? (gsize) MAX (len, 0) + 1 : 0;
+  create = g_malloc0 (sizeof (ZkrProtectedCreate) + parent_size + path_size + data_size);
   create->session = session;
-  create->parent = g_strdup (parent);
-  create->name = g_strdup (name);
-  create->prefix = zkr__node_new_protected_prefix (&create->id);
-  create->data = zkr__buffer_dup (data, len);
+  text = create->text;
+  create->parent = memcpy (text, parent, parent_size);
+  text += parent_size;
+  create->path = text;
+  text = create_write_path (create, text, name);
+  if (data != NULL)
+    {
+      /* NUL-terminated, as zkr__buffer_dup() copies. */
+      memcpy (text, data, data_size - 1);
+      create->data = text;
+    }
   create->len = len;
   create->flags = flags;
   create->in_place = wake & ZKR_WAKE_IN_PLACE;

@@ -382,22 +382,15 @@ on_zk_state (ZkrSession *session, guint generation, int zk_state)
 
 
 
+/* One allocation per event: its path inline. */
 typedef struct {
   ZkrSession *session;
   guint generation;
   int type;
   int state;
-  char *path;
+  gboolean has_path;
+  char path[];
 } HandleEvent;
-
-static void
-handle_event_free (gpointer data)
-{
-  HandleEvent *event = data;
-
-  g_free (event->path);
-  g_free (event);
-}
 
 static gboolean
 handle_event_dispatch (gpointer data)
@@ -407,7 +400,8 @@ handle_event_dispatch (gpointer data)
   if (event->type == ZOO_SESSION_EVENT)
     on_zk_state (event->session, event->generation, event->state);
   else
-    zkr__watches_dispatch (event->session, event->generation, event->type, event->path);
+    zkr__watches_dispatch (event->session, event->generation, event->type,
+                           event->has_path ? event->path : NULL);
   return G_SOURCE_REMOVE;
 }
 
@@ -419,8 +413,9 @@ session_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx
 {
   ZkrHandleContext *handle_ctx = ctx;
   ZkrSession *session = handle_ctx->session;
-  HandleEvent *event = g_new0 (HandleEvent, 1);
-  GPtrArray *listings = g_ptr_array_new ();
+  gsize path_size = path != NULL ? strlen (path) + 1 : 1;
+  HandleEvent *event = g_malloc (sizeof (HandleEvent) + path_size);
+  ZkrWatchAnswers listings = { NULL, NULL };
   gboolean plain = TRUE;
 
   (void) zh;
@@ -428,14 +423,14 @@ session_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx
   event->generation = handle_ctx->generation;
   event->type = type;
   event->state = state;
-  event->path = g_strdup (path);
+  event->has_path = path != NULL;
+  memcpy (event->path, path != NULL ? path : "", path_size);
   if (type != ZOO_SESSION_EVENT && path != NULL)
-    plain = zkr__watches_fire_listings (session, handle_ctx->generation, type, path, listings);
+    plain = zkr__watches_fire_listings (session, handle_ctx->generation, type, path, &listings);
   /* The event first: a listing's reply is handled after it. */
-  if (plain || listings->len == 0)
-    zkr__session_post (session, handle_event_dispatch, event, handle_event_free);
+  if (plain || listings.first == NULL)
+    zkr__session_post (session, handle_event_dispatch, event, g_free);
   else
-    zkr__session_post_quiet (session, handle_event_dispatch, event, handle_event_free);
-  zkr__watches_send_listings (session, listings);
+    zkr__session_post_quiet (session, handle_event_dispatch, event, g_free);
+  zkr__watches_send_listings (session, &listings);
 }
-

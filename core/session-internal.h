@@ -99,6 +99,14 @@ void zkr__session_handle_timers_stop (ZkrSession *session);
 
 /* watches.c */
 GHashTable *zkr__watches_new (void);
+/* The reads one event sends: a list on the caller's stack, { NULL, NULL }
+ * when empty, linked through the reads themselves (no allocation to
+ * collect them). */
+typedef struct _ZkrWatchAnswer ZkrWatchAnswer;
+typedef struct {
+  ZkrWatchAnswer *first;
+  ZkrWatchAnswer *last;
+} ZkrWatchAnswers;
 /* ZooKeeper's completion thread, as a node event on @path arrives on handle
  * @generation: collects the reads of the answered watches on @path (a
  * listing watch's listing, a persistent watch's own reads), sent after the
@@ -107,10 +115,10 @@ GHashTable *zkr__watches_new (void);
  * answered watch's replies may run in place, or the handle is no longer
  * current). The reads to send go to @listings. */
 gboolean zkr__watches_fire_listings (ZkrSession *session, guint generation, int type,
-                                     const char *path, GPtrArray *listings);
-/* No lock held: sends what zkr__watches_fire_listings() collected; frees
- * @listings. */
-void zkr__watches_send_listings (ZkrSession *session, GPtrArray *listings);
+                                     const char *path, ZkrWatchAnswers *listings);
+/* No lock held: sends what zkr__watches_fire_listings() collected and
+ * empties @listings (each read's reply frees it). */
+void zkr__watches_send_listings (ZkrSession *session, ZkrWatchAnswers *listings);
 /* Worker: a node event on handle @generation runs the watches on @path. */
 void zkr__watches_dispatch (ZkrSession *session, guint generation, int type, const char *path);
 

@@ -5,13 +5,32 @@
  * the event arrives on, a plain watch runs on the worker, only for the
  * event types it asked for. */
 
+#include <string.h>
+
 #include "ops.h"
 #include "ref.h"
 #include "session-internal.h"
 
-typedef struct {
+typedef struct _Watch Watch;
+
+/* One read an answered watch sends for an event. It holds a reference on
+ * the watch, whose memory (not its registration) then outlives a remove:
+ * the read's path is the watch's, and the reply finds out by id whether
+ * the watch is still registered. */
+struct _ZkrWatchAnswer {
+  ZkrWatchAnswer *next; /* in the list being sent */
+  Watch *watch;         /* (owned) a reference */
+  int type;             /* the event's type */
+  guint index;          /* which of the watch's reads */
+  gboolean last;        /* the watch's last read (a one-shot watch ends) */
+};
+
+/* One block: the struct, its reads, then its path and the reads' paths
+ * (built once, at registration). */
+struct _Watch {
+  gatomicrefcount ref;              /* the registry's, one per answer out */
   guint id;
-  char *path;
+  const char *path;                 /* in the block */
   ZkrWatchFunc func;                /* (nullable) a plain watch, or: */
   guint event_mask;                 /* plain watch: ZKR_WATCH_TYPE_BIT()s it
                                      * fires on; 0: any */
@@ -19,46 +38,82 @@ typedef struct {
   /* An answered watch: one of these two, and its reads. */
   ZkrWatchListingFunc listing_func; /* one-shot: ends with its listing */
   ZkrWatchReadFunc read_func;       /* persistent: every event, until removed */
-  ZkrWatchRead *reads;              /* (owned) each path owned */
-  guint n_reads;
   ZkrWake wake;                     /* how the reads' replies run */
   gboolean answered;                /* one-shot: fired; its reads are on
                                      * their way and their reply runs it */
   gpointer user_data;
-} Watch;
+  Watch *next_fired;                /* dispatch: a fired plain watch, out
+                                     * of the registry, in the fired list */
+  ZkrWatchAnswer listing;           /* one-shot: its one read's answer (it
+                                     * fires once, so one is ever out) */
+  guint n_reads;
+  ZkrWatchRead reads[];             /* each path in the block (never NULL) */
+};
+
+/* @reads[i].path NULL is @path. */
+static Watch *
+watch_new (const char *path, const ZkrWatchRead *reads, guint n_reads)
+{
+  gsize path_size = strlen (path) + 1;
+  gsize size = sizeof (Watch) + n_reads * sizeof (ZkrWatchRead) + path_size;
+  Watch *watch;
+  char *text;
+
+  for (guint i = 0; i < n_reads; i++)
+    if (reads[i].path != NULL && strcmp (reads[i].path, path) != 0)
+      size += strlen (reads[i].path) + 1;
+  watch = g_malloc0 (size);
+  g_atomic_ref_count_init (&watch->ref);
+  text = (char *) &watch->reads[n_reads];
+  watch->path = memcpy (text, path, path_size);
+  text += path_size;
+  for (guint i = 0; i < n_reads; i++)
+    {
+      watch->reads[i] = reads[i];
+      watch->reads[i].path = watch->path;
+      if (reads[i].path != NULL && strcmp (reads[i].path, path) != 0)
+        {
+          gsize read_size = strlen (reads[i].path) + 1;
+
+          watch->reads[i].path = memcpy (text, reads[i].path, read_size);
+          text += read_size;
+        }
+    }
+  watch->n_reads = n_reads;
+  return watch;
+}
+
+static Watch *
+watch_ref (Watch *watch)
+{
+  g_atomic_ref_count_inc (&watch->ref);
+  return watch;
+}
 
 static void
-watch_free (gpointer data)
+watch_unref (Watch *watch)
+{
+  if (g_atomic_ref_count_dec (&watch->ref))
+    g_free (watch);
+}
+
+/* Out of the registry: its destroy runs now (no session lock held), its
+ * memory goes with the last answer still out. */
+static void
+watch_discard (gpointer data)
 {
   Watch *watch = data;
 
   if (watch->destroy != NULL)
     watch->destroy (watch->user_data);
-  for (guint i = 0; i < watch->n_reads; i++)
-    g_free ((char *) watch->reads[i].path);
-  g_free (watch->reads);
-  g_free (watch->path);
-  g_free (watch);
+  watch_unref (watch);
 }
 
 GHashTable *
 zkr__watches_new (void)
 {
-  return g_hash_table_new_full (NULL, NULL, NULL, watch_free);
+  return g_hash_table_new_full (NULL, NULL, NULL, watch_discard);
 }
-
-/* One read an answered watch sent for an event; the path and flags copied
- * under the session lock, so the send needs no watch. */
-typedef struct {
-  guint watch_id;
-  int type;           /* the event's type */
-  guint index;        /* which of the watch's reads */
-  gboolean last;      /* the watch's last read (a one-shot watch ends) */
-  ZkrWatchReadKind kind;
-  gboolean watch;
-  ZkrWake wake;
-  char *path;
-} WatchAnswer;
 
 static gboolean
 watch_is_answered (const Watch *watch)
@@ -74,8 +129,9 @@ watch_is_answered (const Watch *watch)
 static void
 watch_answer_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
-  WatchAnswer *answer = user_data;
-  gpointer key = GUINT_TO_POINTER (answer->watch_id);
+  ZkrWatchAnswer *answer = user_data;
+  Watch *owner = answer->watch;
+  gpointer key = GUINT_TO_POINTER (owner->id);
   Watch *watch;
   gboolean ends;
 
@@ -90,29 +146,39 @@ watch_answer_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   else if (watch != NULL)
     watch->read_func (session, answer->type, answer->index, reply, watch->user_data);
   if (ends)
-    watch_free (watch);
-  g_free (answer->path);
-  g_free (answer);
+    watch_discard (watch);
+  if (answer != &owner->listing)
+    g_free (answer);
+  watch_unref (owner);
+}
+
+static void
+answers_append (ZkrWatchAnswers *answers, ZkrWatchAnswer *answer)
+{
+  answer->next = NULL;
+  if (answers->last != NULL)
+    answers->last->next = answer;
+  else
+    answers->first = answer;
+  answers->last = answer;
 }
 
 /* Under the session lock: @watch, answered, fired by an event of @type:
- * adds its reads to @out (WatchAnswer*). */
+ * adds its reads to @out. */
 static void
-watch_answer_locked (Watch *watch, int type, GPtrArray *out)
+watch_answer_locked (Watch *watch, int type, ZkrWatchAnswers *out)
 {
   for (guint i = 0; i < watch->n_reads; i++)
     {
-      WatchAnswer *answer = g_new0 (WatchAnswer, 1);
+      /* A one-shot watch has one read and fires once. */
+      ZkrWatchAnswer *answer = watch->listing_func != NULL ? &watch->listing
+                                                           : g_new (ZkrWatchAnswer, 1);
 
-      answer->watch_id = watch->id;
+      answer->watch = watch_ref (watch);
       answer->type = type;
       answer->index = i;
       answer->last = i + 1 == watch->n_reads;
-      answer->kind = watch->reads[i].kind;
-      answer->watch = watch->reads[i].watch;
-      answer->wake = watch->wake;
-      answer->path = g_strdup (watch->reads[i].path != NULL ? watch->reads[i].path : watch->path);
-      g_ptr_array_add (out, answer);
+      answers_append (out, answer);
     }
   watch->answered = TRUE;
 }
@@ -128,7 +194,7 @@ watch_answer_locked (Watch *watch, int type, GPtrArray *out)
  * it: woken now, it runs while the reads are on their way). */
 static gboolean
 watches_answer_locked (ZkrSession *session, int type, const char *path, gboolean on_worker,
-                       GPtrArray *out)
+                       ZkrWatchAnswers *out)
 {
   GHashTableIter iter;
   gpointer value;
@@ -154,7 +220,7 @@ watches_answer_locked (ZkrSession *session, int type, const char *path, gboolean
 
 gboolean
 zkr__watches_fire_listings (ZkrSession *session, guint generation, int type, const char *path,
-                            GPtrArray *listings)
+                            ZkrWatchAnswers *listings)
 {
   gboolean wake = TRUE;
 
@@ -166,20 +232,25 @@ zkr__watches_fire_listings (ZkrSession *session, guint generation, int type, con
 }
 
 void
-zkr__watches_send_listings (ZkrSession *session, GPtrArray *listings)
+zkr__watches_send_listings (ZkrSession *session, ZkrWatchAnswers *listings)
 {
-  for (guint i = 0; i < listings->len; i++)
-    {
-      WatchAnswer *answer = g_ptr_array_index (listings, i);
+  ZkrWatchAnswer *next = listings->first;
 
-      if (answer->kind == ZKR_WATCH_READ_CHILDREN)
-        zkr__op_get_children_full (session, answer->path, answer->watch, answer->wake,
+  while (next != NULL)
+    {
+      ZkrWatchAnswer *answer = next;
+      const ZkrWatchRead *read = &answer->watch->reads[answer->index];
+
+      /* Before the send: its reply frees @answer. */
+      next = answer->next;
+      if (read->kind == ZKR_WATCH_READ_CHILDREN)
+        zkr__op_get_children_full (session, read->path, read->watch, answer->watch->wake,
                                    watch_answer_reply, answer);
       else
-        zkr__op_get_full (session, answer->path, answer->watch, answer->wake, watch_answer_reply,
-                          answer);
+        zkr__op_get_full (session, read->path, read->watch, answer->watch->wake,
+                          watch_answer_reply, answer);
     }
-  g_ptr_array_unref (listings);
+  listings->first = listings->last = NULL;
 }
 
 /* An event of another type stays with the server's other watch on the
@@ -191,41 +262,60 @@ watch_wants (const Watch *watch, int type)
   return watch->event_mask == 0 || (watch->event_mask & ZKR_WATCH_TYPE_BIT (type)) != 0;
 }
 
+/* Under the session lock: takes the plain watches this event fires out of
+ * the registry, linked in their order (no allocation per event). */
+static Watch *
+watches_take_fired_locked (ZkrSession *session, int type, const char *path)
+{
+  Watch *fired = NULL;
+  Watch **tail = &fired;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, session->watches);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Watch *watch = value;
+
+      if (watch->func != NULL && g_strcmp0 (watch->path, path) == 0 &&
+          watch_wants (watch, type))
+        {
+          g_hash_table_iter_steal (&iter);
+          watch->next_fired = NULL;
+          *tail = watch;
+          tail = &watch->next_fired;
+        }
+    }
+  return fired;
+}
+
 void
 zkr__watches_dispatch (ZkrSession *session, guint generation, int type, const char *path)
 {
-  g_autoptr (GPtrArray) fired = g_ptr_array_new_with_free_func (watch_free);
-  GPtrArray *listings = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer value;
+  ZkrWatchAnswers listings = { NULL, NULL };
+  Watch *fired;
 
   g_mutex_lock (&session->lock);
   if (generation != session->generation)
     {
       g_mutex_unlock (&session->lock);
-      g_ptr_array_unref (listings);
       return;
     }
   /* One-shot answered watches added after the event passed the completion
    * thread. */
-  (void) watches_answer_locked (session, type, path, TRUE, listings);
-  g_hash_table_iter_init (&iter, session->watches);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      Watch *watch = value;
-      if (watch->func != NULL && g_strcmp0 (watch->path, path) == 0 &&
-          watch_wants (watch, type))
-        {
-          g_ptr_array_add (fired, watch);
-          g_hash_table_iter_steal (&iter);
-        }
-    }
+  (void) watches_answer_locked (session, type, path, TRUE, &listings);
+  fired = watches_take_fired_locked (session, type, path);
   g_mutex_unlock (&session->lock);
-  zkr__watches_send_listings (session, listings);
-  for (guint i = 0; i < fired->len; i++)
+  zkr__watches_send_listings (session, &listings);
+  for (Watch *watch = fired; watch != NULL; watch = watch->next_fired)
+    watch->func (session, type, path, watch->user_data);
+  /* Every function first, then every destroy, as before. */
+  while (fired != NULL)
     {
-      Watch *watch = g_ptr_array_index (fired, i);
-      watch->func (session, type, path, watch->user_data);
+      Watch *watch = fired;
+
+      fired = watch->next_fired;
+      watch_discard (watch);
     }
 }
 
@@ -256,9 +346,8 @@ guint
 zkr__session_watch_add_full (ZkrSession *session, const char *path, guint event_mask,
                              ZkrWatchFunc func, gpointer user_data, GDestroyNotify destroy)
 {
-  Watch *watch = g_new0 (Watch, 1);
+  Watch *watch = watch_new (path, NULL, 0);
 
-  watch->path = g_strdup (path);
   watch->func = func;
   watch->event_mask = event_mask;
   watch->user_data = user_data;
@@ -273,14 +362,10 @@ zkr__session_watch_add_listing (ZkrSession *session,
                                 ZkrWatchListingFunc func,
                                 gpointer user_data)
 {
-  Watch *watch = g_new0 (Watch, 1);
+  const ZkrWatchRead listing = { .kind = ZKR_WATCH_READ_CHILDREN, .path = list_path };
+  Watch *watch = watch_new (path, &listing, 1);
 
-  watch->path = g_strdup (path);
   watch->listing_func = func;
-  watch->reads = g_new0 (ZkrWatchRead, 1);
-  watch->reads[0].kind = ZKR_WATCH_READ_CHILDREN;
-  watch->reads[0].path = g_strdup (list_path);
-  watch->n_reads = 1;
   watch->wake = ZKR_WAKE_ALWAYS;
   watch->user_data = user_data;
   return watch_insert (session, watch);
@@ -294,16 +379,8 @@ zkr__session_watch_add_reads (ZkrSession *session, const char *path, const ZkrWa
   Watch *watch;
 
   g_return_val_if_fail (n_reads > 0, 0);
-  watch = g_new0 (Watch, 1);
-  watch->path = g_strdup (path);
+  watch = watch_new (path, reads, n_reads);
   watch->read_func = func;
-  watch->reads = g_new0 (ZkrWatchRead, n_reads);
-  for (guint i = 0; i < n_reads; i++)
-    {
-      watch->reads[i] = reads[i];
-      watch->reads[i].path = g_strdup (reads[i].path);
-    }
-  watch->n_reads = n_reads;
   watch->wake = wake;
   watch->user_data = user_data;
   watch->destroy = destroy;
@@ -320,7 +397,7 @@ zkr__session_watch_remove (ZkrSession *session, guint id)
   g_hash_table_steal_extended (session->watches, GUINT_TO_POINTER (id), NULL, &watch);
   g_mutex_unlock (&session->lock);
   if (watch != NULL)
-    watch_free (watch);
+    watch_discard (watch);
 }
 
 /* Here rather than in session.c: only watch deliveries need it. */
