@@ -175,8 +175,9 @@ acquire_set_step (Acquire *acquire, AcquireStep to)
                   acquire_step_names[from], acquire_step_names[to]);
       return FALSE;
     }
-  zkr__debug ("%s %s: acquire %s -> %s", lock->recipe->kind, lock->user_path,
-           acquire_step_names[from], acquire_step_names[to]);
+  if (g_atomic_int_get (&lock->log_steps))
+    g_debug ("%s %s: acquire %s -> %s", lock->recipe->kind, lock->user_path,
+             acquire_step_names[from], acquire_step_names[to]);
   acquire->step = to;
   return TRUE;
 }
@@ -1041,6 +1042,9 @@ zkr__lock_acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancell
 {
   Acquire *acquire;
 
+  /* Asked once per acquire, before its first line (core/log.h: the debug
+   * lines of hot paths). */
+  g_atomic_int_set (&lock->log_steps, zkr__log_debug_enabled ());
   g_mutex_lock (&lock->mutex);
   if (lock->state != ZKR_QUEUE_LOCK_IDLE)
     {

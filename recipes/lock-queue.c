@@ -80,8 +80,9 @@ zkr__queue_lock_set_state_locked (ZkrQueueLock *lock, ZkrQueueLockState to)
                   lock_state_names[from], lock_state_names[to]);
       return FALSE;
     }
-  zkr__debug ("%s %s: %s -> %s", lock->recipe->kind, lock->user_path, lock_state_names[from],
-           lock_state_names[to]);
+  if (g_atomic_int_get (&lock->log_steps))
+    g_debug ("%s %s: %s -> %s", lock->recipe->kind, lock->user_path, lock_state_names[from],
+             lock_state_names[to]);
   lock->state = to;
   return TRUE;
 }
