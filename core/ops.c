@@ -93,10 +93,39 @@ zkr__reply_clear (ZkrReply *reply)
   g_clear_pointer (&reply->results, g_array_unref);
 }
 
+/* ---- spare calls -----------------------------------------------------
+ * An OpCall per request (a contended lock sends five per acquisition,
+ * each freed on another thread than the one that made it): the freed ones
+ * are kept for the next requests, at most SPARE_CALLS_MAX, whichever
+ * session sends them. Process-wide, as GLib keeps its slice magazines:
+ * ops.c sees no session's end to free a per-session list at, and a call
+ * may be freed after its session (a blocking caller's, once the waiter
+ * has returned). The list is bounded and stays reachable, so no leak. */
+#define SPARE_CALLS_MAX 64
+
+static GMutex spare_calls_lock;
+static OpCall *spare_calls[SPARE_CALLS_MAX]; /* spare_calls_lock */
+static guint spare_calls_count;               /* spare_calls_lock */
+
+static OpCall *
+op_call_alloc (void)
+{
+  OpCall *call;
+
+  g_mutex_lock (&spare_calls_lock);
+  call = spare_calls_count > 0 ? spare_calls[--spare_calls_count] : NULL;
+  g_mutex_unlock (&spare_calls_lock);
+  if (call == NULL)
+    return g_new0 (OpCall, 1);
+  memset (call, 0, sizeof *call);
+  return call;
+}
+
 static void
 op_call_free (gpointer data)
 {
   OpCall *call = data;
+  gboolean kept = FALSE;
 
   zkr__reply_clear (&call->reply);
   if (call->zpaths != NULL)
@@ -106,7 +135,15 @@ op_call_free (gpointer data)
   g_free (call->zops);
   g_free (call->zresults);
   g_free (call->zstats);
-  g_free (call);
+  g_mutex_lock (&spare_calls_lock);
+  if (spare_calls_count < SPARE_CALLS_MAX)
+    {
+      spare_calls[spare_calls_count++] = call;
+      kept = TRUE;
+    }
+  g_mutex_unlock (&spare_calls_lock);
+  if (!kept)
+    g_free (call);
 }
 
 /* Worker thread, or in its place (ZKR_WAKE_IN_PLACE). */
@@ -277,53 +314,38 @@ data_done (int rc, const char *value, int value_len, const struct Stat *stat, co
   op_complete (call, rc, stat);
 }
 
-/* A listing's names in one allocation rather than one each (a contended
- * lock copies one on every hand-off, and frees it on another thread): the
- * block starts with the count of its names still in an array, and each
- * name is preceded by a pointer back to it, so the array's free function
- * frees the block with its last name, whatever the order. */
-typedef struct {
-  gint in_array;
-} NameBlock;
-
-static void
-name_in_block_free (gpointer name)
-{
-  NameBlock *block;
-
-  memcpy (&block, (char *) name - sizeof block, sizeof block);
-  if (g_atomic_int_dec_and_test (&block->in_array))
-    g_free (block);
-}
-
+/* A listing's names kept in its array's own storage, behind the pointers
+ * to them: no allocation of their own (a contended lock copies a listing
+ * on every hand-off, and frees it on another thread). The array is sized
+ * for the pointers and the names, then given the pointers' length, so the
+ * names live exactly as long as the array and go with it; whoever holds
+ * the array may sort, remove or reorder its entries but never grow it
+ * (ops.h). */
 static GPtrArray *
 names_copy (const struct String_vector *strings)
 {
   int count = strings != NULL ? strings->count : 0;
-  GPtrArray *names = g_ptr_array_new_full ((guint) count, name_in_block_free);
-  gsize size = sizeof (NameBlock);
   gsize small_lens[64];
   gsize *lens;
-  NameBlock *block;
+  gsize bytes = 0;
+  GPtrArray *names;
   char *next;
 
   if (count == 0)
-    return names;
+    return g_ptr_array_new ();
   /* Each name measured once. */
   lens = count <= (int) G_N_ELEMENTS (small_lens) ? small_lens : g_new (gsize, count);
   for (int i = 0; i < count; i++)
     {
       lens[i] = strlen (strings->data[i]) + 1;
-      size += sizeof block + lens[i];
+      bytes += lens[i];
     }
-  block = g_malloc (size);
-  block->in_array = count;
-  next = (char *) (block + 1);
+  names = g_ptr_array_sized_new ((guint) count + (guint) ((bytes + sizeof (gpointer) - 1) /
+                                                          sizeof (gpointer)));
   g_ptr_array_set_size (names, (guint) count);
+  next = (char *) (names->pdata + count);
   for (int i = 0; i < count; i++)
     {
-      memcpy (next, &block, sizeof block);
-      next += sizeof block;
       memcpy (next, strings->data[i], lens[i]);
       names->pdata[i] = next;
       next += lens[i];
@@ -405,7 +427,7 @@ static void sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 static OpCall *
 op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = g_new0 (OpCall, 1);
+  OpCall *call = op_call_alloc ();
 
   call->path = path;
   call->func = func;
