@@ -43,6 +43,8 @@ typedef struct {
   gboolean direct;
   ZkrWake wake;
   zhandle_t *zh;       /* the handle it was sent on, compared only */
+  GList flight_link;   /* in flight_calls while listed; flight_lock */
+  gboolean in_flight;  /* flight_lock */
 } OpCall;
 
 /* ---- calls in flight -------------------------------------------------
@@ -59,17 +61,28 @@ typedef struct {
  * any connection loss). Whoever takes a call off the list completes it:
  * exactly once. Lock order: the session's handle lock, then flight_lock. */
 static GMutex flight_lock;
-static GHashTable *flight_calls; /* OpCall* set; protected by flight_lock */
+/* OpCall*, through their flight_link (listing and taking one cost no
+ * allocation and no hashing: a request is listed and taken on every
+ * send); protected by flight_lock. */
+static GQueue flight_calls = G_QUEUE_INIT;
 
 static void
 flight_track (OpCall *call, zhandle_t *zh)
 {
   g_mutex_lock (&flight_lock);
-  if (flight_calls == NULL)
-    flight_calls = g_hash_table_new (NULL, NULL);
   call->zh = zh;
-  g_hash_table_add (flight_calls, call);
+  call->flight_link = (GList) { .data = call };
+  g_queue_push_tail_link (&flight_calls, &call->flight_link);
+  call->in_flight = TRUE;
   g_mutex_unlock (&flight_lock);
+}
+
+/* Under flight_lock: @call off the list. */
+static void
+flight_unlink_locked (OpCall *call)
+{
+  g_queue_unlink (&flight_calls, &call->flight_link);
+  call->in_flight = FALSE;
 }
 
 /* TRUE when the caller took @call off the list and so must complete it. */
@@ -79,7 +92,9 @@ flight_take (OpCall *call)
   gboolean taken;
 
   g_mutex_lock (&flight_lock);
-  taken = flight_calls != NULL && g_hash_table_remove (flight_calls, call);
+  taken = call->in_flight;
+  if (taken)
+    flight_unlink_locked (call);
   g_mutex_unlock (&flight_lock);
   return taken;
 }
@@ -220,17 +235,11 @@ op_completion_is_ours (OpCall *call)
 guint
 zkr__ops_test_count_blocking (ZkrSession *session)
 {
-  GHashTableIter iter;
-  gpointer key;
   guint count = 0;
 
   g_mutex_lock (&flight_lock);
-  if (flight_calls != NULL)
-    {
-      g_hash_table_iter_init (&iter, flight_calls);
-      while (g_hash_table_iter_next (&iter, &key, NULL))
-        count += ((OpCall *) key)->session == session && ((OpCall *) key)->direct;
-    }
+  for (GList *l = flight_calls.head; l != NULL; l = l->next)
+    count += ((OpCall *) l->data)->session == session && ((OpCall *) l->data)->direct;
   g_mutex_unlock (&flight_lock);
   return count;
 }
@@ -239,23 +248,22 @@ void
 zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh)
 {
   GPtrArray *leftovers = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer key;
   gboolean closed;
 
   g_mutex_lock (&flight_lock);
-  if (flight_calls != NULL)
+  for (GList *l = flight_calls.head, *next; l != NULL; l = next)
     {
-      g_hash_table_iter_init (&iter, flight_calls);
-      while (g_hash_table_iter_next (&iter, &key, NULL))
-        /* The address of a freed handle can come back, in another
-         * session's next handle: the session tells them apart (its own
-         * next handle is opened only after this returns). */
-        if (((OpCall *) key)->session == session && ((OpCall *) key)->zh == zh)
-          {
-            g_ptr_array_add (leftovers, key);
-            g_hash_table_iter_remove (&iter);
-          }
+      OpCall *call = l->data;
+
+      next = l->next;
+      /* The address of a freed handle can come back, in another
+       * session's next handle: the session tells them apart (its own
+       * next handle is opened only after this returns). */
+      if (call->session == session && call->zh == zh)
+        {
+          g_ptr_array_add (leftovers, call);
+          flight_unlink_locked (call);
+        }
     }
   g_mutex_unlock (&flight_lock);
   closed = zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED;
