@@ -61,9 +61,17 @@ struct _ZkrExecutor {
   gint64 planned_wake;        /* when the worker's poll ends (G_MAXINT64: never;
                                * G_MININT64: it is awake); post_lock */
   guint next_timer_id;        /* post_lock */
+  /* Posts and timers freed, kept for the next ones (a contended lock
+   * queues about five posts and adds a timer per acquisition: each a
+   * malloc and a free, often on two threads, without these), at most
+   * SPARES_MAX of each; freed with the executor. post_lock. */
+  GQueue spare_posts;         /* of Post* */
+  GQueue spare_timers;        /* of Timer* */
   GSource *post_source;       /* attached for the executor's life */
   GSource *timer_source;      /* likewise */
 };
+
+#define SPARES_MAX 64
 
 typedef enum {
   POST_WAKE = 1 << 0,     /* the posts are to run soon */
@@ -140,12 +148,47 @@ zkr__executor_count_in_place_posts (ZkrExecutor *executor)
 
 /* ---- posts --------------------------------------------------------- */
 
+/* Runs @post's destroy notify; the post itself is left to the caller. */
 static void
-post_free (Post *post)
+post_destroy (Post *post)
 {
   if (post->destroy != NULL)
     post->destroy (post->data);
-  g_free (post);
+}
+
+/* Under post_lock: @spent (of Post* or Timer*, through their links) kept
+ * in @spares up to SPARES_MAX, the rest freed. */
+static void
+spares_give_locked (GQueue *spares, GQueue *spent)
+{
+  GList *link;
+
+  while ((link = g_queue_pop_head_link (spent)) != NULL)
+    {
+      if (spares->length < SPARES_MAX)
+        g_queue_push_head_link (spares, link);
+      else
+        g_free (link->data);
+    }
+}
+
+/* Under post_lock: a Post or Timer (@size bytes) from @spares, else a new
+ * one. */
+static gpointer
+spares_take_locked (GQueue *spares, gsize size)
+{
+  GList *link = g_queue_pop_head_link (spares);
+
+  return link != NULL ? link->data : g_malloc (size);
+}
+
+static void
+spares_free (GQueue *spares)
+{
+  GList *link;
+
+  while ((link = g_queue_pop_head_link (spares)) != NULL)
+    g_free (link->data);
 }
 
 /* Under post_lock, by whoever holds the turn: takes the queued posts. */
@@ -167,10 +210,14 @@ queue_pop_post (GQueue *queue)
   return link != NULL ? link->data : NULL;
 }
 
-/* Runs @batch in order; returns how many ran. */
+/* Runs @batch in order; returns how many ran. The executor outlives the
+ * batch (a post that drops its owner's last reference stops it at the
+ * earliest behind this batch; in place and standing in, a reference is
+ * held), so the posts go back to its spares at the end, under one lock. */
 static guint
-batch_run (GQueue *batch)
+batch_run (ZkrExecutor *executor, GQueue *batch)
 {
+  GQueue spent = G_QUEUE_INIT;
   Post *post;
   guint ran = 0;
 
@@ -178,8 +225,15 @@ batch_run (GQueue *batch)
     {
       /* Every post runs once (they all return G_SOURCE_REMOVE). */
       (void) post->func (post->data);
-      post_free (post);
+      post_destroy (post);
+      g_queue_push_tail_link (&spent, &post->link);
       ran++;
+    }
+  if (ran != 0)
+    {
+      g_mutex_lock (&executor->post_lock);
+      spares_give_locked (&executor->spare_posts, &spent);
+      g_mutex_unlock (&executor->post_lock);
     }
   return ran;
 }
@@ -199,7 +253,7 @@ posts_run (ZkrExecutor *executor, gboolean worker)
     executor->post_wake_set = FALSE;
   batch = posts_take_locked (executor);
   g_mutex_unlock (&executor->post_lock);
-  return batch_run (&batch);
+  return batch_run (executor, &batch);
 }
 
 /* Worker thread: runs what was posted. Quiet posts run with the next
@@ -276,7 +330,7 @@ posts_run_in_place_locked (ZkrExecutor *executor)
   code_enter (); /* left in zkr__executor_stand_in_end() */
   g_private_set (&in_place_executor, executor);
   zkr__context_hold_wakeups ();
-  g_atomic_int_add (&executor->in_place_posts, (gint) batch_run (&batch));
+  g_atomic_int_add (&executor->in_place_posts, (gint) batch_run (executor, &batch));
   g_private_set (&in_place_executor, NULL);
   zkr__executor_stand_in_end (executor);
   zkr__context_send_wakeups ();
@@ -289,15 +343,16 @@ static void
 post_push (ZkrExecutor *executor, GSourceFunc func, gpointer data, GDestroyNotify destroy,
            PostFlags flags)
 {
-  Post *post = g_new (Post, 1);
+  Post *post;
 
+  /* Always deferred: completions never run inside the call that caused
+   * them. */
+  g_mutex_lock (&executor->post_lock);
+  post = spares_take_locked (&executor->spare_posts, sizeof (Post));
   post->link = (GList) { .data = post };
   post->func = func;
   post->data = data;
   post->destroy = destroy;
-  /* Always deferred: completions never run inside the call that caused
-   * them. */
-  g_mutex_lock (&executor->post_lock);
   g_queue_push_tail_link (&executor->posts, &post->link);
   if (!(flags & POST_IN_PLACE))
     executor->posts_not_in_place++;
@@ -381,6 +436,8 @@ stand_in_sleep (ZkrWait *wait, gboolean *kicked)
 void
 zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait)
 {
+  /* In the stand-ins' queue while this call blocks: its frame outlives it. */
+  GList stand_in_link = { .data = wait };
   gboolean done, kicked, owed;
 
   if (zkr__executor_in_worker (executor))
@@ -392,7 +449,7 @@ zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait)
   if (executor->owner_ref != NULL)
     g_atomic_ref_count_inc (executor->owner_ref);
   g_mutex_lock (&executor->post_lock);
-  g_queue_push_tail (&executor->stand_ins, wait);
+  g_queue_push_tail_link (&executor->stand_ins, &stand_in_link);
   g_mutex_unlock (&executor->post_lock);
   do
     {
@@ -402,7 +459,7 @@ zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait)
     }
   while (!done);
   g_mutex_lock (&executor->post_lock);
-  g_queue_remove (&executor->stand_ins, wait);
+  g_queue_unlink (&executor->stand_ins, &stand_in_link);
   /* A wake-up handed to us after our last look is passed on. */
   g_mutex_lock (&wait->lock);
   owed = wait->kicked;
@@ -435,30 +492,38 @@ timers_insert_locked (ZkrExecutor *executor, Timer *timer)
     g_queue_insert_after_link (&executor->timers, after, &timer->link);
 }
 
+/* Runs @timer's destroy notify, then keeps it as a spare (or frees it). */
 static void
-timer_free (Timer *timer)
+timer_free (ZkrExecutor *executor, Timer *timer)
 {
+  GQueue spent = G_QUEUE_INIT;
+
   if (timer->destroy != NULL)
     timer->destroy (timer->data);
-  g_free (timer);
+  g_queue_push_tail_link (&spent, &timer->link);
+  g_mutex_lock (&executor->post_lock);
+  spares_give_locked (&executor->spare_timers, &spent);
+  g_mutex_unlock (&executor->post_lock);
 }
 
 guint
 zkr__executor_timer_add (ZkrExecutor *executor, guint delay_ms, guint slack_ms,
                          GSourceFunc func, gpointer data, GDestroyNotify destroy)
 {
-  Timer *timer = g_new (Timer, 1);
+  gint64 when = g_get_monotonic_time () + (gint64) delay_ms * 1000;
+  Timer *timer;
   gboolean wake = FALSE;
   guint id;
 
   g_return_val_if_fail (zkr__executor_in_worker (executor), 0);
+  g_mutex_lock (&executor->post_lock);
+  timer = spares_take_locked (&executor->spare_timers, sizeof (Timer));
   timer->link = (GList) { .data = timer };
-  timer->when = g_get_monotonic_time () + (gint64) delay_ms * 1000;
-  timer->latest = timer->when + (gint64) slack_ms * 1000;
+  timer->when = when;
+  timer->latest = when + (gint64) slack_ms * 1000;
   timer->func = func;
   timer->data = data;
   timer->destroy = destroy;
-  g_mutex_lock (&executor->post_lock);
   id = timer->id = ++executor->next_timer_id;
   timers_insert_locked (executor, timer);
   /* Only a timer whose latest time comes before the worker's poll ends
@@ -493,7 +558,7 @@ zkr__executor_timer_remove (ZkrExecutor *executor, guint id)
       }
   g_mutex_unlock (&executor->post_lock);
   if (removed != NULL)
-    timer_free (removed);
+    timer_free (executor, removed);
 }
 
 void
@@ -575,7 +640,7 @@ timers_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
         return G_SOURCE_CONTINUE;
       /* One-shot: the return value is not looked at. */
       (void) timer->func (timer->data);
-      timer_free (timer);
+      timer_free (executor, timer);
     }
 }
 
@@ -679,6 +744,8 @@ zkr__executor_new (const char *thread_name, gatomicrefcount *owner_ref,
   g_queue_init (&executor->posts);
   g_queue_init (&executor->stand_ins);
   g_queue_init (&executor->timers);
+  g_queue_init (&executor->spare_posts);
+  g_queue_init (&executor->spare_timers);
   executor->planned_wake = G_MAXINT64;
   executor->post_source = executor_source_attach (executor, &posts_funcs, "zkr-worker-posts");
   executor->timer_source = executor_source_attach (executor, &timers_funcs, "zkr-worker-timers");
@@ -734,11 +801,17 @@ zkr__executor_free (ZkrExecutor *executor)
 
   source_drop (&executor->post_source);
   source_drop (&executor->timer_source);
-  /* What was posted behind the worker's quit is dropped. */
+  /* What was posted behind the worker's quit is dropped (their destroy
+   * notifies may still hand back spares: freed last). */
   while ((post = queue_pop_post (&executor->posts)) != NULL)
-    post_free (post);
+    {
+      post_destroy (post);
+      g_free (post);
+    }
   while (!g_queue_is_empty (&executor->timers))
-    timer_free (g_queue_pop_head_link (&executor->timers)->data);
+    timer_free (executor, g_queue_pop_head_link (&executor->timers)->data);
+  spares_free (&executor->spare_posts);
+  spares_free (&executor->spare_timers);
   g_main_loop_unref (executor->loop);
   g_main_context_unref (executor->ctx);
   g_mutex_clear (&executor->post_lock);

@@ -43,6 +43,8 @@ typedef struct {
   gboolean direct;
   ZkrWake wake;
   zhandle_t *zh;       /* the handle it was sent on, compared only */
+  GList flight_link;   /* in flight_calls while listed; flight_lock */
+  gboolean in_flight;  /* flight_lock */
 } OpCall;
 
 /* ---- calls in flight -------------------------------------------------
@@ -59,17 +61,28 @@ typedef struct {
  * any connection loss). Whoever takes a call off the list completes it:
  * exactly once. Lock order: the session's handle lock, then flight_lock. */
 static GMutex flight_lock;
-static GHashTable *flight_calls; /* OpCall* set; protected by flight_lock */
+/* OpCall*, through their flight_link (listing and taking one cost no
+ * allocation and no hashing: a request is listed and taken on every
+ * send); protected by flight_lock. */
+static GQueue flight_calls = G_QUEUE_INIT;
 
 static void
 flight_track (OpCall *call, zhandle_t *zh)
 {
   g_mutex_lock (&flight_lock);
-  if (flight_calls == NULL)
-    flight_calls = g_hash_table_new (NULL, NULL);
   call->zh = zh;
-  g_hash_table_add (flight_calls, call);
+  call->flight_link = (GList) { .data = call };
+  g_queue_push_tail_link (&flight_calls, &call->flight_link);
+  call->in_flight = TRUE;
   g_mutex_unlock (&flight_lock);
+}
+
+/* Under flight_lock: @call off the list. */
+static void
+flight_unlink_locked (OpCall *call)
+{
+  g_queue_unlink (&flight_calls, &call->flight_link);
+  call->in_flight = FALSE;
 }
 
 /* TRUE when the caller took @call off the list and so must complete it. */
@@ -79,7 +92,9 @@ flight_take (OpCall *call)
   gboolean taken;
 
   g_mutex_lock (&flight_lock);
-  taken = flight_calls != NULL && g_hash_table_remove (flight_calls, call);
+  taken = call->in_flight;
+  if (taken)
+    flight_unlink_locked (call);
   g_mutex_unlock (&flight_lock);
   return taken;
 }
@@ -93,10 +108,39 @@ zkr__reply_clear (ZkrReply *reply)
   g_clear_pointer (&reply->results, g_array_unref);
 }
 
+/* ---- spare calls -----------------------------------------------------
+ * An OpCall per request (a contended lock sends five per acquisition,
+ * each freed on another thread than the one that made it): the freed ones
+ * are kept for the next requests, at most SPARE_CALLS_MAX, whichever
+ * session sends them. Process-wide, as GLib keeps its slice magazines:
+ * ops.c sees no session's end to free a per-session list at, and a call
+ * may be freed after its session (a blocking caller's, once the waiter
+ * has returned). The list is bounded and stays reachable, so no leak. */
+#define SPARE_CALLS_MAX 64
+
+static GMutex spare_calls_lock;
+static OpCall *spare_calls[SPARE_CALLS_MAX]; /* spare_calls_lock */
+static guint spare_calls_count;               /* spare_calls_lock */
+
+static OpCall *
+op_call_alloc (void)
+{
+  OpCall *call;
+
+  g_mutex_lock (&spare_calls_lock);
+  call = spare_calls_count > 0 ? spare_calls[--spare_calls_count] : NULL;
+  g_mutex_unlock (&spare_calls_lock);
+  if (call == NULL)
+    return g_new0 (OpCall, 1);
+  memset (call, 0, sizeof *call);
+  return call;
+}
+
 static void
 op_call_free (gpointer data)
 {
   OpCall *call = data;
+  gboolean kept = FALSE;
 
   zkr__reply_clear (&call->reply);
   if (call->zpaths != NULL)
@@ -106,7 +150,15 @@ op_call_free (gpointer data)
   g_free (call->zops);
   g_free (call->zresults);
   g_free (call->zstats);
-  g_free (call);
+  g_mutex_lock (&spare_calls_lock);
+  if (spare_calls_count < SPARE_CALLS_MAX)
+    {
+      spare_calls[spare_calls_count++] = call;
+      kept = TRUE;
+    }
+  g_mutex_unlock (&spare_calls_lock);
+  if (!kept)
+    g_free (call);
 }
 
 /* Worker thread, or in its place (ZKR_WAKE_IN_PLACE). */
@@ -183,17 +235,11 @@ op_completion_is_ours (OpCall *call)
 guint
 zkr__ops_test_count_blocking (ZkrSession *session)
 {
-  GHashTableIter iter;
-  gpointer key;
   guint count = 0;
 
   g_mutex_lock (&flight_lock);
-  if (flight_calls != NULL)
-    {
-      g_hash_table_iter_init (&iter, flight_calls);
-      while (g_hash_table_iter_next (&iter, &key, NULL))
-        count += ((OpCall *) key)->session == session && ((OpCall *) key)->direct;
-    }
+  for (GList *l = flight_calls.head; l != NULL; l = l->next)
+    count += ((OpCall *) l->data)->session == session && ((OpCall *) l->data)->direct;
   g_mutex_unlock (&flight_lock);
   return count;
 }
@@ -202,23 +248,22 @@ void
 zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh)
 {
   GPtrArray *leftovers = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer key;
   gboolean closed;
 
   g_mutex_lock (&flight_lock);
-  if (flight_calls != NULL)
+  for (GList *l = flight_calls.head, *next; l != NULL; l = next)
     {
-      g_hash_table_iter_init (&iter, flight_calls);
-      while (g_hash_table_iter_next (&iter, &key, NULL))
-        /* The address of a freed handle can come back, in another
-         * session's next handle: the session tells them apart (its own
-         * next handle is opened only after this returns). */
-        if (((OpCall *) key)->session == session && ((OpCall *) key)->zh == zh)
-          {
-            g_ptr_array_add (leftovers, key);
-            g_hash_table_iter_remove (&iter);
-          }
+      OpCall *call = l->data;
+
+      next = l->next;
+      /* The address of a freed handle can come back, in another
+       * session's next handle: the session tells them apart (its own
+       * next handle is opened only after this returns). */
+      if (call->session == session && call->zh == zh)
+        {
+          g_ptr_array_add (leftovers, call);
+          flight_unlink_locked (call);
+        }
     }
   g_mutex_unlock (&flight_lock);
   closed = zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED;
@@ -277,53 +322,38 @@ data_done (int rc, const char *value, int value_len, const struct Stat *stat, co
   op_complete (call, rc, stat);
 }
 
-/* A listing's names in one allocation rather than one each (a contended
- * lock copies one on every hand-off, and frees it on another thread): the
- * block starts with the count of its names still in an array, and each
- * name is preceded by a pointer back to it, so the array's free function
- * frees the block with its last name, whatever the order. */
-typedef struct {
-  gint in_array;
-} NameBlock;
-
-static void
-name_in_block_free (gpointer name)
-{
-  NameBlock *block;
-
-  memcpy (&block, (char *) name - sizeof block, sizeof block);
-  if (g_atomic_int_dec_and_test (&block->in_array))
-    g_free (block);
-}
-
+/* A listing's names kept in its array's own storage, behind the pointers
+ * to them: no allocation of their own (a contended lock copies a listing
+ * on every hand-off, and frees it on another thread). The array is sized
+ * for the pointers and the names, then given the pointers' length, so the
+ * names live exactly as long as the array and go with it; whoever holds
+ * the array may sort, remove or reorder its entries but never grow it
+ * (ops.h). */
 static GPtrArray *
 names_copy (const struct String_vector *strings)
 {
   int count = strings != NULL ? strings->count : 0;
-  GPtrArray *names = g_ptr_array_new_full ((guint) count, name_in_block_free);
-  gsize size = sizeof (NameBlock);
   gsize small_lens[64];
   gsize *lens;
-  NameBlock *block;
+  gsize bytes = 0;
+  GPtrArray *names;
   char *next;
 
   if (count == 0)
-    return names;
+    return g_ptr_array_new ();
   /* Each name measured once. */
   lens = count <= (int) G_N_ELEMENTS (small_lens) ? small_lens : g_new (gsize, count);
   for (int i = 0; i < count; i++)
     {
       lens[i] = strlen (strings->data[i]) + 1;
-      size += sizeof block + lens[i];
+      bytes += lens[i];
     }
-  block = g_malloc (size);
-  block->in_array = count;
-  next = (char *) (block + 1);
+  names = g_ptr_array_sized_new ((guint) count + (guint) ((bytes + sizeof (gpointer) - 1) /
+                                                          sizeof (gpointer)));
   g_ptr_array_set_size (names, (guint) count);
+  next = (char *) (names->pdata + count);
   for (int i = 0; i < count; i++)
     {
-      memcpy (next, &block, sizeof block);
-      next += sizeof block;
       memcpy (next, strings->data[i], lens[i]);
       names->pdata[i] = next;
       next += lens[i];
@@ -405,7 +435,7 @@ static void sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 static OpCall *
 op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = g_new0 (OpCall, 1);
+  OpCall *call = op_call_alloc ();
 
   call->path = path;
   call->func = func;

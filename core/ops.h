@@ -23,9 +23,12 @@ typedef struct {
   gboolean has_stat;
   struct Stat stat;    /* create2, exists, get, set */
   char *path;          /* (nullable) create: the created path */
-  GPtrArray *children; /* (nullable) get_children: names (char *), freed by
-                        * the array (they share one allocation: never
-                        * g_free() one yourself; copy one to keep it) */
+  GPtrArray *children; /* (nullable) get_children: names (char *), kept in
+                        * the array's own storage and freed with it:
+                        * never g_free() one yourself, copy one to keep
+                        * it beyond the array, and never grow the array
+                        * (add, insert, a larger size); sorting, removing
+                        * and reordering its entries are fine */
   GBytes *data;        /* (nullable) get: the node's data */
   GArray *results;     /* (nullable) multi: one ZkrMultiResult per
                         * operation, in order, when the server answered */

@@ -292,6 +292,42 @@ test_executor__a_removed_timer_never_runs (void)
   step_log_clear (&log.steps);
 }
 
+/* Posts and timers are recycled (core/executor.c keeps up to 64 spares of
+ * each): batches larger than that, twice, still run every post once and
+ * in order, and every timer removed unrun is destroyed, not run. */
+static void
+test_executor__posts_and_timers_beyond_the_spares_run_once_in_order (void)
+{
+  enum { BATCH = 150 };
+  Log log;
+  char expected[2 * BATCH + 1];
+  g_autofree char *order = NULL;
+  guint ids[BATCH];
+
+  log_init (&log);
+  for (guint round = 0; round < 2; round++)
+    {
+      /* Held back by the stand-in: one batch of BATCH for the worker. */
+      zkr__executor_stand_in_begin (log.executor);
+      for (guint i = 0; i < BATCH; i++)
+        {
+          expected[round * BATCH + i] = (char) ('a' + (round * BATCH + i) % 26);
+          post (&log, expected[round * BATCH + i]);
+          ids[i] = timer_add (&log, 60000, 0, 'T');
+        }
+      for (guint i = 0; i < BATCH; i++)
+        zkr__executor_timer_remove (log.executor, ids[i]);
+      zkr__executor_stand_in_end (log.executor);
+      CU_ASSERT_TRUE (step_log_wait_count (&log.steps, (round + 1) * BATCH));
+    }
+  expected[2 * BATCH] = '\0';
+  order = step_log_dup_order (&log.steps);
+  CU_ASSERT_STRING_EQUAL (order, expected);
+  log_stop (&log);
+  CU_ASSERT_EQUAL (log.steps.destroyed, 4 * BATCH);
+  step_log_clear (&log.steps);
+}
+
 /* The worker sleeps until a timer 10 s away; one added from a stand-in for
  * 50 ms from now must wake it. */
 static void
@@ -426,6 +462,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_executor__timers_run_in_time_order),
     ZKR_TEST_CASE (test_executor__a_removed_timer_never_runs),
     ZKR_TEST_CASE (test_executor__a_sooner_timer_from_a_stand_in_wakes_the_worker),
+    ZKR_TEST_CASE (test_executor__posts_and_timers_beyond_the_spares_run_once_in_order),
     ZKR_TEST_CASE (test_executor__stopping_from_the_worker_drops_what_comes_after),
     ZKR_TEST_CASE (test_executor__stopping_from_another_thread_runs_what_was_queued),
     { NULL, NULL },
