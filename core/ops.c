@@ -317,7 +317,7 @@ data_done (int rc, const char *value, int value_len, const struct Stat *stat, co
 
   if (!op_completion_is_ours (call))
     return;
-  if (rc == ZOK)
+  if (rc == ZOK && !(call->wake & ZKR_REPLY_STAT_ONLY))
     call->reply.data = g_bytes_new (value, value != NULL && value_len > 0 ? (gsize) value_len : 0);
   op_complete (call, rc, stat);
 }

@@ -78,6 +78,11 @@ typedef enum {
   ZKR_WAKE_ALWAYS = 0,
   ZKR_WAKE_ON_ERROR = 1 << 0,
   ZKR_WAKE_IN_PLACE = 1 << 1,
+  /* Not a wake, but the reply's shape, for a get: its ZOK reply carries
+   * no data (reply.data NULL), only the stat. For reads made for their
+   * watch or stat (a lock waiter's get on the node it waits on, on its
+   * own node): the data is not copied off the completion thread. */
+  ZKR_REPLY_STAT_ONLY = 1 << 2,
 } ZkrWake;
 
 /* Paths are full ZooKeeper paths (namespace already applied). With @watch,

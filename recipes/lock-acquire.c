@@ -549,8 +549,9 @@ acquire_check_own (Acquire *acquire)
   acquire->own_seen = FALSE;
   acquire->own_checks_in_flight++;
   g_atomic_int_inc (&own_checks_sent);
-  zkr__op_get_full (lock->session, acquire->node_path, TRUE, ACQUIRE_IN_PLACE,
-                    acquire_own_reply, acquire_ref (acquire));
+  zkr__op_get_full (lock->session, acquire->node_path, TRUE,
+                    ACQUIRE_IN_PLACE | ZKR_REPLY_STAT_ONLY, acquire_own_reply,
+                    acquire_ref (acquire));
 }
 
 /* The node we wait on changed (worker). */
@@ -737,7 +738,8 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
   /* get_data, not exists: an exists on a node already gone would leave a
    * creation watch behind. */
   /* ZOK means "wait for the event": no need to wake the worker for it. */
-  zkr__op_get_full (lock->session, watch_path, TRUE, ZKR_WAKE_ON_ERROR | ACQUIRE_IN_PLACE,
+  zkr__op_get_full (lock->session, watch_path, TRUE,
+                    ZKR_WAKE_ON_ERROR | ACQUIRE_IN_PLACE | ZKR_REPLY_STAT_ONLY,
                     acquire_watch_reply, acquire_ref (acquire));
   if (acquire->through_when_gone)
     {
