@@ -191,25 +191,57 @@ ctx_step (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+ctx_start (gpointer slot)
+{
+  (void) ctx_step (slot);
+}
+
+/* ---- a session's thread (raw-context and zkr) ---------------------------- */
+
+/* One session's callbacks run in a context of its own, on a thread of its
+ * own (the raw loop's completions run on each handle's own thread). */
 typedef struct {
   GMainContext *context;
   GThread *thread;
-  CtxSlot *slots;
+  gpointer slots;            /* window of them, slot_size bytes each */
+  gsize slot_size;
   int window;
-} CtxClient;
+  void (*start) (gpointer slot);
+} LoopClient;
 
 static gpointer
-ctx_client_thread (gpointer data)
+loop_client_thread (gpointer data)
 {
-  CtxClient *client = data;
+  LoopClient *client = data;
 
   g_main_context_push_thread_default (client->context);
   for (int j = 0; j < client->window; j++)
-    ctx_step (&client->slots[j]);
+    client->start ((char *) client->slots + (gsize) j * client->slot_size);
   while (g_atomic_int_get (&shared.in_flight) > 0 || g_atomic_int_get (&shared.running))
     g_main_context_iteration (client->context, TRUE);
   g_main_context_pop_thread_default (client->context);
   return NULL;
+}
+
+static void run_phases (const Options *options, GPtrArray *contexts);
+
+/* Starts each client's thread, runs the phases, joins the threads. */
+static void
+loop_clients_run (const Options *options, LoopClient *clients)
+{
+  GPtrArray *contexts = g_ptr_array_new ();
+
+  for (int k = 0; k < options->sessions; k++)
+    g_ptr_array_add (contexts, clients[k].context);
+  g_atomic_int_set (&shared.running, 1);
+  g_atomic_int_set (&shared.in_flight, options->sessions * options->window);
+  for (int k = 0; k < options->sessions; k++)
+    clients[k].thread = g_thread_new ("bench-node", loop_client_thread, &clients[k]);
+  run_phases (options, contexts);
+  for (int k = 0; k < options->sessions; k++)
+    g_thread_join (clients[k].thread);
+  g_ptr_array_unref (contexts);
 }
 
 /* ---- zkr ------------------------------------------------------------------ */
@@ -266,27 +298,10 @@ zkr_start (ZkrSlot *slot)
                          ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, zkr_created, slot);
 }
 
-/* One session's callbacks run in a context of its own, on a thread of its
- * own (the raw loop's completions run on each handle's own thread). */
-typedef struct {
-  GMainContext *context;
-  GThread *thread;
-  ZkrSlot *slots;
-  int window;
-} ZkrClient;
-
-static gpointer
-zkr_client_thread (gpointer data)
+static void
+zkr_start_slot (gpointer slot)
 {
-  ZkrClient *client = data;
-
-  g_main_context_push_thread_default (client->context);
-  for (int j = 0; j < client->window; j++)
-    zkr_start (&client->slots[j]);
-  while (g_atomic_int_get (&shared.in_flight) > 0 || g_atomic_int_get (&shared.running))
-    g_main_context_iteration (client->context, TRUE);
-  g_main_context_pop_thread_default (client->context);
-  return NULL;
+  zkr_start (slot);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -396,56 +411,49 @@ run_raw (const Options *options)
 static int
 run_raw_context (const Options *options)
 {
-  CtxClient *clients = g_new0 (CtxClient, options->sessions);
-  GPtrArray *zks = g_ptr_array_new ();
-  GPtrArray *contexts = g_ptr_array_new ();
+  LoopClient *clients = g_new0 (LoopClient, options->sessions);
+  BenchZk **zks = g_new0 (BenchZk *, options->sessions);
   GError *error = NULL;
 
   for (int k = 0; k < options->sessions; k++)
     {
-      BenchZk *zk = bench_zk_connect (options->hosts, &error);
+      CtxSlot *slots = g_new0 (CtxSlot, options->window);
 
-      if (zk == NULL)
+      zks[k] = bench_zk_connect (options->hosts, &error);
+      if (zks[k] == NULL)
         {
           g_printerr ("bench-node: %s\n", error->message);
           return 2;
         }
-      g_ptr_array_add (zks, zk);
-      clients[k].context = g_main_context_new ();
-      clients[k].window = options->window;
-      clients[k].slots = g_new0 (CtxSlot, options->window);
+      clients[k] = (LoopClient) { .context = g_main_context_new (), .slots = slots,
+                                  .slot_size = sizeof (CtxSlot), .window = options->window,
+                                  .start = ctx_start };
       for (int j = 0; j < options->window; j++)
-        clients[k].slots[j] = (CtxSlot) {
-          .zh = bench_zk_handle (zk), .context = clients[k].context, .step = STEP_START,
+        slots[j] = (CtxSlot) {
+          .zh = bench_zk_handle (zks[k]), .context = clients[k].context, .step = STEP_START,
           .path = g_strdup_printf ("%s/s%d-%d", options->root, k, j),
         };
-      g_ptr_array_add (contexts, clients[k].context);
     }
-  g_atomic_int_set (&shared.running, 1);
-  g_atomic_int_set (&shared.in_flight, options->sessions * options->window);
-  for (int k = 0; k < options->sessions; k++)
-    clients[k].thread = g_thread_new ("bench-node", ctx_client_thread, &clients[k]);
-  run_phases (options, contexts);
+  loop_clients_run (options, clients);
   for (int k = 0; k < options->sessions; k++)
     {
-      g_thread_join (clients[k].thread);
-      bench_zk_close (g_ptr_array_index (zks, k));
+      CtxSlot *slots = clients[k].slots;
+
+      bench_zk_close (zks[k]);
       for (int j = 0; j < options->window; j++)
-        g_free (clients[k].slots[j].path);
-      g_free (clients[k].slots);
+        g_free (slots[j].path);
+      g_free (slots);
       g_main_context_unref (clients[k].context);
     }
   g_free (clients);
-  g_ptr_array_unref (zks);
-  g_ptr_array_unref (contexts);
+  g_free (zks);
   return 0;
 }
 
 static int
 run_zkr (const Options *options)
 {
-  ZkrClient *clients = g_new0 (ZkrClient, options->sessions);
-  GPtrArray *contexts = g_ptr_array_new ();
+  LoopClient *clients = g_new0 (LoopClient, options->sessions);
   g_autoptr (ZkrSessionOptions) session_options = zkr_session_options_new ();
   GError *error = NULL;
 
@@ -453,38 +461,33 @@ run_zkr (const Options *options)
   for (int k = 0; k < options->sessions; k++)
     {
       ZkrSession *session = zkr_session_connect (session_options, &error);
+      ZkrSlot *slots;
 
       if (session == NULL)
         {
           g_printerr ("bench-node: %s\n", error->message);
           return 2;
         }
-      clients[k].context = g_main_context_new ();
-      clients[k].window = options->window;
-      clients[k].slots = g_new0 (ZkrSlot, options->window);
+      slots = g_new0 (ZkrSlot, options->window);
+      clients[k] = (LoopClient) { .context = g_main_context_new (), .slots = slots,
+                                  .slot_size = sizeof (ZkrSlot), .window = options->window,
+                                  .start = zkr_start_slot };
       for (int j = 0; j < options->window; j++)
-        {
-          clients[k].slots[j].session = session;
-          clients[k].slots[j].path = g_strdup_printf ("%s/s%d-%d", options->root, k, j);
-        }
-      g_ptr_array_add (contexts, clients[k].context);
+        slots[j] = (ZkrSlot) { .session = session,
+                               .path = g_strdup_printf ("%s/s%d-%d", options->root, k, j) };
     }
-  g_atomic_int_set (&shared.running, 1);
-  g_atomic_int_set (&shared.in_flight, options->sessions * options->window);
-  for (int k = 0; k < options->sessions; k++)
-    clients[k].thread = g_thread_new ("bench-node", zkr_client_thread, &clients[k]);
-  run_phases (options, contexts);
+  loop_clients_run (options, clients);
   for (int k = 0; k < options->sessions; k++)
     {
-      g_thread_join (clients[k].thread);
-      zkr_session_unref (clients[k].slots[0].session);
+      ZkrSlot *slots = clients[k].slots;
+
+      zkr_session_unref (slots[0].session);
       for (int j = 0; j < options->window; j++)
-        g_free (clients[k].slots[j].path);
-      g_free (clients[k].slots);
+        g_free (slots[j].path);
+      g_free (slots);
       g_main_context_unref (clients[k].context);
     }
   g_free (clients);
-  g_ptr_array_unref (contexts);
   return 0;
 }
 
