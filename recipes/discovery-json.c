@@ -649,6 +649,45 @@ read_fields (JsonObject *object, ZkrServiceInstance *instance, GError **error)
   return TRUE;
 }
 
+/* Whether every member name and string under @node is UTF-8. json-glib
+ * takes escapes JSON does not have (an octal "\\333" is one byte, 0xDB)
+ * and may so decode valid text into strings that are not: such an
+ * instance could not be written back as text that reads again. */
+static gboolean
+json_strings_are_utf8 (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *member;
+        JsonNode *value;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &member, &value))
+          if (!g_utf8_validate (member, -1, NULL) || !json_strings_are_utf8 (value))
+            return FALSE;
+        return TRUE;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          if (!json_strings_are_utf8 (json_array_get_element (array, i)))
+            return FALSE;
+        return TRUE;
+      }
+    case JSON_NODE_VALUE:
+      return json_node_get_value_type (node) != G_TYPE_STRING ||
+             g_utf8_validate (json_node_get_string (node), -1, NULL);
+    case JSON_NODE_NULL:
+    default:
+      return TRUE;
+    }
+}
+
 ZkrServiceInstance *
 zkr_service_instance_from_json (const void *data, gsize len, GError **error)
 {
@@ -679,6 +718,13 @@ zkr_service_instance_from_json (const void *data, gsize len, GError **error)
     {
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "not a service instance: not a JSON object");
+      return NULL;
+    }
+  if (!json_strings_are_utf8 (root))
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "not a service instance: a string is not UTF-8 once its escapes are read "
+                   "(an escape JSON does not have)");
       return NULL;
     }
   object = json_node_get_object (root);

@@ -156,6 +156,11 @@ test_discovery_json__what_is_not_an_instance_is_refused (void)
     "{\"name\":\"s\",\"id\":\"i\",\"uriSpec\":\"x\"}",
     "{\"name\":\"s\",\"id\":\"i\",\"uriSpec\":{\"parts\":[{\"value\":\"{\",\"variable\":false}]}}",
     "{\"name\":\"s\",\"id\":\"i\",\"registrationTimeUTC\":\"now\"}",
+    /* Escapes JSON does not have, which json-glib reads as bytes that are
+     * not UTF-8 (octal 333 is 0xDB): in a member name, a string, the name. */
+    "{\"name\":\"s\",\"id\":\"i\",\"payload\":{\"k\\333\":1}}",
+    "{\"name\":\"s\",\"id\":\"i\",\"payload\":{\"k\":[\"v\\333\"]}}",
+    "{\"name\":\"s\\333\",\"id\":\"i\"}",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
