@@ -149,13 +149,17 @@ ctx_deleted (int rc, const void *data)
   ctx_answer ((CtxSlot *) data, rc);
 }
 
-/* In the session's thread: the next request of the cycle. */
+/* In the session's thread: the next request of the cycle. As the raw
+ * loop: a failed answer ends its cycle (counted failed) and the slot
+ * starts another; a request that cannot even be sent stops the slot. */
 static gboolean
 ctx_step (gpointer data)
 {
   CtxSlot *slot = data;
   int rc = ZOK;
 
+  if (slot->step != STEP_START && slot->rc != ZOK)
+    slot->step = STEP_DELETED;
   switch (slot->step)
     {
     case STEP_DELETED:
@@ -173,20 +177,17 @@ ctx_step (gpointer data)
       break;
     case STEP_CREATED:
       slot->step = STEP_SET;
-      rc = slot->rc != ZOK ? slot->rc
-                           : zoo_aset (slot->zh, slot->path, "payload-2", 9, -1, ctx_set, slot);
+      rc = zoo_aset (slot->zh, slot->path, "payload-2", 9, -1, ctx_set, slot);
       break;
     case STEP_SET:
       slot->step = STEP_DELETED;
-      rc = slot->rc != ZOK ? slot->rc : zoo_adelete (slot->zh, slot->path, -1, ctx_deleted, slot);
+      rc = zoo_adelete (slot->zh, slot->path, -1, ctx_deleted, slot);
       break;
     }
   if (rc != ZOK)
     {
-      /* A failed cycle counts as one and the slot starts again. */
-      slot->step = STEP_DELETED;
-      slot->rc = rc;
-      return ctx_step (slot);
+      g_atomic_int_inc (&shared.failures);
+      g_atomic_int_add (&shared.in_flight, -1);
     }
   return G_SOURCE_REMOVE;
 }
