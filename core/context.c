@@ -194,25 +194,36 @@ queue_for_context (GMainContext *context)
 /* The wake-ups this thread holds back (zkr__context_hold_wakeups()): the
  * contexts (owned), and how deep the holds nest (an in-place run of one
  * session may run another's in place). */
-static GPrivate held_wakeups = G_PRIVATE_INIT ((GDestroyNotify) g_ptr_array_unref);
-static GPrivate hold_depth;
+/* Compiler TLS (asked per post; GPrivate costs a lookup): the depth, and
+ * the thread's array of held contexts (the GPrivate frees it at the
+ * thread's end). */
+static __thread guint hold_depth;
+static __thread GPtrArray *held_array;
+
+static void
+held_free (gpointer data)
+{
+  if (held_array == data)
+    held_array = NULL;
+  g_ptr_array_unref (data);
+}
+
+static GPrivate held_wakeups = G_PRIVATE_INIT (held_free);
 
 void
 zkr__context_hold_wakeups (void)
 {
-  guint depth = GPOINTER_TO_UINT (g_private_get (&hold_depth));
-
-  g_private_set (&hold_depth, GUINT_TO_POINTER (depth + 1));
+  hold_depth++;
 }
 
 void
 zkr__context_send_wakeups (void)
 {
-  guint depth = GPOINTER_TO_UINT (g_private_get (&hold_depth));
-  GPtrArray *held = g_private_get (&held_wakeups);
+  guint depth = hold_depth;
+  GPtrArray *held = held_array;
 
   g_return_if_fail (depth > 0);
-  g_private_set (&hold_depth, GUINT_TO_POINTER (depth - 1));
+  hold_depth = depth - 1;
   if (depth > 1 || held == NULL)
     return;
   for (guint i = 0; i < held->len; i++)
@@ -229,16 +240,17 @@ context_wake (GMainContext *context)
 {
   GPtrArray *held;
 
-  if (g_private_get (&hold_depth) == NULL)
+  if (hold_depth == 0)
     {
       g_main_context_wakeup (context);
       return;
     }
-  held = g_private_get (&held_wakeups);
+  held = held_array;
   if (held == NULL)
     {
       held = g_ptr_array_new ();
       g_private_set (&held_wakeups, held);
+      held_array = held;
     }
   for (guint i = 0; i < held->len; i++)
     if (g_ptr_array_index (held, i) == context)

@@ -48,7 +48,8 @@ struct _ZkrExecutor {
    * it polls, or a stand-in (a thread blocked in a call, or sending what
    * the worker would) in its place; see zkr__executor_block_standing_in. */
   GMutex turn;
-  GThread *stand_in;          /* (atomic) the stand-in holding the turn */
+  gpointer stand_in;          /* (atomic) the stand-in holding the turn
+                               * (its this_thread address) */
   guint stand_in_posts;       /* (atomic) posts stand-ins ran */
   guint in_place_posts;       /* (atomic) posts run in place */
 
@@ -78,54 +79,55 @@ typedef enum {
   POST_IN_PLACE = 1 << 1, /* may run on the posting thread */
 } PostFlags;
 
+/* Thread-local state, as compiler TLS rather than GPrivate: these are
+ * asked several times per node call, and a GPrivate (or g_thread_self())
+ * costs a library call and a lookup each time. None needs a destructor. */
 /* The executor whose worker this thread is, if any. */
-static GPrivate worker_executor;
+static __thread ZkrExecutor *worker_executor;
 /* The executor whose posts this thread is running in place, if any. */
-static GPrivate in_place_executor;
+static __thread ZkrExecutor *in_place_executor;
 /* How many executors' code this thread runs right now (as the worker, a
  * stand-in, or running posts in place): never user code meanwhile
  * (docs/design.md §7). */
-static GPrivate code_depth;
+static __thread guint code_depth;
+/* Its address names this thread while it lives (a stand-in's mark). */
+static __thread char this_thread;
 
 static void
 code_enter (void)
 {
-  guint depth = GPOINTER_TO_UINT (g_private_get (&code_depth));
-
-  g_private_set (&code_depth, GUINT_TO_POINTER (depth + 1));
+  code_depth++;
 }
 
 static void
 code_leave (void)
 {
-  guint depth = GPOINTER_TO_UINT (g_private_get (&code_depth));
-
-  g_private_set (&code_depth, GUINT_TO_POINTER (depth - 1));
+  code_depth--;
 }
 
 gboolean
 zkr__executor_code_running (void)
 {
-  return g_private_get (&code_depth) != NULL;
+  return code_depth != 0;
 }
 
 gboolean
 zkr__executor_is_worker_thread (ZkrExecutor *executor)
 {
-  return g_private_get (&worker_executor) == executor;
+  return worker_executor == executor;
 }
 
 gboolean
 zkr__executor_in_worker (ZkrExecutor *executor)
 {
   return zkr__executor_is_worker_thread (executor) ||
-         g_thread_self () == g_atomic_pointer_get (&executor->stand_in);
+         (gpointer) &this_thread == g_atomic_pointer_get (&executor->stand_in);
 }
 
 gboolean
 zkr__executor_in_place (ZkrExecutor *executor)
 {
-  return g_private_get (&in_place_executor) == executor;
+  return in_place_executor == executor;
 }
 
 GMainContext *
@@ -326,12 +328,12 @@ posts_run_in_place_locked (ZkrExecutor *executor)
     }
   batch = posts_take_locked (executor);
   g_mutex_unlock (&executor->post_lock);
-  g_atomic_pointer_set (&executor->stand_in, g_thread_self ());
+  g_atomic_pointer_set (&executor->stand_in, (gpointer) &this_thread);
   code_enter (); /* left in zkr__executor_stand_in_end() */
-  g_private_set (&in_place_executor, executor);
+  in_place_executor = executor;
   zkr__context_hold_wakeups ();
   g_atomic_int_add (&executor->in_place_posts, (gint) batch_run (executor, &batch));
-  g_private_set (&in_place_executor, NULL);
+  in_place_executor = NULL;
   zkr__executor_stand_in_end (executor);
   zkr__context_send_wakeups ();
   if (executor->owner_ref != NULL && !zkr__ref_drop_unless_last (executor->owner_ref))
@@ -395,7 +397,7 @@ void
 zkr__executor_stand_in_begin (ZkrExecutor *executor)
 {
   g_mutex_lock (&executor->turn);
-  g_atomic_pointer_set (&executor->stand_in, g_thread_self ());
+  g_atomic_pointer_set (&executor->stand_in, (gpointer) &this_thread);
   code_enter ();
 }
 
@@ -674,7 +676,7 @@ static GSourceFuncs timers_funcs = {
 static gint
 worker_poll (GPollFD *fds, guint count, gint timeout)
 {
-  ZkrExecutor *executor = g_private_get (&worker_executor);
+  ZkrExecutor *executor = worker_executor;
   gint ready;
   int saved_errno;
 
@@ -691,7 +693,7 @@ worker_main (gpointer data)
 {
   ZkrExecutor *executor = data;
 
-  g_private_set (&worker_executor, executor);
+  worker_executor = executor;
   g_main_context_push_thread_default (executor->ctx);
   code_enter ();
   g_mutex_lock (&executor->turn);
@@ -699,7 +701,7 @@ worker_main (gpointer data)
   g_mutex_unlock (&executor->turn);
   code_leave ();
   g_main_context_pop_thread_default (executor->ctx);
-  g_private_set (&worker_executor, NULL);
+  worker_executor = NULL;
   if (executor->exited != NULL)
     executor->exited (executor->exited_data);
   return NULL;

@@ -13,7 +13,9 @@ void zkr__log_init (void);
 
 /* TRUE when GLib's default writer would show a g_debug() of the "zkr"
  * domain (G_MESSAGES_DEBUG names it or "all", or g_log_set_debug_enabled()),
- * the documented way to see zkr's debug log. For the debug lines of hot
+ * the documented way to see zkr's debug log. G_MESSAGES_DEBUG is read at
+ * the first check (set it before the first zkr call); the GLib switch is
+ * read every time. For the debug lines of hot
  * paths (every step of a node call or of an atomic long's try, asked once
  * as the call starts): g_debug()
  * formats its message before any writer drops it, and unguarded those

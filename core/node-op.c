@@ -95,7 +95,7 @@ typedef struct {
   guint next_ancestor;
   OpStep step;
   gboolean log_steps;        /* the debug log was on at the start */
-  GTask *task;               /* (owned) until answered */
+  ZkrCall *call;            /* (owned) until answered */
 } NodeOp;
 
 static NodeOp *
@@ -106,7 +106,7 @@ op_ref (NodeOp *op)
 }
 
 /* The last one may come on the worker: nothing here runs user code (the
- * task and the session went with the answer). */
+ * call and the session went with the answer). */
 static void
 op_unref (gpointer data)
 {
@@ -114,7 +114,7 @@ op_unref (gpointer data)
 
   if (!g_atomic_ref_count_dec (&op->ref))
     return;
-  g_warn_if_fail (op->task == NULL);
+  g_warn_if_fail (op->call == NULL);
   g_clear_object (&op->cancellable);
   g_strfreev (op->ancestors);
   zkr__node_acl_free (op->acl);
@@ -209,40 +209,6 @@ op_leave_behind (NodeOp *op, const GError *error)
 
 /* ---- the answer ---------------------------------------------------- */
 
-typedef struct {
-  ZkrContextPost post;
-  GTask *task;            /* (owned) */
-  ZkrSession *session;    /* (owned) */
-  GError *error;          /* (owned) (nullable) */
-  ZkrNodeResult *result;  /* (owned) (nullable) */
-} Answer;
-
-/* The task's context: user code may run from here on. */
-static gboolean
-answer_run (gpointer data)
-{
-  Answer *answer = data;
-
-  if (answer->error != NULL)
-    g_task_return_error (answer->task, g_steal_pointer (&answer->error));
-  else
-    g_task_return_pointer (answer->task, g_steal_pointer (&answer->result),
-                           (GDestroyNotify) zkr__node_result_free);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-answer_free (gpointer data)
-{
-  Answer *answer = data;
-
-  g_clear_error (&answer->error);
-  g_clear_pointer (&answer->result, zkr__node_result_free);
-  g_object_unref (answer->task);
-  zkr_session_unref (answer->session);
-  g_free (answer);
-}
-
 /* Stops everything that can call back into @op but the request in flight
  * (whose reply is dropped: it holds a reference). */
 static void
@@ -253,11 +219,11 @@ op_detach (NodeOp *op)
 }
 
 /* The one way out, at most once: takes @error or @result. Worker or
- * stand-in; the answer runs later, in the task's context. */
+ * stand-in; the answer runs later, in the call's context. */
 static void
 op_answer (NodeOp *op, GError *error, ZkrNodeResult *result)
 {
-  Answer *answer;
+  ZkrCall *call;
 
   if (op->step == OP_ANSWERED)
     {
@@ -268,13 +234,11 @@ op_answer (NodeOp *op, GError *error, ZkrNodeResult *result)
   op_set_step (op, OP_ANSWERED);
   op_detach (op);
   op_leave_behind (op, error);
-  answer = g_new0 (Answer, 1);
-  answer->task = g_steal_pointer (&op->task);
-  answer->session = op->session; /* our reference, handed over */
-  answer->error = error;
-  answer->result = result;
-  zkr__context_post_embedded (g_task_get_context (answer->task), &answer->post, answer_run,
-                              answer, answer_free);
+  call = g_steal_pointer (&op->call);
+  /* Our reference to the session, handed over: it goes in the caller's
+   * context, after the callback. */
+  zkr__call_hold_until_answered (call, op->session, (GDestroyNotify) zkr_session_unref);
+  zkr__call_return (call, result, (GDestroyNotify) zkr__node_result_free, error);
   /* What op_start armed held this one; every caller of op_answer holds
    * one of its own (a request's, a post's, the start's), so @op outlives
    * this call. */
@@ -901,7 +865,7 @@ op_protect (NodeOp *op)
 
 static NodeOp *
 op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
-        GCancellable *cancellable, GTask *task)
+        GCancellable *cancellable, ZkrCall *call)
 {
   /* One allocation for the struct and the data (a copy ending in a NUL,
    * as zkr__buffer_dup makes). */
@@ -947,7 +911,7 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
                                 : G_MAXINT64;
   op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   zkr__armed_init (&op->armed, &op_armed_hooks, op, op->session, op->cancellable);
-  op->task = task;
+  op->call = call;
   op->log_steps = zkr__log_debug_enabled ();
   return op;
 }
@@ -958,9 +922,9 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
  * would wait for a wake-up that a silent connection never brings). */
 void
 zkr__node_op_start (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
-                    GCancellable *cancellable, GTask *task)
+                    GCancellable *cancellable, ZkrCall *call)
 {
-  NodeOp *op = op_new (session, request, timeout_ms, cancellable, task);
+  NodeOp *op = op_new (session, request, timeout_ms, cancellable, call);
 
   zkr__armed_run_start (session, op_start, op, op_unref);
 }

@@ -8,6 +8,7 @@
 #include <zkr/node.h>
 #include <zookeeper/zookeeper.h>
 
+#include "call.h"
 #include "ops.h"
 
 G_BEGIN_DECLS
@@ -58,7 +59,7 @@ typedef struct {
   ZkrDeleteFlags delete_flags;
 } ZkrNodeRequest;
 
-/* A successful answer, the GTask's pointer result. */
+/* A successful answer, the call's result. */
 typedef struct {
   char *created_path;      /* (owned) create, without the namespace */
   GBytes *data;            /* (owned) get */
@@ -103,12 +104,12 @@ void zkr__node_stat_copy (ZkrStat *out, const struct Stat *stat);
 /* "/ns/a/b" -> "/a/b" under namespace "ns". (transfer full) */
 char *zkr__node_strip_namespace (ZkrSession *session, const char *full);
 
-/* Starts @request on @session and answers @task (owned: taken) once, in
- * the task's context, with a ZkrNodeResult or a ZKR_ERROR: the deadline
+/* Starts @request on @session and answers @call (owned: taken) once, in
+ * the call's context, with a ZkrNodeResult or a ZKR_ERROR: the deadline
  * timer and @cancellable are armed before this returns (the caller stands
  * in for the worker for that). Any thread but one running session code. */
 void zkr__node_op_start (ZkrSession *session, const ZkrNodeRequest *request,
-                         int timeout_ms, GCancellable *cancellable, GTask *task);
+                         int timeout_ms, GCancellable *cancellable, ZkrCall *call);
 
 /* ---- the recursive delete (core/node-tree.c) ----------------------- */
 

@@ -1,5 +1,5 @@
 /* zkr: the public node operations (include/zkr/node.h): input checked in
- * the caller's call (nothing sent for bad input), a GTask made there, the
+ * the caller's call (nothing sent for bad input), the call's answer (core/call.h) made there, the
  * request handed to core/node-op.c, results taken apart in _finish; each
  * blocking call is its async twin run to completion in a private context. */
 
@@ -252,41 +252,27 @@ zkr__node_acl_free (struct ACL_vector *acl)
   g_free (acl);
 }
 
-/* ---- tasks ----------------------------------------------------------- */
+/* ---- calls ----------------------------------------------------------- */
 
-static GTask *
-node_task_new (GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data,
-               gpointer source_tag, ZkrNodeKind kind)
-{
-  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, kind_names[kind]);
-  /* A cancel is answered G_IO_ERROR_CANCELLED by the operation itself. */
-  g_task_set_check_cancellable (task, FALSE);
-  return task;
-}
-
-/* Made in the user's call, so the task captures the user's context. With
- * @checked FALSE the input was refused (@error): answered from the task's
+/* Made in the user's call, so the call captures the user's context. With
+ * @checked FALSE the input was refused (@error): answered from the call's
  * context, later, nothing sent. */
 static void
 node_start (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
-            GCancellable *cancellable, GTask *task, gboolean checked, GError *error)
+            GCancellable *cancellable, ZkrCall *call, gboolean checked, GError *error)
 {
   if (!checked)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      zkr__call_return (call, NULL, NULL, error);
       return;
     }
-  zkr__node_op_start (session, request, timeout_ms, cancellable, task);
+  zkr__node_op_start (session, request, timeout_ms, cancellable, call);
 }
 
 static ZkrNodeResult *
 node_finish (GAsyncResult *result, ZkrStat *stat, GError **error)
 {
-  ZkrNodeResult *answer = g_task_propagate_pointer (G_TASK (result), error);
+  ZkrNodeResult *answer = zkr__call_propagate (result, error);
 
   if (answer != NULL && stat != NULL && answer->has_stat)
     *stat = answer->stat;
@@ -296,8 +282,7 @@ node_finish (GAsyncResult *result, ZkrStat *stat, GError **error)
 #define FINISH_CHECKS(session, result, tag, value)                      \
   G_STMT_START {                                                        \
     g_return_val_if_fail ((session) != NULL, value);                    \
-    g_return_val_if_fail (G_IS_TASK (result), value);                   \
-    g_return_val_if_fail (g_async_result_is_tagged ((result), (tag)), value); \
+    g_return_val_if_fail (zkr__call_is_tagged ((result), (tag)), value); \
   } G_STMT_END
 
 /* ---- the blocking twin ------------------------------------------------ */
@@ -342,7 +327,7 @@ create_begin (ZkrSession *session, const char *path, const void *data, gsize len
       request.protection = options->protection;
     }
   node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, source_tag, ZKR_NODE_CREATE),
+              zkr__call_new (source_tag, callback, user_data),
               checked, error);
 }
 
@@ -361,8 +346,7 @@ zkr_node_create_async (ZkrSession *session, const char *path, const void *data, 
   if (!zkr__node_check_mode (mode, &error))
     {
       node_start (session, NULL, timeout_ms, cancellable,
-                  node_task_new (cancellable, callback, user_data, zkr_node_create_async,
-                                 ZKR_NODE_CREATE),
+                  zkr__call_new (zkr_node_create_async, callback, user_data),
                   FALSE, error);
       return;
     }
@@ -484,7 +468,7 @@ zkr_node_get_async (ZkrSession *session, const char *path, int timeout_ms,
   zkr__assert_user_context ("zkr_node_get_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_GET, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, zkr_node_get_async, ZKR_NODE_GET),
+              zkr__call_new (zkr_node_get_async, callback, user_data),
               checked, error);
 }
 
@@ -549,7 +533,7 @@ zkr_node_set_async (ZkrSession *session, const char *path, const void *data, gsi
             zkr__node_check_version (version, &error) &&
             check_request_size (session, path, len, NULL, 0, &error);
   node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, zkr_node_set_async, ZKR_NODE_SET),
+              zkr__call_new (zkr_node_set_async, callback, user_data),
               checked, error);
 }
 
@@ -607,7 +591,7 @@ delete_begin (ZkrSession *session, const char *path, int version, ZkrDeleteFlags
   if (checked && (flags & ~(ZKR_DELETE_CHILDREN | ZKR_DELETE_GUARANTEED)) != 0)
     checked = invalid (&error, "invalid delete flags 0x%x", (guint) flags);
   node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, source_tag, ZKR_NODE_DELETE),
+              zkr__call_new (source_tag, callback, user_data),
               checked, error);
 }
 
@@ -726,7 +710,7 @@ zkr_node_sync_async (ZkrSession *session, const char *path, int timeout_ms,
   zkr__assert_user_context ("zkr_node_sync_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_SYNC, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, zkr_node_sync_async, ZKR_NODE_SYNC),
+              zkr__call_new (zkr_node_sync_async, callback, user_data),
               checked, error);
 }
 
@@ -779,8 +763,7 @@ zkr_node_exists_async (ZkrSession *session, const char *path, int timeout_ms,
   zkr__assert_user_context ("zkr_node_exists_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_EXISTS, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, zkr_node_exists_async,
-                             ZKR_NODE_EXISTS),
+              zkr__call_new (zkr_node_exists_async, callback, user_data),
               checked, error);
 }
 
@@ -840,8 +823,7 @@ zkr_node_get_children_async (ZkrSession *session, const char *path, int timeout_
   zkr__assert_user_context ("zkr_node_get_children_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_CHILDREN, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
-              node_task_new (cancellable, callback, user_data, zkr_node_get_children_async,
-                             ZKR_NODE_CHILDREN),
+              zkr__call_new (zkr_node_get_children_async, callback, user_data),
               checked, error);
 }
 

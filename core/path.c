@@ -98,6 +98,34 @@ segment_problem (const char *path, gsize slash, gsize stop, gsize bias)
   return NULL;
 }
 
+/* The common case in one pass: printable ASCII in non-empty segments
+ * other than "." and "..", no trailing '/'. FALSE sends a path (valid or
+ * not) through the full checks below, which name the problem. */
+static gboolean
+path_is_plain (const char *path, gsize len)
+{
+  gsize segment = 1; /* where the current segment starts */
+
+  if (len < 2 || len > ZKR_PATH_MAX || path[0] != '/')
+    return FALSE;
+  for (gsize i = 1; i <= len; i++)
+    {
+      guchar c = i < len ? (guchar) path[i] : '/';
+
+      if (c == '/')
+        {
+          gsize n = i - segment;
+
+          if (n == 0 || (n <= 2 && path[segment] == '.' && (n == 1 || path[segment + 1] == '.')))
+            return FALSE;
+          segment = i + 1;
+        }
+      else if (c < 0x20 || c >= 0x7f)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Why @path (@len bytes) is not a valid ZooKeeper path, or NULL if it is.
  * The checks run in ZooKeeper's order, so "/a/" is a trailing '/' and not
  * an empty segment. (transfer full) */
@@ -108,6 +136,8 @@ path_problem (const char *path, gsize len, gsize bias)
   const char *bad_utf8;
   gsize ascii, slash;
 
+  if (path_is_plain (path, len))
+    return NULL;
   if (len == 0)
     return g_strdup ("empty path");
   if (path[0] != '/')

@@ -240,34 +240,29 @@ zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
 {
   ZkrNodeRequest request = { .kind = ZKR_NODE_MULTI, .version = -1 };
   ZkrMultiOp *multi;
-  GTask *task;
+  ZkrCall *call;
 
   g_return_if_fail (txn != NULL);
   g_return_if_fail (txn->state == TXN_BUILDING);
   zkr__assert_user_context ("zkr_txn_commit_async() called");
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zkr_txn_commit_async);
-  g_task_set_name (task, "transaction");
+  call = zkr__call_new (zkr_txn_commit_async, callback, user_data);
   /* The header's promise: the commit holds the transaction until its
    * callback, so the caller may unref it meanwhile. */
-  g_task_set_task_data (task, zkr_txn_ref (txn), (GDestroyNotify) zkr_txn_unref);
-  /* A cancel is answered G_IO_ERROR_CANCELLED by the operation itself. */
-  g_task_set_check_cancellable (task, FALSE);
+  zkr__call_set_data (call, zkr_txn_ref (txn), (GDestroyNotify) zkr_txn_unref);
   txn->state = TXN_COMMITTING;
   if (txn->build_error == NULL && txn->ops->len == 0)
     txn->build_error = g_error_new (ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                                     "invalid transaction: no operation was added");
   if (txn->build_error != NULL)
     {
-      g_task_return_error (task, g_error_copy (txn->build_error));
-      g_object_unref (task);
+      zkr__call_return (call, NULL, NULL, g_error_copy (txn->build_error));
       return;
     }
   multi = txn_multi_ops (txn, &request.multi_count);
   request.multi = multi;
   /* For messages: "transaction /first/path: ...". */
   request.path = g_array_index (txn->ops, TxnOp, 0).path;
-  zkr__node_op_start (txn->session, &request, timeout_ms, cancellable, task);
+  zkr__node_op_start (txn->session, &request, timeout_ms, cancellable, call);
   multi_ops_free (multi, request.multi_count);
 }
 
@@ -360,9 +355,8 @@ zkr_txn_commit_finish (ZkrTxn *txn, GAsyncResult *result, GError **error)
   ZkrNodeResult *answer;
 
   g_return_val_if_fail (txn != NULL, FALSE);
-  g_return_val_if_fail (G_IS_TASK (result), FALSE);
-  g_return_val_if_fail (g_async_result_is_tagged (result, zkr_txn_commit_async), FALSE);
-  answer = g_task_propagate_pointer (G_TASK (result), error);
+  g_return_val_if_fail (zkr__call_is_tagged (result, zkr_txn_commit_async), FALSE);
+  answer = zkr__call_propagate (result, error);
   txn->state = TXN_FAILED;
   if (answer == NULL)
     return FALSE;

@@ -435,10 +435,10 @@ watch_check (ZkrWatchKind kind, const char *path, ZkrNodeWatchFunc func)
 static void
 watch_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  GTask *outer = user_data;
-  NodeWatch *watch = g_task_get_task_data (outer);
+  ZkrCall *outer = user_data;
+  NodeWatch *watch = zkr__call_get_data (outer);
   GError *error = NULL;
-  ZkrNodeResult *answer = g_task_propagate_pointer (G_TASK (result), &error);
+  ZkrNodeResult *answer = zkr__call_propagate (result, &error);
   gboolean armed;
 
   (void) source;
@@ -449,35 +449,26 @@ watch_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_mutex_unlock (&watch_lock);
   if (!armed)
     watch_user_destroy (watch);
-  if (answer == NULL)
-    g_task_return_error (outer, error);
-  else
-    g_task_return_pointer (outer, answer, (GDestroyNotify) zkr__node_result_free);
-  g_object_unref (outer);
+  zkr__call_return (outer, answer, (GDestroyNotify) zkr__node_result_free, error);
 }
 
 /* The caller's call (or its blocking twin's private context): @watch and
- * @refused taken. The outer task is the caller's; the inner one is
+ * @refused taken. The outer call is the caller's; the inner one is
  * node-op's, answered in the same context. */
 static void
 watch_start (NodeWatch *watch, GError *refused, int timeout_ms, GCancellable *cancellable,
              GAsyncReadyCallback callback, gpointer callback_data, gpointer source_tag)
 {
-  GTask *outer = g_task_new (NULL, cancellable, callback, callback_data);
-  GTask *inner = g_task_new (NULL, NULL, watch_read_done, outer);
+  ZkrCall *outer = zkr__call_new (source_tag, callback, callback_data);
+  ZkrCall *inner = zkr__call_new (NULL, watch_read_done, outer);
   ZkrNodeRequest request = { .kind = watch_node_kind (watch->kind), .path = watch->path,
                              .version = -1, .watch_armed = watch_arm, .watch_data = watch };
 
-  g_task_set_source_tag (outer, source_tag);
-  g_task_set_name (outer, kind_names[watch->kind]);
   /* A cancel is answered G_IO_ERROR_CANCELLED by the read itself. */
-  g_task_set_check_cancellable (outer, FALSE);
-  g_task_set_check_cancellable (inner, FALSE);
-  g_task_set_task_data (outer, watch, node_watch_unref);
+  zkr__call_set_data (outer, watch, node_watch_unref);
   if (refused != NULL)
     {
-      g_task_return_error (inner, refused);
-      g_object_unref (inner);
+      zkr__call_return (inner, NULL, NULL, refused);
       return;
     }
   zkr__node_op_start (watch->session, &request, timeout_ms, cancellable, inner);
@@ -503,10 +494,9 @@ watch_finish (ZkrSession *session, GAsyncResult *result, gpointer source_tag, Zk
   ZkrNodeResult *answer;
 
   g_return_val_if_fail (session != NULL, NULL);
-  g_return_val_if_fail (G_IS_TASK (result), NULL);
-  g_return_val_if_fail (g_async_result_is_tagged (result, source_tag), NULL);
-  watch = g_task_get_task_data (G_TASK (result));
-  answer = g_task_propagate_pointer (G_TASK (result), error);
+  g_return_val_if_fail (zkr__call_is_tagged (result, source_tag), NULL);
+  watch = zkr__call_result_get_data (result);
+  answer = zkr__call_propagate (result, error);
   if (watch_id != NULL)
     {
       g_mutex_lock (&watch_lock);
