@@ -104,26 +104,27 @@ segment_problem (const char *path, gsize slash, gsize stop, gsize bias)
 static gboolean
 path_is_plain (const char *path, gsize len)
 {
-  gsize segment = 1; /* where the current segment starts */
+  const guchar *p = (const guchar *) path + 1;
+  const guchar *end = (const guchar *) path + len;
+  const guchar *segment = p; /* where the current segment starts */
 
-  if (len < 2 || len > ZKR_PATH_MAX || path[0] != '/')
+  if (len < 2 || len > ZKR_PATH_MAX || path[0] != '/' || end[-1] == '/')
     return FALSE;
-  for (gsize i = 1; i <= len; i++)
+  for (;; p++)
     {
-      guchar c = i < len ? (guchar) path[i] : '/';
-
-      if (c == '/')
+      if (p == end || *p == '/')
         {
-          gsize n = i - segment;
+          gsize n = (gsize) (p - segment);
 
-          if (n == 0 || (n <= 2 && path[segment] == '.' && (n == 1 || path[segment + 1] == '.')))
+          if (n == 0 || (n <= 2 && segment[0] == '.' && (n == 1 || segment[1] == '.')))
             return FALSE;
-          segment = i + 1;
+          if (p == end)
+            return TRUE;
+          segment = p + 1;
         }
-      else if (c < 0x20 || c >= 0x7f)
+      else if ((guchar) (*p - 0x20) >= 0x5f) /* outside ' '..'~' */
         return FALSE;
     }
-  return TRUE;
 }
 
 /* Why @path (@len bytes) is not a valid ZooKeeper path, or NULL if it is.
