@@ -37,7 +37,11 @@ static void zkr_call_async_result_init (GAsyncResultIface *iface);
 G_DEFINE_TYPE_WITH_CODE (ZkrCall, zkr_call, G_TYPE_OBJECT,
                          G_IMPLEMENT_INTERFACE (G_TYPE_ASYNC_RESULT, zkr_call_async_result_init))
 
-#define ZKR_IS_CALL(obj) G_TYPE_CHECK_INSTANCE_TYPE ((obj), zkr_call_get_type ())
+/* Exactly a ZkrCall (it has no subclasses): a compare, where
+ * G_TYPE_CHECK_INSTANCE_TYPE is a library call per check. */
+#define ZKR_IS_CALL(obj)                                                  \
+  ((obj) != NULL && ((GTypeInstance *) (obj))->g_class != NULL &&        \
+   G_TYPE_FROM_INSTANCE (obj) == zkr_call_get_type ())
 
 /* Frees what the call owns, leaving it as g_object_new() made it. */
 static void
@@ -227,7 +231,7 @@ call_run (gpointer data)
     return G_SOURCE_REMOVE;
   if (push)
     g_main_context_push_thread_default (call->context);
-  call->callback (NULL, G_ASYNC_RESULT (call), call->user_data);
+  call->callback (NULL, (GAsyncResult *) call, call->user_data);
   if (push)
     g_main_context_pop_thread_default (call->context);
   return G_SOURCE_REMOVE;
@@ -246,12 +250,9 @@ call_done (gpointer data)
   call_drop (call);
 }
 
-void
-zkr__call_return (ZkrCall *call, gpointer result, GDestroyNotify result_free, GError *error)
+static void
+call_set_answer (ZkrCall *call, gpointer result, GDestroyNotify result_free, GError *error)
 {
-  g_return_if_fail (call != NULL);
-  g_return_if_fail (!call->returned);
-
   call->returned = TRUE;
   if (error != NULL)
     {
@@ -264,7 +265,37 @@ zkr__call_return (ZkrCall *call, gpointer result, GDestroyNotify result_free, GE
       call->result = result;
       call->result_free = result_free;
     }
+}
+
+void
+zkr__call_return (ZkrCall *call, gpointer result, GDestroyNotify result_free, GError *error)
+{
+  g_return_if_fail (call != NULL);
+  g_return_if_fail (!call->returned);
+
+  call_set_answer (call, result, result_free, error);
   zkr__context_post_embedded (call->context, &call->post, call_run, call, call_done);
+}
+
+void
+zkr__call_return_here (ZkrCall *call, gpointer result, GDestroyNotify result_free, GError *error)
+{
+  g_return_if_fail (call != NULL);
+  g_return_if_fail (!call->returned);
+  g_return_if_fail (g_main_context_is_owner (call->context));
+
+  call_set_answer (call, result, result_free, error);
+  zkr__assert_user_context ("an answer returned in its context");
+  call_run (call);
+  call_done (call);
+}
+
+GMainContext *
+zkr__call_get_context (ZkrCall *call)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+
+  return call->context;
 }
 
 gboolean

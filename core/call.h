@@ -41,6 +41,16 @@ void zkr__call_hold_until_answered (ZkrCall *call, gpointer data, GDestroyNotify
  * context, never inside this function. */
 void zkr__call_return (ZkrCall *call, gpointer result, GDestroyNotify result_free, GError *error);
 
+/* zkr__call_return() for a caller already running in the call's context,
+ * from one of its dispatches (never inside the user's call that made
+ * @call): the callback runs now, inside this function, as a GTask
+ * returned from its own context does. */
+void zkr__call_return_here (ZkrCall *call, gpointer result, GDestroyNotify result_free,
+                            GError *error);
+
+/* The context captured at zkr__call_new() (not a new reference). */
+GMainContext *zkr__call_get_context (ZkrCall *call);
+
 /* TRUE when @result is a ZkrCall made with @source_tag (for
  * g_return_val_if_fail in the _finish functions). */
 gboolean zkr__call_is_tagged (GAsyncResult *result, gpointer source_tag);

@@ -47,14 +47,19 @@ static const char *const op_step_names[] = {
 typedef struct {
   gatomicrefcount ref;       /* the caller's start, what op_start arms (until
                               * the answer), each request in flight, each
-                              * post of the cancel handler */
+                              * post of the cancel handler, the result
+                              * while handed out */
   ZkrSession *session;       /* owned until answered: the answer carries the
                               * reference to the user's context, so the last
                               * unref never comes from session code; never
                               * used after the answer */
   ZkrNodeKind kind;
-  char *user_path;           /* (owned unless it is @path: no namespace) */
-  char *path;                /* namespace applied */
+  char *user_path;           /* (owned unless it is @path or
+                              * @inline_path: no namespace) */
+  char *path;                /* namespace applied (owned unless it is
+                              * @inline_path) */
+  char *inline_path;         /* (nullable) the path's copy behind the
+                              * struct, in its allocation */
   char *data;                /* (nullable) create, set: kept behind the
                               * struct, in its allocation */
   int len;
@@ -96,6 +101,10 @@ typedef struct {
   OpStep step;
   gboolean log_steps;        /* the debug log was on at the start */
   ZkrCall *call;            /* (owned) until answered */
+  /* The answer's result lives here (one allocation less per call, freed
+   * where the caller frees the result): while handed out it holds a
+   * reference to the operation (zkr__node_result_free() drops it). */
+  ZkrNodeResult result;
 } NodeOp;
 
 static NodeOp *
@@ -121,9 +130,10 @@ op_unref (gpointer data)
   g_free (op->protected_id);
   g_free (op->protected_parent);
   g_free (op->adopt_path);
-  if (op->user_path != op->path)
+  if (op->user_path != op->path && op->user_path != op->inline_path)
     g_free (op->user_path);
-  g_free (op->path);
+  if (op->path != op->inline_path)
+    g_free (op->path);
   for (guint i = 0; i < op->multi_count; i++)
     {
       g_free ((char *) op->multi[i].path);
@@ -333,10 +343,23 @@ children_copy (GPtrArray *names)
 }
 
 /* A ZOK reply (or exists' ZNONODE) as the caller's result. */
+/* The operation's own result, empty, holding a reference to it until
+ * the result is freed. Once per operation (it is answered once). */
+static ZkrNodeResult *
+op_result_new (NodeOp *op)
+{
+  ZkrNodeResult *result = &op->result;
+
+  g_warn_if_fail (result->owner == NULL);
+  result->owner = op_ref (op);
+  result->owner_unref = op_unref;
+  return result;
+}
+
 static ZkrNodeResult *
 result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
 {
-  ZkrNodeResult *result = g_new0 (ZkrNodeResult, 1);
+  ZkrNodeResult *result = op_result_new (op);
 
   result->has_stat = reply->rc == ZOK && reply->has_stat;
   if (result->has_stat)
@@ -662,7 +685,7 @@ op_recover_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_dat
     }
   else if (reply->rc == ZOK)
     {
-      result = g_new0 (ZkrNodeResult, 1);
+      result = op_result_new (op);
       result->created_path = zkr__node_strip_namespace (session, op->adopt_path);
       result->has_stat = TRUE;
       zkr__node_stat_copy (&result->stat, &reply->stat);
@@ -726,7 +749,7 @@ op_tree_done (ZkrSession *session, int rc, gpointer user_data)
   (void) session;
   op->tree = NULL;
   if (rc == ZOK)
-    op_answer (op, NULL, g_new0 (ZkrNodeResult, 1));
+    op_answer (op, NULL, op_result_new (op));
   else
     op_answer_rc (op, rc);
   op_unref (op);
@@ -858,7 +881,7 @@ op_protect (NodeOp *op)
                                             : g_strndup (op->path, (gsize) (slash - op->path));
   protected_path = g_strdup_printf ("%.*s%s%s", (int) (slash - op->path + 1), op->path, prefix,
                                     slash + 1);
-  if (op->path != op->user_path)
+  if (op->path != op->user_path && op->path != op->inline_path)
     g_free (op->path);
   op->path = protected_path;
 }
@@ -867,17 +890,28 @@ static NodeOp *
 op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
         GCancellable *cancellable, ZkrCall *call)
 {
-  /* One allocation for the struct and the data (a copy ending in a NUL,
-   * as zkr__buffer_dup makes). */
+  /* One allocation for the struct, the data (a copy ending in a NUL, as
+   * zkr__buffer_dup makes) and, without a namespace, the path. */
   gsize data_size = request->data != NULL ? request->len + 1 : 0;
-  NodeOp *op = g_malloc0 (sizeof (NodeOp) + data_size);
+  gboolean has_namespace = session_has_namespace (session);
+  gsize path_size = has_namespace ? 0 : strlen (request->path) + 1;
+  NodeOp *op = g_malloc0 (sizeof (NodeOp) + data_size + path_size);
 
   g_atomic_ref_count_init (&op->ref);
   op->session = zkr_session_ref (session);
   op->kind = request->kind;
-  op->path = zkr__session_resolve_path (session, request->path);
-  /* Without a namespace the two are the same string. */
-  op->user_path = session_has_namespace (session) ? g_strdup (request->path) : op->path;
+  if (has_namespace)
+    {
+      op->path = zkr__session_resolve_path (session, request->path);
+      op->user_path = g_strdup (request->path);
+    }
+  else
+    {
+      /* Without a namespace the two are the same string. */
+      op->inline_path = (char *) (op + 1) + data_size;
+      memcpy (op->inline_path, request->path, path_size);
+      op->path = op->user_path = op->inline_path;
+    }
   if (request->data != NULL)
     {
       op->data = (char *) (op + 1);

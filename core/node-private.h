@@ -73,8 +73,14 @@ typedef struct {
    * caller to take apart (core/txn.c). */
   int multi_rc;
   GArray *multi_results;   /* (owned) */
+  /* The operation the result lives in (core/node-op.c), held by it:
+   * zkr__node_result_free() drops that reference instead of freeing the
+   * struct. NULL for a result allocated on its own. */
+  gpointer owner;
+  GDestroyNotify owner_unref;
 } ZkrNodeResult;
 
+/* Frees what @result owns, and @result itself (or drops its owner). */
 void zkr__node_result_free (ZkrNodeResult *result);
 
 /* The operation's name for messages: "create", "get", ... */

@@ -16,13 +16,25 @@
 void
 zkr__node_result_free (ZkrNodeResult *result)
 {
+  gpointer owner;
+  GDestroyNotify owner_unref;
+
   if (result == NULL)
     return;
+  owner = result->owner;
+  owner_unref = result->owner_unref;
   g_free (result->created_path);
   g_clear_pointer (&result->data, g_bytes_unref);
   g_strfreev (result->children);
   g_clear_pointer (&result->multi_results, g_array_unref);
-  g_free (result);
+  if (owner == NULL)
+    {
+      g_free (result);
+      return;
+    }
+  /* In its operation's memory, which may go with this reference. */
+  memset (result, 0, sizeof *result);
+  owner_unref (owner);
 }
 
 static const char *const kind_names[] = {

@@ -140,19 +140,23 @@ op_free (ZkrAtomicOp *op)
    * for the server here. */
   g_clear_pointer (&op->mutex, zkr_mutex_unref);
   g_clear_object (&op->cancellable);
-  g_object_unref (op->task);
+  /* Answered, or never (its context went with the answer unrun). */
+  g_clear_object (&op->call);
   zkr_atomic_long_unref (op->atomic);
   g_free (op);
 }
 
+/* Always from a dispatch of the operation's context (a phase's answer,
+ * the mutex's callback): the caller's callback runs now, after the
+ * operation is freed (the mutex released), so it may make the next call. */
 static void
 op_finish (ZkrAtomicOp *op, GError *error)
 {
-  if (error != NULL)
-    g_task_return_error (op->task, error);
-  else
-    g_task_return_pointer (op->task, g_memdup2 (&op->value, sizeof op->value), g_free);
+  ZkrCall *call = g_steal_pointer (&op->call);
+  ZkrAtomicLongValue *value = error == NULL ? g_memdup2 (&op->value, sizeof op->value) : NULL;
+
   op_free (op);
+  zkr__call_return_here (call, value, g_free, error);
 }
 
 static void
@@ -284,12 +288,10 @@ op_start (ZkrAtomicLong *atomic, ZkrAtomicOpKind kind, gint64 operand, gint64 ex
 
   zkr__assert_user_context ("an atomic long call");
   op->atomic = zkr_atomic_long_ref (atomic);
-  op->task = g_task_new (NULL, cancellable, callback, user_data);
   /* A cancel is answered G_IO_ERROR_CANCELLED by the operation itself. */
-  g_task_set_check_cancellable (op->task, FALSE);
-  g_task_set_source_tag (op->task, source_tag);
-  g_task_set_task_data (op->task, atomic, NULL);
-  op->context = g_task_get_context (op->task);
+  op->call = zkr__call_new (source_tag, callback, user_data);
+  zkr__call_set_data (op->call, atomic, NULL);
+  op->context = zkr__call_get_context (op->call);
   op->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   op->kind = kind;
   op->operand = operand;
@@ -306,10 +308,9 @@ op_result (ZkrAtomicLong *atomic, GAsyncResult *result, gpointer source_tag,
   g_autofree ZkrAtomicLongValue *answer = NULL;
 
   g_return_val_if_fail (atomic != NULL, FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
-  g_return_val_if_fail (g_task_get_task_data (G_TASK (result)) == atomic, FALSE);
-  answer = g_task_propagate_pointer (G_TASK (result), error);
+  g_return_val_if_fail (zkr__call_is_tagged (result, source_tag), FALSE);
+  g_return_val_if_fail (zkr__call_result_get_data (result) == atomic, FALSE);
+  answer = zkr__call_propagate (result, error);
   if (answer == NULL)
     return FALSE;
   if (value != NULL)

@@ -9,6 +9,7 @@
 #include <zkr/mutex.h>
 #include <zkr/shared-count.h>
 
+#include "call.h"
 #include "context.h"
 #include "session-private.h"
 
@@ -76,8 +77,8 @@ typedef enum { WRITE_NONE, WRITE_SET, WRITE_CREATE } ZkrAtomicWrite;
  * the worker each, the mutex between them) and the one answer. */
 typedef struct {
   ZkrAtomicLong *atomic;             /* (owned) */
-  GTask *task;                       /* (owned) */
-  GMainContext *context;             /* the task's */
+  ZkrCall *call;                     /* (owned) until answered */
+  GMainContext *context;             /* the call's */
   GCancellable *cancellable;         /* (nullable) (owned) */
   ZkrAtomicOpKind kind;
   gint64 operand;                    /* SET, CAS: the new value; ADD: delta */
