@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <zkr/zkr.h>
@@ -314,9 +315,23 @@ wake_loops (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* The one JSON line (run-bench-node.sh reads it). */
+/* This process's CPU time (user + system), µs. */
+static gint64
+process_cpu_us (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return ((gint64) usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * G_USEC_PER_SEC +
+         usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+}
+
+/* The one JSON line (run-bench-node.sh reads it). @cpu_us: the process's
+ * CPU time over the timed seconds: the client's own cost per cycle, which
+ * the scheduling of client and server on shared cores does not move as
+ * much as the throughput. */
 static void
-print_result (const Options *options, double seconds)
+print_result (const Options *options, double seconds, gint64 cpu_us)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new ();
   int cycles = g_atomic_int_get (&shared.cycles);
@@ -331,6 +346,8 @@ print_result (const Options *options, double seconds)
   bench_json_add_double (builder, "cycles_per_s", cycles / options->seconds, 1);
   bench_json_add_double (builder, "ops_per_s", 3.0 * cycles / options->seconds, 1);
   bench_json_add_int (builder, "failures", g_atomic_int_get (&shared.failures));
+  bench_json_add_double (builder, "client_cpu_us_per_cycle",
+                         cycles > 0 ? (double) cpu_us / cycles : 0.0, 1);
   json_builder_end_object (builder);
   bench_print_json (builder);
 }
@@ -338,7 +355,7 @@ print_result (const Options *options, double seconds)
 static void
 run_phases (const Options *options, GPtrArray *contexts)
 {
-  gint64 start;
+  gint64 start, cpu_start;
   GSList *timers = NULL;
 
   /* Iterations block: a timer in each context makes them look at the
@@ -353,11 +370,12 @@ run_phases (const Options *options, GPtrArray *contexts)
     }
   g_usleep ((gulong) (options->warmup * G_USEC_PER_SEC));
   start = g_get_monotonic_time ();
+  cpu_start = process_cpu_us ();
   g_atomic_int_set (&shared.counting, 1);
   g_usleep ((gulong) (options->seconds * G_USEC_PER_SEC));
   g_atomic_int_set (&shared.counting, 0);
   g_atomic_int_set (&shared.running, 0);
-  print_result (options, (g_get_monotonic_time () - start) / 1e6);
+  print_result (options, (g_get_monotonic_time () - start) / 1e6, process_cpu_us () - cpu_start);
   while (g_atomic_int_get (&shared.in_flight) > 0)
     g_usleep (1000);
   for (GSList *l = timers; l != NULL; l = l->next)

@@ -14,12 +14,14 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: run-bench-counter.sh [--hosts H] [--clients "1 4 16"] [--seconds S]
-                            [--repeat N] [--bin-dir DIR]
+                            [--repeat N] [--bin-dir DIR] [--pin-server PID]
   --hosts H      connect string (default: $ZKR_BENCH_HOSTS); one server is best
   --clients L    client counts (default: 1 4 16)
   --seconds S    timed seconds per run (default: 5), after 50 untimed increments
   --repeat N     rounds per client count (default: 3)
   --bin-dir DIR  where zkr-bench is (default: <repo>/build/tools/bench)
+  --pin-server PID  the server (PID, every thread) on the last CPU, the
+                 benchmark on the others, for the series (integration/bench/pin-lib.sh)
 USAGE
 }
 
@@ -29,6 +31,7 @@ clients="1 4 16"
 seconds=5
 repeat=3
 bin_dir=$script_dir/../../build/tools/bench
+server_pid=
 while [ $# -gt 0 ]; do
   case $1 in
     --hosts) hosts=$2; shift 2 ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --bin-dir) bin_dir=$2; shift 2 ;;
+    --pin-server) server_pid=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -44,27 +48,35 @@ done
 bench=$bin_dir/zkr-bench
 [ -x "$bench" ] || { echo "run-bench-counter.sh: $bench not built" >&2; exit 2; }
 
+# shellcheck source=integration/bench/pin-lib.sh
+. "$script_dir/pin-lib.sh"
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+trap 'rm -f "$results"; pin_restore' EXIT
+if [ -n "$server_pid" ]; then
+  pin_server run-bench-counter.sh "$server_pid" || exit 2
+fi
 status=0
 impls=(raw-counter raw-counter-async atomic-long atomic-long-promoted)
 for k in $clients; do
   for ((r = 0; r < repeat; r++)); do
     for ((i = 0; i < ${#impls[@]}; i++)); do
       impl=${impls[(r + i) % ${#impls[@]}]}
-      timeout $((4 * ${seconds%.*} + 180)) "$bench" --hosts "$hosts" --quiet --impl "$impl" \
+      timeout $((4 * ${seconds%.*} + 180)) "${pin_prefix[@]}" "$bench" --hosts "$hosts" --quiet --impl "$impl" \
         --clients "$k" --seconds "$seconds" --warmup 50 --path "/zkr-bench/counter-$impl-$k" |
         tee -a "$results" || { echo "run-bench-counter.sh: $impl with $k clients failed" >&2; status=1; }
     done
   done
 done
 
-python3 - "$results" "${impls[@]}" <<'PY'
+python3 - "$results" "${server_pid:+pinned}" "${impls[@]}" <<'PY'
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-impls = sys.argv[2:]
+pinned = sys.argv[2] == "pinned"
+impls = sys.argv[3:]
 print("\ncontended increments of one counter: increments/s, medians; the ratios are")
 print("medians of the per-round ratios (the runs of one round are back to back)")
+if pinned:
+    print("pinned: the server on the last CPU, the benchmarks on the others")
 print(f"{'clients':>7} {'raw':>9} {'raw-async':>10} {'atomic':>9} {'promoted':>9}"
       f" {'atomic/raw':>11} {'atomic/raw-async':>17} {'promoted/raw':>13}")
 for k in sorted({r["clients"] for r in rows}):
