@@ -1,5 +1,5 @@
 /* zkr internal: the answer of one public async call, a GAsyncResult
- * lighter than GTask (docs/design.md §5, "The answer of a call").
+ * lighter than GTask (docs/design.md §5.11).
  *
  * Made in the user's call, where it captures the thread-default
  * GMainContext; answered once, from any thread, by posting to that
