@@ -329,3 +329,11 @@ zkr__call_result_get_data (GAsyncResult *result)
 
   return ((ZkrCall *) result)->data;
 }
+
+void
+zkr__call_release (GAsyncResult *result)
+{
+  g_return_if_fail (ZKR_IS_CALL (result));
+
+  call_drop ((ZkrCall *) result);
+}

@@ -58,6 +58,11 @@ gboolean zkr__call_is_tagged (GAsyncResult *result, gpointer source_tag);
 /* The finish: the result (transfer full) or NULL with @error set. Once. */
 gpointer zkr__call_propagate (GAsyncResult *result, GError **error);
 
+/* Drops a reference to @result (a blocking twin's, after its finish):
+ * kept for the thread's next call when nobody else holds it, as after a
+ * callback. */
+void zkr__call_release (GAsyncResult *result);
+
 /* The call's data (zkr__call_set_data()) from its GAsyncResult. */
 gpointer zkr__call_result_get_data (GAsyncResult *result);
 

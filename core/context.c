@@ -363,21 +363,94 @@ run_sync_done (GObject *source, GAsyncResult *result, gpointer user_data)
   *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
-GAsyncResult *
-zkr__context_run_sync (ZkrAsyncStartFunc start, gpointer data, GCancellable *cancellable)
+/* Runs @start to its answer in @context (thread-default meanwhile). */
+static GAsyncResult *
+run_sync_in (GMainContext *context, ZkrAsyncStartFunc start, gpointer data,
+             GCancellable *cancellable)
 {
-  GMainContext *context = g_main_context_new ();
   GAsyncResult *result = NULL;
 
-  /* Its queue made now, not by the answer's post from another thread
-   * (attaching a source to a context that a thread iterates wakes it
-   * twice, and the woken thread then waits for the context's lock). */
-  (void) queue_for_context (context);
   g_main_context_push_thread_default (context);
   start (data, cancellable, run_sync_done, &result);
   while (result == NULL)
     g_main_context_iteration (context, TRUE);
   g_main_context_pop_thread_default (context);
+  return result;
+}
+
+/* A private context made for a blocking call, with its queue made now,
+ * not by the answer's post from another thread (attaching a source to a
+ * context that a thread iterates wakes it twice, and the woken thread
+ * then waits for the context's lock). */
+static GMainContext *
+sync_context_new (void)
+{
+  GMainContext *context = g_main_context_new ();
+
+  (void) queue_for_context (context);
+  return context;
+}
+
+GAsyncResult *
+zkr__context_run_sync (ZkrAsyncStartFunc start, gpointer data, GCancellable *cancellable)
+{
+  GMainContext *context = sync_context_new ();
+  GAsyncResult *result = run_sync_in (context, start, data, cancellable);
+
   g_main_context_unref (context);
+  return result;
+}
+
+/* The thread's kept private context, not in use (compiler TLS, read per
+ * call); the GPrivate owns it and unrefs it at the thread's end. */
+static __thread GMainContext *spare_sync_context;
+
+static void
+sync_context_free (gpointer data)
+{
+  if (spare_sync_context == data)
+    spare_sync_context = NULL;
+  g_main_context_unref (data);
+}
+
+static GPrivate sync_context_owner = G_PRIVATE_INIT (sync_context_free);
+
+/* Nothing of the call is left in @context: no post queued, no source
+ * ready. */
+static gboolean
+sync_context_is_clean (GMainContext *context)
+{
+  PostQueue *queue = queue_for_context (context);
+  gboolean empty;
+
+  g_mutex_lock (&queue->lock);
+  empty = g_queue_is_empty (&queue->posts);
+  g_mutex_unlock (&queue->lock);
+  return empty && !g_main_context_pending (context);
+}
+
+GAsyncResult *
+zkr__context_run_sync_reusing (ZkrAsyncStartFunc start, gpointer data,
+                               GCancellable *cancellable)
+{
+  GMainContext *context = spare_sync_context;
+  GAsyncResult *result;
+
+  if (context != NULL)
+    {
+      /* Ours while in use: a nested call makes its own. */
+      spare_sync_context = NULL;
+      g_private_set (&sync_context_owner, NULL);
+    }
+  else
+    context = sync_context_new ();
+  result = run_sync_in (context, start, data, cancellable);
+  if (spare_sync_context == NULL && sync_context_is_clean (context))
+    {
+      g_private_set (&sync_context_owner, context);
+      spare_sync_context = context;
+    }
+  else
+    g_main_context_unref (context);
   return result;
 }

@@ -430,9 +430,9 @@ zkr_node_create (ZkrSession *session, const char *path, const void *data, gsize 
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = zkr__context_run_sync (create_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (create_start, &args, cancellable);
   ok = zkr_node_create_finish (session, result, created_path, stat, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return ok;
 }
 
@@ -459,9 +459,9 @@ zkr_node_create_full (ZkrSession *session, const char *path, const void *data, g
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = zkr__context_run_sync (create_full_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (create_full_start, &args, cancellable);
   ok = zkr_node_create_full_finish (session, result, created_path, stat, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return ok;
 }
 
@@ -519,9 +519,9 @@ zkr_node_get (ZkrSession *session, const char *path, int timeout_ms, GCancellabl
 
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
-  result = zkr__context_run_sync (get_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (get_start, &args, cancellable);
   data = zkr_node_get_finish (session, result, stat, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return data;
 }
 
@@ -580,9 +580,9 @@ zkr_node_set (ZkrSession *session, const char *path, const void *data, gsize len
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = zkr__context_run_sync (set_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (set_start, &args, cancellable);
   ok = zkr_node_set_finish (session, result, stat, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return ok;
 }
 
@@ -668,10 +668,10 @@ delete_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback call
 static gboolean
 delete_run (NodeArgs *args, GCancellable *cancellable, GError **error)
 {
-  GAsyncResult *result = zkr__context_run_sync (delete_start, args, cancellable);
+  GAsyncResult *result = zkr__context_run_sync_reusing (delete_start, args, cancellable);
   gboolean ok = zkr_node_delete_full_finish (args->session, result, error);
 
-  g_object_unref (result);
+  zkr__call_release (result);
   return ok;
 }
 
@@ -753,9 +753,9 @@ zkr_node_sync (ZkrSession *session, const char *path, int timeout_ms, GCancellab
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = zkr__context_run_sync (sync_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (sync_start, &args, cancellable);
   ok = zkr_node_sync_finish (session, result, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return ok;
 }
 
@@ -813,9 +813,9 @@ zkr_node_exists (ZkrSession *session, const char *path, int timeout_ms,
 
   g_return_val_if_fail (session != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  result = zkr__context_run_sync (exists_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (exists_start, &args, cancellable);
   exists = zkr_node_exists_finish (session, result, stat, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return exists;
 }
 
@@ -875,8 +875,8 @@ zkr_node_get_children (ZkrSession *session, const char *path, int timeout_ms,
 
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
-  result = zkr__context_run_sync (children_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (children_start, &args, cancellable);
   children = zkr_node_get_children_finish (session, result, stat, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return children;
 }

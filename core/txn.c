@@ -394,9 +394,9 @@ zkr_txn_commit (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable, GError *
 
   g_return_val_if_fail (txn != NULL, FALSE);
   g_return_val_if_fail (txn->state == TXN_BUILDING, FALSE);
-  result = zkr__context_run_sync (commit_start, &args, cancellable);
+  result = zkr__context_run_sync_reusing (commit_start, &args, cancellable);
   ok = zkr_txn_commit_finish (txn, result, error);
-  g_object_unref (result);
+  zkr__call_release (result);
   return ok;
 }
 

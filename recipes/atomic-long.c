@@ -341,10 +341,10 @@ static gboolean
 op_run_sync (SyncArgs *args, GCancellable *cancellable, ZkrAtomicLongValue *value,
              GError **error)
 {
-  GAsyncResult *result = zkr__context_run_sync (sync_start, args, cancellable);
+  GAsyncResult *result = zkr__context_run_sync_reusing (sync_start, args, cancellable);
   gboolean ok = op_result (args->atomic, result, args->source_tag, value, error);
 
-  g_object_unref (result);
+  zkr__call_release (result);
   return ok;
 }
 
