@@ -100,7 +100,7 @@ typedef struct {
   guint next_ancestor;
   OpStep step;
   gboolean log_steps;        /* the debug log was on at the start */
-  ZkrCall *call;            /* (owned) until answered */
+  ZkrCall *call;             /* (owned) until answered */
   /* The answer's result lives here (one allocation less per call, freed
    * where the caller frees the result): while handed out it holds a
    * reference to the operation (zkr__node_result_free() drops it). */
@@ -342,7 +342,6 @@ children_copy (GPtrArray *names)
   return children;
 }
 
-/* A ZOK reply (or exists' ZNONODE) as the caller's result. */
 /* The operation's own result, empty, holding a reference to it until
  * the result is freed. Once per operation (it is answered once). */
 static ZkrNodeResult *
@@ -356,6 +355,7 @@ op_result_new (NodeOp *op)
   return result;
 }
 
+/* A ZOK reply (or exists' ZNONODE) as the caller's result. */
 static ZkrNodeResult *
 result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
 {
