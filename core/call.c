@@ -139,7 +139,7 @@ static GPrivate thread_spares = G_PRIVATE_INIT (spares_free);
 static gboolean
 call_is_alone (ZkrCall *call)
 {
-  GObject *object = G_OBJECT (call);
+  GObject *object = (GObject *) call;
 
   return g_atomic_int_get ((gint *) &object->ref_count) == 1 &&
          g_atomic_pointer_get (&object->qdata) == NULL;
@@ -157,6 +157,9 @@ call_drop (ZkrCall *call)
       g_object_unref (call);
       return;
     }
+  /* First: what it frees (a transaction's, an operation's last
+   * reference) may make or drop calls of this thread meanwhile. */
+  call_clear (call);
   spares = spares_here;
   if (spares == NULL)
     {
@@ -165,12 +168,9 @@ call_drop (ZkrCall *call)
       spares_here = spares;
     }
   if (spares->count == CALL_SPARES)
-    {
-      g_object_unref (call);
-      return;
-    }
-  call_clear (call);
-  spares->calls[spares->count++] = call;
+    g_object_unref (call);
+  else
+    spares->calls[spares->count++] = call;
 }
 
 ZkrCall *
