@@ -319,6 +319,85 @@ zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GSource
   post_queue (context, post);
 }
 
+/* A cancel connected by zkr__context_cancel_connect(): held by the
+ * connection and by its post while queued. */
+typedef struct {
+  gatomicrefcount ref;
+  GMainContext *context; /* (owned) */
+  GSourceFunc func;
+  gpointer data;         /* (owned by @destroy) */
+  GDestroyNotify destroy;
+  gint posted;           /* (atomic) */
+} CancelPost;
+
+static void
+cancel_post_unref (gpointer data)
+{
+  CancelPost *cancel = data;
+
+  if (!g_atomic_ref_count_dec (&cancel->ref))
+    return;
+  if (cancel->destroy != NULL)
+    cancel->destroy (cancel->data);
+  g_main_context_unref (cancel->context);
+  g_free (cancel);
+}
+
+static gboolean
+cancel_post_run (gpointer data)
+{
+  CancelPost *cancel = data;
+
+  return cancel->func (cancel->data);
+}
+
+/* The cancelling thread: only a post (our queue's lock, not the
+ * context's). The connection's reference keeps @cancel alive here. */
+static void
+cancel_handler (GCancellable *cancellable, gpointer data)
+{
+  CancelPost *cancel = data;
+
+  (void) cancellable;
+  if (!g_atomic_int_compare_and_exchange (&cancel->posted, 0, 1))
+    return;
+  g_atomic_ref_count_inc (&cancel->ref);
+  zkr__context_post (cancel->context, cancel_post_run, cancel, cancel_post_unref);
+}
+
+gulong
+zkr__context_cancel_connect (GMainContext *context, GCancellable *cancellable,
+                             GSourceFunc func, gpointer data, GDestroyNotify destroy)
+{
+  CancelPost *cancel;
+
+  g_return_val_if_fail (context != NULL && func != NULL, 0);
+  if (cancellable == NULL)
+    {
+      if (destroy != NULL)
+        destroy (data);
+      return 0;
+    }
+  cancel = g_new0 (CancelPost, 1);
+  g_atomic_ref_count_init (&cancel->ref);
+  cancel->context = g_main_context_ref (context);
+  cancel->func = func;
+  cancel->data = data;
+  cancel->destroy = destroy;
+  /* Already cancelled: the handler runs here, and only posts. */
+  return g_cancellable_connect (cancellable, G_CALLBACK (cancel_handler), cancel,
+                                cancel_post_unref);
+}
+
+void
+zkr__context_cancel_disconnect (GCancellable *cancellable, gulong *id)
+{
+  if (*id == 0)
+    return;
+  g_cancellable_disconnect (cancellable, *id);
+  *id = 0;
+}
+
 typedef struct {
   GTask *task;   /* (owned) */
   GError *error; /* (owned) (nullable) */

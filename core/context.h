@@ -43,6 +43,21 @@ typedef struct {
 void zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GSourceFunc func,
                                  gpointer data, GDestroyNotify destroy);
 
+/* A cancel handed to @context: once @cancellable is cancelled, @func(@data)
+ * runs there, later, once (as zkr__context_post()), unless
+ * zkr__context_cancel_disconnect() came first. @destroy runs on @data when
+ * neither the connection nor a post holds it any more. Unlike a
+ * GCancellableSource, whose cancel running in another thread can still
+ * lock its context after that context was finalized (GLib 2.74: the
+ * source's dispose only resurrects it), the disconnect waits for a cancel
+ * running in another thread, and the handler takes no lock of @context.
+ * Returns the handler id, 0 when @cancellable is NULL. Any thread; never
+ * disconnect from inside @func's own cancel handler (GLib's rule). */
+gulong zkr__context_cancel_connect (GMainContext *context, GCancellable *cancellable,
+                                    GSourceFunc func, gpointer data, GDestroyNotify destroy);
+/* Disconnects *@id (nothing when 0) and sets it to 0. */
+void zkr__context_cancel_disconnect (GCancellable *cancellable, gulong *id);
+
 /* Between these two, the wake-ups that this thread's posts owe their
  * contexts are held back, and then sent (each context woken once; holds
  * nest, the outermost end sends). For a thread running a session's posts

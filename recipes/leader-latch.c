@@ -217,7 +217,8 @@ typedef struct {
   gint claimed;           /* atomic: answered (or about to be) */
   char *what;             /* "PATH (ID)" for messages */
   GSource *timer;         /* (owned) (nullable) in the task's context */
-  GSource *cancel_source; /* (owned) (nullable) in the task's context */
+  GCancellable *cancellable; /* (owned) (nullable) */
+  gulong cancel_id;       /* its cancel, posted to the task's context */
   GError *answer;         /* (owned) (nullable) a posted answer */
 } Await;
 
@@ -236,7 +237,7 @@ await_unref (gpointer data)
   if (!g_atomic_ref_count_dec (&await->ref))
     return;
   g_clear_pointer (&await->timer, g_source_unref);
-  g_clear_pointer (&await->cancel_source, g_source_unref);
+  g_clear_object (&await->cancellable);
   g_clear_error (&await->answer);
   g_object_unref (await->task);
   g_free (await->what);
@@ -260,17 +261,20 @@ await_source_drop (GSource **source)
   g_clear_pointer (source, g_source_unref);
 }
 
-/* The sources go for good, not only destroyed: the await may stay listed
- * in the latch after its context is gone (a blocking await's own context
- * goes when it returns), and a cancellable source still referenced stays
- * connected to its cancellable, whose next cancel would then lock that
- * freed context (the fault suite's latch mode hung so: the worker's timer
- * thread in g_cancellable_cancel, in g_source_set_ready_time). */
+/* The timer goes for good, not only destroyed, and the cancel is
+ * disconnected: the await may stay listed in the latch after its context
+ * is gone (a blocking await's own context goes when it returns). The
+ * cancel is a handler that posts (zkr__context_cancel_connect), not a
+ * GCancellableSource: a cancel racing the answer in another thread could
+ * reach such a source after its context was finalized and lock the freed
+ * context (the fault suite's latch mode hung so, twice: the worker's timer
+ * thread in g_cancellable_cancel, in g_source_set_ready_time); the
+ * disconnect waits for a cancel running meanwhile. */
 static void
 await_answer_here (Await *await, GError *error)
 {
   await_source_drop (&await->timer);
-  await_source_drop (&await->cancel_source);
+  zkr__context_cancel_disconnect (await->cancellable, &await->cancel_id);
   zkr__queue_task_answer (g_object_ref (await->task), error);
 }
 
@@ -310,11 +314,10 @@ await_timed_out (gpointer data)
 }
 
 static gboolean
-await_cancelled (GCancellable *cancellable, gpointer data)
+await_cancelled (gpointer data)
 {
   Await *await = data;
 
-  (void) cancellable;
   if (await_claim (await))
     await_answer_here (await, zkr__error_new_cancelled ("wait for leadership of %s",
                                                         await->what));
@@ -933,8 +936,11 @@ zkr_leader_latch_await_async (ZkrLeaderLatch *latch, int timeout_ms, GCancellabl
     await->timer = await_attach (await, g_timeout_source_new (timeout_ms), await_timed_out,
                                  context);
   if (cancellable != NULL)
-    await->cancel_source = await_attach (await, g_cancellable_source_new (cancellable),
-                                         G_SOURCE_FUNC (await_cancelled), context);
+    {
+      await->cancellable = g_object_ref (cancellable);
+      await->cancel_id = zkr__context_cancel_connect (context, cancellable, await_cancelled,
+                                                      await_ref (await), await_unref);
+    }
   g_mutex_lock (&latch->mutex);
   now = latch_await_answer_now_locked (latch, timeout_ms, cancellable, &error);
   if (!now)

@@ -353,6 +353,56 @@ test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go (void)
   step_log_clear (&log);
 }
 
+static gpointer
+cancel_main (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return NULL;
+}
+
+/* A cancel handed to a context runs there, later, once; a disconnect
+ * before the cancel means it never runs; an already cancelled
+ * cancellable posts at once. Each frees its data once. */
+static void
+test_context__a_cancel_is_posted_to_the_context_and_a_disconnect_stops_it (void)
+{
+  GMainContext *context = g_main_context_new ();
+  GCancellable *cancellable = g_cancellable_new ();
+  GCancellable *quiet = g_cancellable_new ();
+  StepLog log;
+  gulong id, quiet_id;
+
+  step_log_init (&log);
+  id = zkr__context_cancel_connect (context, cancellable, step_run, step_new (&log, 'c'),
+                                    step_destroy);
+  quiet_id = zkr__context_cancel_connect (context, quiet, step_run, step_new (&log, 'q'),
+                                          step_destroy);
+  CU_ASSERT_NOT_EQUAL (id, 0);
+  CU_ASSERT_NOT_EQUAL (quiet_id, 0);
+  g_thread_join (g_thread_new ("zkr-test-cancel", cancel_main, cancellable));
+  /* Posted by the cancelling thread: it runs here, not there. */
+  CU_ASSERT_EQUAL (step_log_count (&log), 0);
+  CU_ASSERT_TRUE (iterate_until (context, &log, 1));
+  CU_ASSERT_PTR_EQUAL (log.ran_on, g_thread_self ());
+  zkr__context_cancel_disconnect (cancellable, &id);
+  CU_ASSERT_EQUAL (id, 0);
+  /* Disconnected first: the cancel reaches nothing. */
+  zkr__context_cancel_disconnect (quiet, &quiet_id);
+  g_cancellable_cancel (quiet);
+  /* Already cancelled: posted at once, run later. */
+  id = zkr__context_cancel_connect (context, cancellable, step_run, step_new (&log, 'a'),
+                                    step_destroy);
+  CU_ASSERT_EQUAL (id, 0);
+  CU_ASSERT_TRUE (iterate_until (context, &log, 2));
+  iterate_pending (context);
+  CU_ASSERT_STRING_EQUAL (log.order->str, "ca");
+  CU_ASSERT_EQUAL (log.destroyed, 3);
+  g_object_unref (quiet);
+  g_object_unref (cancellable);
+  g_main_context_unref (context);
+  step_log_clear (&log);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -363,6 +413,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_context__a_finalized_context_drops_its_unrun_posts_with_their_destroy_notifies),
     ZKR_TEST_CASE (test_context__a_contexts_queue_goes_with_it),
     ZKR_TEST_CASE (test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go),
+    ZKR_TEST_CASE (test_context__a_cancel_is_posted_to_the_context_and_a_disconnect_stops_it),
     { NULL, NULL },
   };
 
