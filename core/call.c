@@ -200,14 +200,6 @@ zkr__call_set_data (ZkrCall *call, gpointer data, GDestroyNotify destroy)
   call->data_destroy = destroy;
 }
 
-gpointer
-zkr__call_get_data (ZkrCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->data;
-}
-
 void
 zkr__call_hold_until_answered (ZkrCall *call, gpointer data, GDestroyNotify drop)
 {

@@ -28,7 +28,6 @@ ZkrCall *zkr__call_new (gpointer source_tag, GAsyncReadyCallback callback, gpoin
  * in the call's context, or where the last reference goes). Set once,
  * before the call is answered. */
 void zkr__call_set_data (ZkrCall *call, gpointer data, GDestroyNotify destroy);
-gpointer zkr__call_get_data (ZkrCall *call);
 
 /* What stays alive until the callback has run, then is dropped in the
  * call's context (so a session's last reference never goes on a session

@@ -436,7 +436,7 @@ static void
 watch_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   ZkrCall *outer = user_data;
-  NodeWatch *watch = zkr__call_get_data (outer);
+  NodeWatch *watch = zkr__call_result_get_data ((GAsyncResult *) outer);
   GError *error = NULL;
   ZkrNodeResult *answer = zkr__call_propagate (result, &error);
   gboolean armed;
@@ -449,7 +449,9 @@ watch_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_mutex_unlock (&watch_lock);
   if (!armed)
     watch_user_destroy (watch);
-  zkr__call_return (outer, answer, (GDestroyNotify) zkr__node_result_free, error);
+  /* In a dispatch of the caller's context already (the inner call's
+   * answer): the caller's callback runs now, not one post later. */
+  zkr__call_return_here (outer, answer, (GDestroyNotify) zkr__node_result_free, error);
 }
 
 /* The caller's call (or its blocking twin's private context): @watch and

@@ -171,7 +171,7 @@ test_call__a_call_nobody_holds_after_its_callback_serves_the_threads_next_call (
   CU_ASSERT_EQUAL (data_frees, 1);
   next = zkr__call_new (&other_tag, callback, &second);
   CU_ASSERT_PTR_EQUAL (next, first.result);
-  CU_ASSERT_PTR_NULL (zkr__call_get_data (next));
+  CU_ASSERT_PTR_NULL (zkr__call_result_get_data ((GAsyncResult *) next));
   CU_ASSERT_FALSE (zkr__call_is_tagged ((GAsyncResult *) next, &tag));
   CU_ASSERT_TRUE (zkr__call_is_tagged ((GAsyncResult *) next, &other_tag));
   zkr__call_return (next, g_strdup ("two"), g_free, NULL);
