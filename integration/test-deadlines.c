@@ -2,7 +2,7 @@
  * answers by its deadline, or soon after a cancel, in every session state:
  * connected but cut off (a black hole the client has not noticed yet),
  * queued behind a holder and cut off, SUSPENDED, and LOST before the fresh
- * session connects. Issue 20: such calls used to answer only when the
+ * session connects. Such calls once answered only when the
  * client noticed the partition (2/3 of the session timeout) or healed.
  * The calls that take a cancellable but no timeout (verify, the listings,
  * the leader's id, the shared count's first read) answer a cancel before
@@ -1338,21 +1338,21 @@ query_answers_at_once_in_state (const Kind *kind, ZkrSessionState state, GQuark 
 
 /* ---- tests --------------------------------------------------------------- */
 
-/* Issue 20, defect 1: answered at 9.9 s, when the client noticed. */
+/* Once answered at 9.9 s, when the client noticed. */
 static void
 test_deadlines__mutex_times_out_while_black_holed (void)
 {
   times_out_while_black_holed (&mutex_kind, FALSE);
 }
 
-/* Issue 20, defect 1: a cancel at 2.5 s answered at 9.9 s. */
+/* Once: a cancel at 2.5 s answered at 9.9 s. */
 static void
 test_deadlines__mutex_cancel_answers_while_black_holed (void)
 {
   cancel_answers_while_black_holed (&mutex_kind, FALSE);
 }
 
-/* Issue 20, defect 2: answered only once the partition healed. */
+/* Once answered only when the partition healed. */
 static void
 test_deadlines__mutex_queued_waiter_times_out_while_black_holed (void)
 {
@@ -1611,7 +1611,7 @@ test_deadlines__mutex_release_async_cancel_answers_while_black_holed (void)
   cancel_answers_while_black_holed (&mutex_release_kind, TRUE);
 }
 
-/* Issue 25: verify, the listings, the leader's id and the shared count's
+/* Verify, the listings, the leader's id and the shared count's
  * first read take a cancellable. */
 static void
 test_deadlines__mutex_verify_cancel_answers_while_black_holed (void)

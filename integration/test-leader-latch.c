@@ -1045,7 +1045,7 @@ test_leader_latch__processes_have_one_leader_at_a_time_with_increasing_tokens (v
   zkr_session_unref (session);
 }
 
-/* Issue 20, defect 4: the latch's election ran its acquire from whichever
+/* The latch's election once ran its acquire from whichever
  * thread ran the worker's code, and a caller blocked in a contended mutex
  * acquire on the same session stands in for the worker: the latch's
  * outcome then went to that thread's default main context, which nobody

@@ -594,7 +594,7 @@ test_session__a_request_answered_session_expired_means_lost (void)
   zkr_session_unref (session);
 }
 
-/* Issue 20: a request sent between LOST and the fresh session's CONNECTED
+/* A request sent between LOST and the fresh session's CONNECTED
  * goes out in the fresh session, yet it was filed under the dead session's
  * id, so a "session expired" answer to it (the fresh session gone) was
  * taken for news of the old one and ignored. It is now filed under its

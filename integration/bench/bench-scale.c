@@ -1,4 +1,4 @@
-/* zkr benchmark: scale (issue 26, items 1-4), one program in four modes.
+/* zkr benchmark: scale (many locks, many held, deep queues), one program in four modes.
  * ceiling: the server's write ceiling, a raw create/delete loop of
  * ephemeral-sequential nodes. many-locks: N lock paths each acquired and
  * released in a loop, zkr's async mutex calls (--impl zkr) or the same on
@@ -1843,7 +1843,7 @@ main (int argc, char **argv)
     { "child-path", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &options.child_path, NULL, NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("- zkr at scale (issue 26)");
+  g_autoptr (GOptionContext) context = g_option_context_new ("- zkr at scale");
   GError *error = NULL;
   int status = 64;
 

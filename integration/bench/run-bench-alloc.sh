@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# zkr benchmark: allocations and instructions per acquisition (issue 26),
+# zkr benchmark: allocations and instructions per acquisition,
 # one lock, K clients, for the zkr mutex, the raw loop on Curator's node
 # layout and the plain raw loop. Each implementation runs twice, with few
 # and with many cycles per client (the same warm-up), under the malloc

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# zkr benchmark: contended increments of one counter (issue 23's figure).
+# zkr benchmark: contended increments of one counter (the atomic long against raw loops).
 # zkr's atomic long, optimistic and promoted, against the textbook raw
 # libzookeeper loop (zkr-bench --impl raw-counter: blocking get +
 # set-with-version) and the same increment on raw async calls with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# zkr benchmark: scale (issue 26, items 1-4), every mode of bench-scale
+# zkr benchmark: scale (many locks, many held, deep queues), every mode of bench-scale
 # against one server: the write ceiling, many independent locks (zkr and
 # the raw loop back to back at each size), 10,000 locks held by one session
 # (released, then expired from outside), and a deep queue next to the

@@ -89,7 +89,7 @@ OWN_RUNNERS = {"cache": cache_mode, "barrier": barrier_mode, "counter": counter_
 PHASES = {"quick": (55, 14), "full": (140, 14)}
 
 # A deadline-bounded call must answer within this much of its deadline or
-# of its cancel (issue 20's number). --deadline-margin-ms changes it for a
+# of its cancel (the margin the deadline suite holds). --deadline-margin-ms changes it for a
 # run on a sanitizer build, where the instrumentation's own cost (up to
 # 0.7 s on each client's first calls under TSan) is not zkr's lateness.
 DEADLINE_MARGIN_US = 100_000
