@@ -19,7 +19,7 @@
  * already expired writes nothing any more, even before it hears that it
  * lost the lock. A failed fence is %ZKR_ERROR_LOCK_LOST naming the node.
  * This protects state kept in ZooKeeper; for state kept elsewhere pass the
- * lock's fencing token to that store (README, "Fencing").
+ * lock's fencing token to that store (README, "Locks").
  *
  * Paths of the operations are under the session's namespace, as in
  * include/zkr/node.h. A fence's node is the full path on the server, as
