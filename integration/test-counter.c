@@ -480,6 +480,108 @@ test_shared_count__follows_its_node_created_again_while_its_session_expired (voi
   itest_proxied_finish (&f, FALSE);
 }
 
+/* The atomic long's node: 5 at version 4 (created at 1), then deleted and
+ * created again holding 100 at version 0, set to 101: both objects (one
+ * promoted) count on from the new node, and a compare_and_set expecting
+ * the old node's value fails. */
+static void
+atomic_first_life (ZkrAtomicLong *atomic)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrAtomicLongValue value;
+
+  for (int i = 0; i < 5; i++)
+    CU_ASSERT_TRUE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, 5);
+}
+
+static void
+atomic_node_recreate (ZkrSession *session, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  static const guint8 hundred[8] = { 0, 0, 0, 0, 0, 0, 0, 100 };
+  static const guint8 hundred_one[8] = { 0, 0, 0, 0, 0, 0, 0, 101 };
+
+  CU_ASSERT_TRUE (zkr_node_delete (session, path, -1, CALL_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_node_create (session, path, hundred, 8, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
+  CU_ASSERT_TRUE (zkr_node_set (session, path, hundred_one, 8, -1, CALL_MS, NULL, NULL, &error));
+}
+
+static void
+atomic_follows_second_life (ZkrAtomicLong *atomic, ZkrAtomicLong *promoted, const char *path,
+                            ZkrSession *other)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrAtomicLongValue value;
+  static const guint8 hundred_four[8] = { 0, 0, 0, 0, 0, 0, 0, 104 };
+
+  CU_ASSERT_TRUE (zkr_atomic_long_compare_and_set (atomic, 5, 6, CALL_MS, NULL, &value,
+                                                   &error));
+  CU_ASSERT_FALSE (value.succeeded);
+  CU_ASSERT_EQUAL (value.pre_value, 101);
+  CU_ASSERT_TRUE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  CU_ASSERT_EQUAL (value.pre_value, 101);
+  CU_ASSERT_EQUAL (value.post_value, 102);
+  CU_ASSERT_TRUE (zkr_atomic_long_increment (promoted, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, 103);
+  CU_ASSERT_TRUE (zkr_atomic_long_compare_and_set (atomic, 103, 104, CALL_MS, NULL, &value,
+                                                   &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  CU_ASSERT_PTR_NULL (error);
+  assert_node_bytes (other, path, hundred_four, 8);
+}
+
+static void
+test_atomic_long__counts_on_its_node_deleted_and_created_again_lower (void)
+{
+  g_autoptr (ZkrSession) one = itest_connect (itest_hosts (), 10000);
+  g_autoptr (ZkrSession) two = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("atomic-recreated");
+  g_autofree char *path = g_strdup_printf ("%s/n", root);
+  g_autofree char *lock_path = g_strdup_printf ("%s/lock", root);
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (one, path, NULL, NULL);
+  g_autoptr (ZkrAtomicLong) promoted =
+    zkr_atomic_long_new_promoted (one, path, NULL, lock_path, -1, NULL, NULL);
+
+  atomic_first_life (atomic);
+  atomic_node_recreate (two, path);
+  atomic_follows_second_life (atomic, promoted, path, two);
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&promoted, zkr_atomic_long_unref);
+  finish_root (two, root);
+}
+
+static void
+test_atomic_long__counts_on_its_node_created_again_while_its_session_expired (void)
+{
+  ItestProxied f;
+  g_autofree char *path = NULL;
+  g_autofree char *lock_path = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = NULL;
+  g_autoptr (ZkrAtomicLong) promoted = NULL;
+  guint from;
+
+  itest_proxied_init (&f, NULL, "atomic-recreated-lost", LOST_SESSION_MS);
+  path = g_strdup_printf ("%s/n", f.root);
+  lock_path = g_strdup_printf ("%s/lock", f.root);
+  atomic = zkr_atomic_long_new (f.proxied, path, NULL, NULL);
+  promoted = zkr_atomic_long_new_promoted (f.proxied, path, NULL, lock_path, -1, NULL, NULL);
+  atomic_first_life (atomic);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, WAIT_MS,
+                                             NULL) >= 0);
+  atomic_node_recreate (f.direct, path);
+  zkr_test_proxy_heal (f.proxy);
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.proxied, WAIT_MS, NULL, NULL));
+  atomic_follows_second_life (atomic, promoted, path, f.direct);
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&promoted, zkr_atomic_long_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
 /* ---- deadlines through the proxy --------------------------------------- */
 
 static void
@@ -818,6 +920,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_shared_count__set_by_one_session_reaches_the_others_listener),
   ZKR_TEST_CASE (test_shared_count__follows_its_node_deleted_and_created_again_lower),
   ZKR_TEST_CASE (test_shared_count__follows_its_node_created_again_while_its_session_expired),
+  ZKR_TEST_CASE (test_atomic_long__counts_on_its_node_deleted_and_created_again_lower),
+  ZKR_TEST_CASE (test_atomic_long__counts_on_its_node_created_again_while_its_session_expired),
   ZKR_TEST_CASE (test_counter__black_holed_calls_answer_by_the_deadline),
   ZKR_TEST_CASE (test_atomic_long__a_lost_set_reply_is_unknown_never_counted_or_resent),
   ZKR_TEST_CASE (test_atomic_long__a_lost_create_reply_is_unknown),

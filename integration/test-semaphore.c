@@ -639,6 +639,52 @@ test_semaphore__a_waiter_follows_the_count_node_created_again (void)
   zkr_session_unref (b);
 }
 
+/* The count node deleted and created again (lower version, more leases)
+ * while the semaphore's session was cut off and expired: the first
+ * acquire after it counts with the new node. */
+static void
+test_semaphore__max_follows_the_count_node_created_again_while_expired (void)
+{
+  ItestProxied f;
+  g_autofree char *path = NULL;
+  g_autofree char *count_path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) leases = NULL;
+  ZkrSemaphore *semaphore;
+  char bytes[5];
+  guint from;
+
+  itest_proxied_init (&f, NULL, "sem-count-recreated-lost", 4000);
+  path = child_path (f.root, "sem");
+  count_path = child_path (f.root, "count");
+  count_bytes (1, bytes);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (f.direct, count_path, bytes, 4, 0, NULL, NULL),
+                         ZOK);
+  CU_ASSERT_EQUAL (set_count (f.direct, count_path, 1), ZOK);
+  CU_ASSERT_EQUAL (set_count (f.direct, count_path, 1), ZOK);
+  zkr__op_sync_path_sync (f.proxied, count_path);
+  semaphore = zkr_semaphore_new_shared_count (f.proxied, path, count_path, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (semaphore);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (semaphore), 1);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, 30000,
+                                             NULL) >= 0);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (f.direct, count_path, -1), ZOK);
+  count_bytes (2, bytes);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (f.direct, count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  zkr_test_proxy_heal (f.proxy);
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.proxied, 30000, NULL, NULL));
+  leases = zkr_semaphore_acquire (semaphore, 2, 10000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL (leases);
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (semaphore), 2);
+  for (guint i = 0; leases != NULL && i < leases->len; i++)
+    CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (leases, i), &error));
+  zkr_semaphore_unref (semaphore);
+  itest_proxied_finish (&f, FALSE);
+}
+
 static void
 test_semaphore__cancel_wakes_a_blocked_waiter (void)
 {
@@ -1016,6 +1062,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_semaphore__max_follows_the_shared_count_node),
   ZKR_TEST_CASE (test_semaphore__a_waiter_wakes_when_the_shared_count_grows),
   ZKR_TEST_CASE (test_semaphore__a_waiter_follows_the_count_node_created_again),
+  ZKR_TEST_CASE (test_semaphore__max_follows_the_count_node_created_again_while_expired),
   ZKR_TEST_CASE (test_semaphore__cancel_wakes_a_blocked_waiter),
   ZKR_TEST_CASE (test_semaphore__async_acquire_calls_back_in_the_callers_context),
   ZKR_TEST_CASE (test_semaphore__expired_holder_loses_its_leases),
