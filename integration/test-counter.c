@@ -480,6 +480,57 @@ test_shared_count__follows_its_node_created_again_while_its_session_expired (voi
   itest_proxied_finish (&f, FALSE);
 }
 
+/* A try made while the count cannot vouch for its value (its link cut,
+ * SUSPENDED), from a value at version 0 of a node that is meanwhile
+ * deleted and created again, also at version 0: the new node is read
+ * before anything is written, and the try is refused. */
+static void
+test_shared_count__try_set_value_unsure_of_its_value_reads_the_node_first (void)
+{
+  ItestProxied f;
+  g_autofree char *path = NULL;
+  g_autoptr (ZkrSharedCount) count = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrSharedCountValue stale = { 0 };
+  ItestAsync wait;
+  GAsyncResult *result;
+  gboolean was_set = TRUE;
+  guint from;
+
+  itest_proxied_init (&f, NULL, "counter-unsure", SUSPENDED_SESSION_MS);
+  path = g_strdup_printf ("%s/c", f.root);
+  count = zkr_shared_count_new (f.proxied, path, 3, NULL);
+  CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (count, CALL_MS, NULL, &error));
+  zkr_shared_count_get_value (count, &stale);
+  CU_ASSERT_EQUAL (stale.version, 0);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_SUSPENDED, from,
+                                             WAIT_MS, NULL) >= 0);
+  {
+    static const guint8 forty[4] = { 0, 0, 0, 40 };
+
+    CU_ASSERT_TRUE (zkr_node_delete (f.direct, path, -1, CALL_MS, NULL, &error));
+    CU_ASSERT_TRUE (zkr_node_create (f.direct, path, forty, 4, ZKR_CREATE_PERSISTENT,
+                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL,
+                                     &error));
+  }
+  itest_async_begin (&wait);
+  zkr_shared_count_try_set_value_async (count, &stale, stale.value + 1, WAIT_MS, NULL,
+                                        itest_async_done, &wait);
+  zkr_test_proxy_heal (f.proxy);
+  result = itest_async_wait (&wait, WAIT_MS);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (result);
+  CU_ASSERT_TRUE (zkr_shared_count_try_set_value_finish (count, result, &was_set, &error));
+  itest_async_end (&wait);
+  CU_ASSERT_FALSE (was_set);
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_EQUAL (count_node_value (f.direct, path), 40);
+  CU_ASSERT_TRUE (wait_count (count, 40));
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
 /* The atomic long's node: 5 at version 4 (created at 1), then deleted and
  * created again holding 100 at version 0, set to 101: both objects (one
  * promoted) count on from the new node, and a compare_and_set expecting
@@ -920,6 +971,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_shared_count__set_by_one_session_reaches_the_others_listener),
   ZKR_TEST_CASE (test_shared_count__follows_its_node_deleted_and_created_again_lower),
   ZKR_TEST_CASE (test_shared_count__follows_its_node_created_again_while_its_session_expired),
+  ZKR_TEST_CASE (test_shared_count__try_set_value_unsure_of_its_value_reads_the_node_first),
   ZKR_TEST_CASE (test_atomic_long__counts_on_its_node_deleted_and_created_again_lower),
   ZKR_TEST_CASE (test_atomic_long__counts_on_its_node_created_again_while_its_session_expired),
   ZKR_TEST_CASE (test_counter__black_holed_calls_answer_by_the_deadline),

@@ -30,6 +30,10 @@ typedef struct {
   int version;
   gint64 czxid;                /* the node's life the value was read from */
   gint64 mzxid;                /* the change that set it: the readings' order */
+  gboolean current;            /* a watched read answered, and no event, no
+                                * disconnection nor missing node since: the
+                                * value is the node's, as far as the watch
+                                * can tell */
   gboolean started;
   gboolean stopped;            /* the last unref came: nothing more is armed */
   GPtrArray *listeners;        /* (element-type Listener) */
@@ -56,6 +60,8 @@ void zkr__count_encode (gint value, guint8 out[4]);
  * created again starts over at version 0, its changes' zxids do not.
  * TRUE if it moved. */
 gboolean zkr__count_update (ZkrCountCore *count, gint value, const ZkrStat *stat);
+/* Whether the value is known current (see ZkrCountCore.current). */
+gboolean zkr__count_is_current (ZkrCountCore *count);
 /* Worker: the session's internal listener, re-reads after a reconnection. */
 void zkr__count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data);
 /* Worker (a post): reads the node and arms its watch, once started. */

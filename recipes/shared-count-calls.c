@@ -364,6 +364,48 @@ set_answered (GObject *source, GAsyncResult *result, gpointer user_data)
     call_return (call, FALSE, error);
 }
 
+/* try_set_value on a value the count cannot vouch for (a watch event not
+ * read yet, a disconnection, a fresh session, a missing node): the node is
+ * read first, and the write sent only if that reading is still the
+ * caller's value, same life and version. Else a node deleted and created
+ * again that the count has not read yet, already back at that version (a
+ * count at its seed, version 0, deleted and re-seeded), takes the write. */
+static void
+try_set_checked (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Call *call = user_data;
+  ZkrCountCore *count = call->count;
+  GError *error = NULL;
+  ZkrStat stat = { 0 };
+  g_autoptr (GBytes) data = zkr_node_get_finish (count->session, result, &stat, &error);
+  gint value = 0;
+  int timeout_ms = 0;
+
+  (void) source;
+  if (data == NULL && g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE))
+    {
+      /* Gone: not set (a plain try_set learns it from the set). */
+      g_clear_error (&error);
+      call_return (call, FALSE, NULL);
+      return;
+    }
+  if (data == NULL)
+    {
+      call_return (call, FALSE, error);
+      return;
+    }
+  if (zkr__count_decode (data, count->path, &value, NULL))
+    zkr__count_update (count, value, &stat);
+  if (stat.czxid != call->previous_czxid || stat.version != call->previous_version)
+    call_return (call, FALSE, NULL);
+  else if (!call_time_left (call, &timeout_ms))
+    call_return (call, FALSE, call_timeout_error (call));
+  else
+    CALL_DO (call, zkr_node_set_async (count->session, count->path, call->written, 4,
+                                       call->previous_version, timeout_ms, call->cancellable,
+                                       set_answered, call));
+}
+
 /* @previous_czxid: the node's life the caller's value came from, or 0
  * when the caller gave a bare version (try_set): then the life is the
  * newest reading's. */
@@ -402,6 +444,12 @@ set_begin (ZkrSharedCount *shared, CallKind kind, int previous_version,
       (previous_version != version || call->previous_czxid != czxid))
     {
       call_return (call, FALSE, NULL);
+      return;
+    }
+  if (kind == CALL_TRY_SET && previous_czxid != 0 && !zkr__count_is_current (call->count))
+    {
+      zkr_node_get_async (call->count->session, call->count->path, timeout_ms, cancellable,
+                          try_set_checked, call);
       return;
     }
   zkr_node_set_async (call->count->session, call->count->path, call->written, 4,

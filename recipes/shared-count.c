@@ -268,6 +268,25 @@ count_active (ZkrCountCore *count)
 static void count_arm (ZkrCountCore *count);
 
 static void
+count_set_current (ZkrCountCore *count, gboolean current)
+{
+  g_mutex_lock (&count->lock);
+  count->current = current;
+  g_mutex_unlock (&count->lock);
+}
+
+gboolean
+zkr__count_is_current (ZkrCountCore *count)
+{
+  gboolean current;
+
+  g_mutex_lock (&count->lock);
+  current = count->current;
+  g_mutex_unlock (&count->lock);
+  return current;
+}
+
+static void
 count_watch_fired (ZkrSession *session, int event_type, const char *path, gpointer user_data)
 {
   ZkrCountCore *count = user_data;
@@ -276,6 +295,9 @@ count_watch_fired (ZkrSession *session, int event_type, const char *path, gpoint
   (void) event_type;
   (void) path;
   count->watch_id = 0;
+  /* Changed, or gone: until the read again answers, the value may be of
+   * a node deleted since. */
+  count_set_current (count, FALSE);
   if (count_active (count))
     count_arm (count);
 }
@@ -306,13 +328,20 @@ count_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
       ZkrStat stat = { 0 };
 
       zkr__node_stat_copy (&stat, &reply->stat);
+      /* Replies and events come in order on the worker: an event after
+       * this read clears it again. */
+      count_set_current (count, count->watch_id != 0);
       if (zkr__count_update (count, value, &stat))
         count_emit (count, NULL);
     }
   else if (reply->rc == ZOK)
-    count_emit (count, error);
+    {
+      count_set_current (count, FALSE);
+      count_emit (count, error);
+    }
   else if (reply->rc == ZNONODE)
     {
+      count_set_current (count, FALSE);
       /* Gone: tell, and watch for its return. */
       error = g_error_new (ZKR_ERROR, ZKR_ERROR_NO_NODE, "shared count node %s is gone",
                            count->path);
@@ -366,6 +395,9 @@ zkr__count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
   ZkrCountCore *count = user_data;
 
   (void) session;
+  /* Disconnected, the watch tells nothing; after a fresh session the node
+   * may be another one. Current again once the read again answers. */
+  count_set_current (count, FALSE);
   if ((state == ZKR_SESSION_STATE_RECONNECTED || state == ZKR_SESSION_STATE_CONNECTED) &&
       count_active (count))
     count_arm (count);

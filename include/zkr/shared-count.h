@@ -89,9 +89,11 @@ typedef struct {
  * ZkrSharedCountFunc:
  * @count: the shared count (valid while this runs; it may be unreffed here)
  * @value: the value read, when @error is %NULL
- * @version: its node's data version
+ * @version: its node's data version (zkr_shared_count_get_value() gives
+ *   the node's life with it)
  * @error: (nullable): the node now holds data that is not a count, or is
- *   gone (%ZKR_ERROR_NO_NODE): @value and @version are the last good ones
+ *   gone (%ZKR_ERROR_NO_NODE): @value and @version are the last good ones;
+ *   a node created again is read and told as a new reading
  * @user_data: as given to zkr_shared_count_add_listener()
  *
  * A listener: told of each reading after a change (Curator's
@@ -407,9 +409,13 @@ ZKR_API gboolean zkr_shared_count_try_set_finish (ZkrSharedCount *count, GAsyncR
  * has seen: get_value(), then try_set_value (previous, previous.value + 1)
  * until @was_set. A value from a node the count has seen deleted and
  * created again is refused without anything sent, even when the new
- * node's version is the same number. (ZooKeeper's limit, see above: a
- * re-create the count has not seen yet when the write arrives is not
- * caught.)
+ * node's version is the same number. When the count cannot vouch for its
+ * newest reading (a change told by the watch and not read yet, a
+ * disconnection or a fresh session not followed by a read yet, a missing
+ * node), the node is read first, within the same deadline, and the write
+ * is sent only if that reading is still @previous. (ZooKeeper's limit,
+ * see above: a re-create after that reading, not told by the watch yet
+ * when the write arrives, is not caught.)
  *
  * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming a negative version in
  * @previous (a value from before start()), %ZKR_ERROR_CONNECTION_LOSS
