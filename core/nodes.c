@@ -731,11 +731,38 @@ data_watch_active (ZkrDataWatch *watch)
 
 static void data_watch_arm (ZkrDataWatch *watch);
 
+/* The node was missing at the read: the exists watch tells its return. */
+static void
+data_watch_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
+{
+  ZkrDataWatch *watch = user_data;
+
+  (void) session;
+  /* Created again meanwhile: read it now (its event may never come: the
+   * exists left a data watch, which only a later change fires). */
+  if (reply->rc == ZOK && data_watch_active (watch))
+    {
+      if (watch->watch_id != 0)
+        {
+          zkr__session_watch_remove (watch->session, watch->watch_id);
+          watch->watch_id = 0;
+          data_watch_unref (watch); /* the watch's own reference */
+        }
+      data_watch_arm (watch);
+    }
+  data_watch_unref (watch);
+}
+
 static void
 data_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 {
   ZkrDataWatch *watch = user_data;
 
+  /* A read of a missing node leaves no watch on the server: without an
+   * exists watch, a node deleted and created again would never be read
+   * (a semaphore's waiter kept the old count for good). */
+  if (reply->rc == ZNONODE && data_watch_active (watch))
+    zkr__op_exists (session, watch->path, TRUE, data_watch_exists_reply, data_watch_ref (watch));
   if (reply->rc == ZOK)
     {
       g_autoptr (GBytes) empty = reply->data == NULL ? g_bytes_new (NULL, 0) : NULL;

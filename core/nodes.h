@@ -104,7 +104,8 @@ void zkr__protected_find_and_delete (ZkrSession *session, const char *parent, co
  * Reads a node's data and reads it again whenever it changes (a data
  * watch, set again after every event), calling @func on the worker with
  * each reading the server answered with ZOK (a missing node is not
- * reported and not watched). Started and stopped from any thread but the
+ * reported; an exists watch waits for its return, which is read: a node
+ * deleted and created again is followed, whatever its version). Started and stopped from any thread but the
  * worker; once zkr__data_watch_stop() returned, @func is not called again.
  * The watch keeps a reference on @session.
  */

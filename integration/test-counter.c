@@ -306,6 +306,333 @@ test_shared_count__set_by_one_session_reaches_the_others_listener (void)
   finish_root (one, root);
 }
 
+/* ---- a node deleted and created again ---------------------------------- */
+
+typedef struct {
+  ZkrSharedCount *count;
+  gint value;
+} CountIs;
+
+static gboolean
+count_is (gpointer data)
+{
+  CountIs *is = data;
+
+  return zkr_shared_count_get_count (is->count) == is->value;
+}
+
+/* TRUE once @count's value (from memory) is @value, by the deadline. */
+static gboolean
+wait_count (ZkrSharedCount *count, gint value)
+{
+  CountIs is = { count, value };
+
+  return itest_wait_for (count_is, &is, WAIT_MS);
+}
+
+static void
+count_node_set (ZkrSession *session, const char *path, gint value)
+{
+  g_autoptr (GError) error = NULL;
+  guint8 bytes[4] = { (guint8) (value >> 24), (guint8) (value >> 16), (guint8) (value >> 8),
+                      (guint8) value };
+
+  CU_ASSERT_TRUE (zkr_node_set (session, path, bytes, 4, -1, CALL_MS, NULL, NULL, &error));
+}
+
+static gint
+count_node_value (ZkrSession *session, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) data = zkr_node_get (session, path, CALL_MS, NULL, NULL, &error);
+  gsize len = 0;
+  const guint8 *bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
+
+  CU_ASSERT_EQUAL_FATAL (len, 4);
+  return (gint) (gint32) ((guint32) bytes[0] << 24 | (guint32) bytes[1] << 16 |
+                          (guint32) bytes[2] << 8 | bytes[3]);
+}
+
+/* The node's second life: deleted, created again holding 10, set to 11
+ * and 12, so its version (2) climbs back to the first life's. */
+static void
+count_node_recreate (ZkrSession *session, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  static const guint8 ten[4] = { 0, 0, 0, 10 };
+
+  CU_ASSERT_TRUE (zkr_node_delete (session, path, -1, CALL_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_node_create (session, path, ten, 4, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
+  count_node_set (session, path, 11);
+  count_node_set (session, path, 12);
+}
+
+/* The first life: the count started on seed 0, then 5 and 7 (version 2),
+ * kept in @stale. */
+static void
+count_first_life (ZkrSharedCount *count, ZkrSession *other, const char *path,
+                  ZkrSharedCountValue *stale)
+{
+  g_autoptr (GError) error = NULL;
+
+  CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (count, CALL_MS, NULL, &error));
+  count_node_set (other, path, 5);
+  count_node_set (other, path, 7);
+  CU_ASSERT_TRUE_FATAL (wait_count (count, 7));
+  zkr_shared_count_get_value (count, stale);
+  CU_ASSERT_EQUAL (stale->value, 7);
+  CU_ASSERT_EQUAL (stale->version, 2);
+  CU_ASSERT_TRUE (stale->czxid > 0 && stale->mzxid > stale->czxid);
+}
+
+/* After the second life is made: the count follows it, its later sets by
+ * others, its own set, and the increment idiom writes on the live value;
+ * a value kept from the first life (@stale, at the same version number)
+ * writes nothing. */
+static void
+count_follows_second_life (ZkrSharedCount *count, ZkrSession *other, const char *path,
+                           const ZkrSharedCountValue *stale)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrSharedCountValue live = { 0 };
+  gboolean was_set = TRUE;
+  gint value = 0;
+  int version = -1;
+
+  CU_ASSERT_TRUE (wait_count (count, 12));
+  zkr_shared_count_get_versioned (count, &value, &version);
+  CU_ASSERT_EQUAL (value, 12);
+  CU_ASSERT_EQUAL (version, 2);
+  zkr_shared_count_get_value (count, &live);
+  CU_ASSERT_EQUAL (live.value, 12);
+  CU_ASSERT_EQUAL (live.version, stale->version);
+  CU_ASSERT_TRUE (live.czxid > stale->czxid);
+  /* The first life's 7 at version 2: the same version number, another
+   * node; refused without a write. */
+  CU_ASSERT_TRUE (zkr_shared_count_try_set_value (count, stale, stale->value + 1, CALL_MS, NULL,
+                                                  &was_set, &error));
+  CU_ASSERT_FALSE (was_set);
+  CU_ASSERT_EQUAL (count_node_value (other, path), 12);
+  /* A negative version is ZooKeeper's "any": never a try's. */
+  CU_ASSERT_FALSE (zkr_shared_count_try_set (count, -1, 99, CALL_MS, NULL, &was_set, &error));
+  itest_assert_invalid_naming (error, "-1");
+  g_clear_error (&error);
+  /* Curator's increment idiom, on what the count holds now. */
+  CU_ASSERT_TRUE (zkr_shared_count_try_set (count, version, value + 1, CALL_MS, NULL, &was_set,
+                                            &error));
+  CU_ASSERT_TRUE (was_set);
+  CU_ASSERT_EQUAL (count_node_value (other, path), 13);
+  count_node_set (other, path, 20);
+  CU_ASSERT_TRUE (wait_count (count, 20));
+  CU_ASSERT_TRUE (zkr_shared_count_set (count, 30, CALL_MS, NULL, &error));
+  CU_ASSERT_EQUAL (zkr_shared_count_get_count (count), 30);
+  CU_ASSERT_EQUAL (count_node_value (other, path), 30);
+  /* The idiom through the value that names its node. */
+  zkr_shared_count_get_value (count, &live);
+  CU_ASSERT_TRUE (zkr_shared_count_try_set_value (count, &live, live.value + 1, CALL_MS, NULL,
+                                                  &was_set, &error));
+  CU_ASSERT_TRUE (was_set);
+  CU_ASSERT_EQUAL (count_node_value (other, path), 31);
+  CU_ASSERT_EQUAL (zkr_shared_count_get_count (count), 31);
+}
+
+static void
+test_shared_count__follows_its_node_deleted_and_created_again_lower (void)
+{
+  g_autoptr (ZkrSession) one = itest_connect (itest_hosts (), 10000);
+  g_autoptr (ZkrSession) two = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("counter-recreated");
+  g_autofree char *path = g_strdup_printf ("%s/c", root);
+  g_autoptr (ZkrSharedCount) count = zkr_shared_count_new (one, path, 0, NULL);
+  ZkrSharedCountValue stale = { 0 };
+
+  count_first_life (count, two, path, &stale);
+  count_node_recreate (two, path);
+  count_follows_second_life (count, two, path, &stale);
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  finish_root (two, root);
+}
+
+static void
+test_shared_count__follows_its_node_created_again_while_its_session_expired (void)
+{
+  ItestProxied f;
+  g_autofree char *path = NULL;
+  g_autoptr (ZkrSharedCount) count = NULL;
+  ZkrSharedCountValue stale = { 0 };
+  guint from;
+
+  itest_proxied_init (&f, NULL, "counter-recreated-lost", LOST_SESSION_MS);
+  path = g_strdup_printf ("%s/c", f.root);
+  count = zkr_shared_count_new (f.proxied, path, 0, NULL);
+  count_first_life (count, f.direct, path, &stale);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, WAIT_MS,
+                                             NULL) >= 0);
+  /* Made while the count's session is gone: its watch never tells. */
+  count_node_recreate (f.direct, path);
+  zkr_test_proxy_heal (f.proxy);
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.proxied, WAIT_MS, NULL, NULL));
+  count_follows_second_life (count, f.direct, path, &stale);
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
+/* A try made while the count cannot vouch for its value (its link cut,
+ * SUSPENDED), from a value at version 0 of a node that is meanwhile
+ * deleted and created again, also at version 0: the new node is read
+ * before anything is written, and the try is refused. */
+static void
+test_shared_count__try_set_value_unsure_of_its_value_reads_the_node_first (void)
+{
+  ItestProxied f;
+  g_autofree char *path = NULL;
+  g_autoptr (ZkrSharedCount) count = NULL;
+  g_autoptr (GError) error = NULL;
+  ZkrSharedCountValue stale = { 0 };
+  ItestAsync wait;
+  GAsyncResult *result;
+  gboolean was_set = TRUE;
+  guint from;
+
+  itest_proxied_init (&f, NULL, "counter-unsure", SUSPENDED_SESSION_MS);
+  path = g_strdup_printf ("%s/c", f.root);
+  count = zkr_shared_count_new (f.proxied, path, 3, NULL);
+  CU_ASSERT_TRUE_FATAL (zkr_shared_count_start (count, CALL_MS, NULL, &error));
+  zkr_shared_count_get_value (count, &stale);
+  CU_ASSERT_EQUAL (stale.version, 0);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_SUSPENDED, from,
+                                             WAIT_MS, NULL) >= 0);
+  {
+    static const guint8 forty[4] = { 0, 0, 0, 40 };
+
+    CU_ASSERT_TRUE (zkr_node_delete (f.direct, path, -1, CALL_MS, NULL, &error));
+    CU_ASSERT_TRUE (zkr_node_create (f.direct, path, forty, 4, ZKR_CREATE_PERSISTENT,
+                                     ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL,
+                                     &error));
+  }
+  itest_async_begin (&wait);
+  zkr_shared_count_try_set_value_async (count, &stale, stale.value + 1, WAIT_MS, NULL,
+                                        itest_async_done, &wait);
+  zkr_test_proxy_heal (f.proxy);
+  result = itest_async_wait (&wait, WAIT_MS);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (result);
+  CU_ASSERT_TRUE (zkr_shared_count_try_set_value_finish (count, result, &was_set, &error));
+  itest_async_end (&wait);
+  CU_ASSERT_FALSE (was_set);
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_EQUAL (count_node_value (f.direct, path), 40);
+  CU_ASSERT_TRUE (wait_count (count, 40));
+  g_clear_pointer (&count, zkr_shared_count_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
+/* The atomic long's node: 5 at version 4 (created at 1), then deleted and
+ * created again holding 100 at version 0, set to 101: both objects (one
+ * promoted) count on from the new node, and a compare_and_set expecting
+ * the old node's value fails. */
+static void
+atomic_first_life (ZkrAtomicLong *atomic)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrAtomicLongValue value;
+
+  for (int i = 0; i < 5; i++)
+    CU_ASSERT_TRUE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, 5);
+}
+
+static void
+atomic_node_recreate (ZkrSession *session, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  static const guint8 hundred[8] = { 0, 0, 0, 0, 0, 0, 0, 100 };
+  static const guint8 hundred_one[8] = { 0, 0, 0, 0, 0, 0, 0, 101 };
+
+  CU_ASSERT_TRUE (zkr_node_delete (session, path, -1, CALL_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_node_create (session, path, hundred, 8, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_NONE, CALL_MS, NULL, NULL, NULL, &error));
+  CU_ASSERT_TRUE (zkr_node_set (session, path, hundred_one, 8, -1, CALL_MS, NULL, NULL, &error));
+}
+
+static void
+atomic_follows_second_life (ZkrAtomicLong *atomic, ZkrAtomicLong *promoted, const char *path,
+                            ZkrSession *other)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrAtomicLongValue value;
+  static const guint8 hundred_four[8] = { 0, 0, 0, 0, 0, 0, 0, 104 };
+
+  CU_ASSERT_TRUE (zkr_atomic_long_compare_and_set (atomic, 5, 6, CALL_MS, NULL, &value,
+                                                   &error));
+  CU_ASSERT_FALSE (value.succeeded);
+  CU_ASSERT_EQUAL (value.pre_value, 101);
+  CU_ASSERT_TRUE (zkr_atomic_long_increment (atomic, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  CU_ASSERT_EQUAL (value.pre_value, 101);
+  CU_ASSERT_EQUAL (value.post_value, 102);
+  CU_ASSERT_TRUE (zkr_atomic_long_increment (promoted, CALL_MS, NULL, &value, &error));
+  CU_ASSERT_EQUAL (value.post_value, 103);
+  CU_ASSERT_TRUE (zkr_atomic_long_compare_and_set (atomic, 103, 104, CALL_MS, NULL, &value,
+                                                   &error));
+  CU_ASSERT_TRUE (value.succeeded);
+  CU_ASSERT_PTR_NULL (error);
+  assert_node_bytes (other, path, hundred_four, 8);
+}
+
+static void
+test_atomic_long__counts_on_its_node_deleted_and_created_again_lower (void)
+{
+  g_autoptr (ZkrSession) one = itest_connect (itest_hosts (), 10000);
+  g_autoptr (ZkrSession) two = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path ("atomic-recreated");
+  g_autofree char *path = g_strdup_printf ("%s/n", root);
+  g_autofree char *lock_path = g_strdup_printf ("%s/lock", root);
+  g_autoptr (ZkrAtomicLong) atomic = zkr_atomic_long_new (one, path, NULL, NULL);
+  g_autoptr (ZkrAtomicLong) promoted =
+    zkr_atomic_long_new_promoted (one, path, NULL, lock_path, -1, NULL, NULL);
+
+  atomic_first_life (atomic);
+  atomic_node_recreate (two, path);
+  atomic_follows_second_life (atomic, promoted, path, two);
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&promoted, zkr_atomic_long_unref);
+  finish_root (two, root);
+}
+
+static void
+test_atomic_long__counts_on_its_node_created_again_while_its_session_expired (void)
+{
+  ItestProxied f;
+  g_autofree char *path = NULL;
+  g_autofree char *lock_path = NULL;
+  g_autoptr (ZkrAtomicLong) atomic = NULL;
+  g_autoptr (ZkrAtomicLong) promoted = NULL;
+  guint from;
+
+  itest_proxied_init (&f, NULL, "atomic-recreated-lost", LOST_SESSION_MS);
+  path = g_strdup_printf ("%s/n", f.root);
+  lock_path = g_strdup_printf ("%s/lock", f.root);
+  atomic = zkr_atomic_long_new (f.proxied, path, NULL, NULL);
+  promoted = zkr_atomic_long_new_promoted (f.proxied, path, NULL, lock_path, -1, NULL, NULL);
+  atomic_first_life (atomic);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, WAIT_MS,
+                                             NULL) >= 0);
+  atomic_node_recreate (f.direct, path);
+  zkr_test_proxy_heal (f.proxy);
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.proxied, WAIT_MS, NULL, NULL));
+  atomic_follows_second_life (atomic, promoted, path, f.direct);
+  g_clear_pointer (&atomic, zkr_atomic_long_unref);
+  g_clear_pointer (&promoted, zkr_atomic_long_unref);
+  itest_proxied_finish (&f, FALSE);
+}
+
 /* ---- deadlines through the proxy --------------------------------------- */
 
 static void
@@ -642,6 +969,11 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_atomic_long__promoted_increments_sum_exactly),
   ZKR_TEST_CASE (test_counter__wrong_sized_data_is_an_error_naming_the_path),
   ZKR_TEST_CASE (test_shared_count__set_by_one_session_reaches_the_others_listener),
+  ZKR_TEST_CASE (test_shared_count__follows_its_node_deleted_and_created_again_lower),
+  ZKR_TEST_CASE (test_shared_count__follows_its_node_created_again_while_its_session_expired),
+  ZKR_TEST_CASE (test_shared_count__try_set_value_unsure_of_its_value_reads_the_node_first),
+  ZKR_TEST_CASE (test_atomic_long__counts_on_its_node_deleted_and_created_again_lower),
+  ZKR_TEST_CASE (test_atomic_long__counts_on_its_node_created_again_while_its_session_expired),
   ZKR_TEST_CASE (test_counter__black_holed_calls_answer_by_the_deadline),
   ZKR_TEST_CASE (test_atomic_long__a_lost_set_reply_is_unknown_never_counted_or_resent),
   ZKR_TEST_CASE (test_atomic_long__a_lost_create_reply_is_unknown),

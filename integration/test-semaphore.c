@@ -584,6 +584,107 @@ test_semaphore__a_waiter_wakes_when_the_shared_count_grows (void)
   zkr_session_unref (b);
 }
 
+/* The count node deleted (after it climbed to version 2), then created
+ * again at version 0 with more leases while a waiter waits: the waiter's
+ * count watch found no node, and must still see the new one. */
+static void
+test_semaphore__a_waiter_follows_the_count_node_created_again (void)
+{
+  ZkrSession *a = itest_connect (itest_hosts (), 10000);
+  ZkrSession *b = itest_connect (itest_hosts (), 10000);
+  g_autofree char *base = itest_scratch_path ("sem-count-recreated");
+  g_autofree char *path = NULL;
+  g_autofree char *count_path = NULL;
+  g_autofree char *leases = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) first = NULL;
+  Waiter waiter = { 0 };
+  ZkrSemaphore *sem_a;
+  GThread *thread;
+  char bytes[5];
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (b);
+  shared_count_pair (a, b, base, &path, &count_path, &sem_a, &waiter.semaphore);
+  CU_ASSERT_EQUAL (set_count (a, count_path, 1), ZOK);
+  CU_ASSERT_EQUAL (set_count (a, count_path, 1), ZOK);
+  first = zkr_semaphore_acquire (sem_a, 1, 5000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (first);
+  /* Gone before the waiter comes: its read finds no node (max stays 1). */
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (a, count_path, -1), ZOK);
+  waiter.count = 1;
+  thread = g_thread_new ("waiter", bounded_waiter_run, &waiter);
+  leases = child_path (path, "leases");
+  CU_ASSERT_TRUE (itest_wait_for_children (a, leases, 2, 10000));
+  count_bytes (2, bytes);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (a, count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  g_thread_join (thread);
+  /* Without a watch for the node's return it would time out. */
+  CU_ASSERT_PTR_NOT_NULL (waiter.leases);
+  CU_ASSERT_PTR_NULL (waiter.error);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (waiter.semaphore), 2);
+  if (waiter.leases != NULL)
+    {
+      CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (waiter.leases, 0), &error));
+      g_ptr_array_unref (waiter.leases);
+    }
+  g_clear_error (&waiter.error);
+  CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (first, 0), &error));
+  CU_ASSERT_EQUAL (leases_count (b, path), 0);
+  CU_ASSERT_EQUAL (locks_count (b, path), 0);
+  zkr_semaphore_unref (sem_a);
+  zkr_semaphore_unref (waiter.semaphore);
+  CU_ASSERT_TRUE (itest_delete_tree (a, base));
+  zkr_session_unref (a);
+  zkr_session_unref (b);
+}
+
+/* The count node deleted and created again (lower version, more leases)
+ * while the semaphore's session was cut off and expired: the first
+ * acquire after it counts with the new node. */
+static void
+test_semaphore__max_follows_the_count_node_created_again_while_expired (void)
+{
+  ItestProxied f;
+  g_autofree char *path = NULL;
+  g_autofree char *count_path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) leases = NULL;
+  ZkrSemaphore *semaphore;
+  char bytes[5];
+  guint from;
+
+  itest_proxied_init (&f, NULL, "sem-count-recreated-lost", 4000);
+  path = child_path (f.root, "sem");
+  count_path = child_path (f.root, "count");
+  count_bytes (1, bytes);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (f.direct, count_path, bytes, 4, 0, NULL, NULL),
+                         ZOK);
+  CU_ASSERT_EQUAL (set_count (f.direct, count_path, 1), ZOK);
+  CU_ASSERT_EQUAL (set_count (f.direct, count_path, 1), ZOK);
+  zkr__op_sync_path_sync (f.proxied, count_path);
+  semaphore = zkr_semaphore_new_shared_count (f.proxied, path, count_path, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (semaphore);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (semaphore), 1);
+  from = itest_recorder_count (f.recorder);
+  itest_proxied_black_hole (&f);
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, 30000,
+                                             NULL) >= 0);
+  CU_ASSERT_EQUAL (zkr__op_delete_sync (f.direct, count_path, -1), ZOK);
+  count_bytes (2, bytes);
+  CU_ASSERT_EQUAL (zkr__op_create_sync (f.direct, count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  zkr_test_proxy_heal (f.proxy);
+  CU_ASSERT_TRUE (zkr_session_wait_connected (f.proxied, 30000, NULL, NULL));
+  leases = zkr_semaphore_acquire (semaphore, 2, 10000, NULL, &error);
+  CU_ASSERT_PTR_NOT_NULL (leases);
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_EQUAL (zkr_semaphore_get_max_leases (semaphore), 2);
+  for (guint i = 0; leases != NULL && i < leases->len; i++)
+    CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (leases, i), &error));
+  zkr_semaphore_unref (semaphore);
+  itest_proxied_finish (&f, FALSE);
+}
+
 static void
 test_semaphore__cancel_wakes_a_blocked_waiter (void)
 {
@@ -960,6 +1061,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_semaphore__freeing_leases_releases_them_in_the_background),
   ZKR_TEST_CASE (test_semaphore__max_follows_the_shared_count_node),
   ZKR_TEST_CASE (test_semaphore__a_waiter_wakes_when_the_shared_count_grows),
+  ZKR_TEST_CASE (test_semaphore__a_waiter_follows_the_count_node_created_again),
+  ZKR_TEST_CASE (test_semaphore__max_follows_the_count_node_created_again_while_expired),
   ZKR_TEST_CASE (test_semaphore__cancel_wakes_a_blocked_waiter),
   ZKR_TEST_CASE (test_semaphore__async_acquire_calls_back_in_the_callers_context),
   ZKR_TEST_CASE (test_semaphore__expired_holder_loses_its_leases),

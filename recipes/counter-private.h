@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 #include <zkr/atomic-long.h>
 #include <zkr/mutex.h>
+#include <zkr/node.h>
 #include <zkr/shared-count.h>
 
 #include "call.h"
@@ -27,6 +28,12 @@ typedef struct {
   GMutex lock;                 /* guards what follows */
   gint value;
   int version;
+  gint64 czxid;                /* the node's life the value was read from */
+  gint64 mzxid;                /* the change that set it: the readings' order */
+  gboolean current;            /* a watched read answered, and no event, no
+                                * disconnection nor missing node since: the
+                                * value is the node's, as far as the watch
+                                * can tell */
   gboolean started;
   gboolean stopped;            /* the last unref came: nothing more is armed */
   GPtrArray *listeners;        /* (element-type Listener) */
@@ -47,9 +54,14 @@ void zkr__count_core_unref (ZkrCountCore *core);
  * ZKR_ERROR_INVALID_ARGUMENT naming @path and the length. */
 gboolean zkr__count_decode (GBytes *data, const char *path, gint *value, GError **error);
 void zkr__count_encode (gint value, guint8 out[4]);
-/* Keeps the newest version only (any thread): readings and our own writes
- * may come in any order (Curator's updateValue). TRUE if it moved. */
-gboolean zkr__count_update (ZkrCountCore *count, gint value, int version);
+/* Keeps the newest reading only (any thread): readings and our own writes
+ * may come in any order (Curator's updateValue). Newest is the change
+ * with the highest mzxid, whatever the node's life and version: a node
+ * created again starts over at version 0, its changes' zxids do not.
+ * TRUE if it moved. */
+gboolean zkr__count_update (ZkrCountCore *count, gint value, const ZkrStat *stat);
+/* Whether the value is known current (see ZkrCountCore.current). */
+gboolean zkr__count_is_current (ZkrCountCore *count);
 /* Worker: the session's internal listener, re-reads after a reconnection. */
 void zkr__count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data);
 /* Worker (a post): reads the node and arms its watch, once started. */

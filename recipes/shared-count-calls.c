@@ -3,6 +3,7 @@
  * read again; what they learn feeds the core's value (counter-private.h). */
 #include "context.h"
 #include "counter-private.h"
+#include "log.h"
 
 #include <string.h>
 
@@ -22,6 +23,7 @@ typedef struct {
   int timeout_ms;
   gint64 deadline;
   int previous_version;        /* TRY_SET */
+  gint64 previous_czxid;       /* TRY_SET: the node's life written to */
   guint8 written[4];
   gboolean lost_reply;          /* TRY_SET: resolving a lost reply */
 } Call;
@@ -135,7 +137,7 @@ start_read (GObject *source, GAsyncResult *result, gpointer user_data)
       call_return (call, FALSE, error);
       return;
     }
-  zkr__count_update (count, value, stat.version);
+  zkr__count_update (count, value, &stat);
   count->state_listener_id = zkr__session_add_internal_listener (count->session, zkr__count_state,
                                                                  count);
   zkr__session_post (count->session, zkr__count_arm_in_worker, zkr__count_core_ref (count),
@@ -253,7 +255,7 @@ try_set_reread (GObject *source, GAsyncResult *result, gpointer user_data)
 
   (void) source;
   if (data != NULL && zkr__count_decode (data, count->path, &value, NULL))
-    zkr__count_update (count, value, stat.version);
+    zkr__count_update (count, value, &stat);
   if (!resolving)
     {
       g_clear_error (&error);
@@ -263,10 +265,12 @@ try_set_reread (GObject *source, GAsyncResult *result, gpointer user_data)
     call_return (call, FALSE, error);
   /* Not landed only when provably so (atomic-long.h's rule): the version
    * unmoved after the sync, or one write since that is not ours. Our
-   * bytes at the next version may be another writer's same value. */
-  else if (data != NULL && (stat.version == call->previous_version ||
-                            (stat.version == call->previous_version + 1 &&
-                             !written_equals (call, data))))
+   * bytes at the next version may be another writer's same value. And
+   * only on the node's life we wrote to: a node created again since has
+   * versions of its own, which tell nothing of our write. */
+  else if (data != NULL && stat.czxid == call->previous_czxid &&
+           (stat.version == call->previous_version ||
+            (stat.version == call->previous_version + 1 && !written_equals (call, data))))
     call_return (call, FALSE, NULL);
   else
     {
@@ -332,7 +336,15 @@ set_answered (GObject *source, GAsyncResult *result, gpointer user_data)
   (void) source;
   if (zkr_node_set_finish (call->count->session, result, &stat, &error))
     {
-      zkr__count_update (call->count, written_value (call), stat.version);
+      /* The server checks the version only: a node created again since
+       * our last reading and set back up to it took the write (the
+       * limit shared-count.h states); the reading is the new life's. */
+      if (call->kind == CALL_TRY_SET && stat.czxid != call->previous_czxid)
+        zkr__debug ("shared count %s: a try_set over version %d landed on a node created "
+                    "again (czxid 0x%" G_GINT64_MODIFIER "x, read 0x%" G_GINT64_MODIFIER "x)",
+                    call->count->path, call->previous_version, stat.czxid,
+                    call->previous_czxid);
+      zkr__count_update (call->count, written_value (call), &stat);
       call_return (call, TRUE, NULL);
     }
   else if (call->kind == CALL_TRY_SET &&
@@ -352,25 +364,92 @@ set_answered (GObject *source, GAsyncResult *result, gpointer user_data)
     call_return (call, FALSE, error);
 }
 
+/* try_set_value on a value the count cannot vouch for (a watch event not
+ * read yet, a disconnection, a fresh session, a missing node): the node is
+ * read first, and the write sent only if that reading is still the
+ * caller's value, same life and version. Else a node deleted and created
+ * again that the count has not read yet, already back at that version (a
+ * count at its seed, version 0, deleted and re-seeded), takes the write. */
 static void
-set_begin (ZkrSharedCount *shared, CallKind kind, int previous_version, gint value,
-           int timeout_ms, GCancellable *cancellable, GAsyncReadyCallback callback,
-           gpointer user_data, gpointer source_tag)
+try_set_checked (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Call *call = user_data;
+  ZkrCountCore *count = call->count;
+  GError *error = NULL;
+  ZkrStat stat = { 0 };
+  g_autoptr (GBytes) data = zkr_node_get_finish (count->session, result, &stat, &error);
+  gint value = 0;
+  int timeout_ms = 0;
+
+  (void) source;
+  if (data == NULL && g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE))
+    {
+      /* Gone: not set (a plain try_set learns it from the set). */
+      g_clear_error (&error);
+      call_return (call, FALSE, NULL);
+      return;
+    }
+  if (data == NULL)
+    {
+      call_return (call, FALSE, error);
+      return;
+    }
+  if (zkr__count_decode (data, count->path, &value, NULL))
+    zkr__count_update (count, value, &stat);
+  if (stat.czxid != call->previous_czxid || stat.version != call->previous_version)
+    call_return (call, FALSE, NULL);
+  else if (!call_time_left (call, &timeout_ms))
+    call_return (call, FALSE, call_timeout_error (call));
+  else
+    CALL_DO (call, zkr_node_set_async (count->session, count->path, call->written, 4,
+                                       call->previous_version, timeout_ms, call->cancellable,
+                                       set_answered, call));
+}
+
+/* @previous_czxid: the node's life the caller's value came from, or 0
+ * when the caller gave a bare version (try_set): then the life is the
+ * newest reading's. */
+static void
+set_begin (ZkrSharedCount *shared, CallKind kind, int previous_version,
+           gint64 previous_czxid, gint value, int timeout_ms, GCancellable *cancellable,
+           GAsyncReadyCallback callback, gpointer user_data, gpointer source_tag)
 {
   Call *call = call_new (shared, kind, timeout_ms, cancellable, callback, user_data,
                          source_tag);
   int version;
+  gint64 czxid;
 
   g_mutex_lock (&call->count->lock);
   version = call->count->version;
+  czxid = call->count->czxid;
   g_mutex_unlock (&call->count->lock);
   call->previous_version = previous_version;
+  call->previous_czxid = previous_czxid != 0 ? previous_czxid : czxid;
   zkr__count_encode (value, call->written);
-  /* Curator's trySetCount: a caller whose version is not the newest seen
-   * has lost already; nothing is sent. */
-  if (kind == CALL_TRY_SET && previous_version != version)
+  /* ZooKeeper reads a negative version as "any": a try must not. */
+  if (kind == CALL_TRY_SET && previous_version < 0)
+    {
+      call_return (call, FALSE,
+                   g_error_new (ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                                "shared count %s: try_set over version %d: no reading has a "
+                                "negative version (not started?)",
+                                call->count->path, previous_version));
+      return;
+    }
+  /* Curator's trySetCount: a caller whose value is not the newest seen
+   * has lost already; nothing is sent. The newest seen is of a node's
+   * life: a value from a node since deleted and created again loses even
+   * when the new node's version is the same number. */
+  if (kind == CALL_TRY_SET &&
+      (previous_version != version || call->previous_czxid != czxid))
     {
       call_return (call, FALSE, NULL);
+      return;
+    }
+  if (kind == CALL_TRY_SET && previous_czxid != 0 && !zkr__count_is_current (call->count))
+    {
+      zkr_node_get_async (call->count->session, call->count->path, timeout_ms, cancellable,
+                          try_set_checked, call);
       return;
     }
   zkr_node_set_async (call->count->session, call->count->path, call->written, 4,
@@ -384,7 +463,7 @@ zkr_shared_count_set_async (ZkrSharedCount *shared, gint value, int timeout_ms,
                             gpointer user_data)
 {
   g_return_if_fail (shared != NULL);
-  set_begin (shared, CALL_SET, -1, value, timeout_ms, cancellable, callback, user_data,
+  set_begin (shared, CALL_SET, -1, 0, value, timeout_ms, cancellable, callback, user_data,
              zkr_shared_count_set_async);
 }
 
@@ -400,8 +479,8 @@ zkr_shared_count_try_set_async (ZkrSharedCount *shared, int previous_version, gi
                                 GAsyncReadyCallback callback, gpointer user_data)
 {
   g_return_if_fail (shared != NULL);
-  set_begin (shared, CALL_TRY_SET, previous_version, value, timeout_ms, cancellable, callback,
-             user_data, zkr_shared_count_try_set_async);
+  set_begin (shared, CALL_TRY_SET, previous_version, 0, value, timeout_ms, cancellable,
+             callback, user_data, zkr_shared_count_try_set_async);
 }
 
 gboolean
@@ -411,14 +490,38 @@ zkr_shared_count_try_set_finish (ZkrSharedCount *shared, GAsyncResult *result,
   return call_finish (shared, result, zkr_shared_count_try_set_async, was_set, error);
 }
 
+void
+zkr_shared_count_try_set_value_async (ZkrSharedCount *shared, const ZkrSharedCountValue *previous,
+                                      gint value, int timeout_ms, GCancellable *cancellable,
+                                      GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail (shared != NULL);
+  g_return_if_fail (previous != NULL);
+  /* A value without a life (czxid 0: from before start(), or made up)
+   * matches no reading: -1 names no node's creation. */
+  set_begin (shared, CALL_TRY_SET, previous->version, previous->czxid != 0 ? previous->czxid : -1,
+             value, timeout_ms, cancellable, callback, user_data,
+             zkr_shared_count_try_set_value_async);
+}
+
+gboolean
+zkr_shared_count_try_set_value_finish (ZkrSharedCount *shared, GAsyncResult *result,
+                                       gboolean *was_set, GError **error)
+{
+  return call_finish (shared, result, zkr_shared_count_try_set_value_async, was_set, error);
+}
+
 /* ---- blocking twins ---------------------------------------------------- */
+
+typedef enum { SYNC_START, SYNC_SET, SYNC_TRY_SET, SYNC_TRY_SET_VALUE } SyncKind;
 
 typedef struct {
   ZkrSharedCount *shared;
-  CallKind kind;
+  SyncKind kind;
   int previous_version;
   gint value;
   int timeout_ms;
+  const ZkrSharedCountValue *previous;  /* SYNC_TRY_SET_VALUE */
 } SyncArgs;
 
 static void
@@ -427,12 +530,15 @@ sync_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callba
 {
   SyncArgs *args = data;
 
-  if (args->kind == CALL_START)
+  if (args->kind == SYNC_START)
     zkr_shared_count_start_async (args->shared, args->timeout_ms, cancellable, callback,
                                   user_data);
-  else if (args->kind == CALL_SET)
+  else if (args->kind == SYNC_SET)
     zkr_shared_count_set_async (args->shared, args->value, args->timeout_ms, cancellable,
                                 callback, user_data);
+  else if (args->kind == SYNC_TRY_SET_VALUE)
+    zkr_shared_count_try_set_value_async (args->shared, args->previous, args->value,
+                                          args->timeout_ms, cancellable, callback, user_data);
   else
     zkr_shared_count_try_set_async (args->shared, args->previous_version, args->value,
                                     args->timeout_ms, cancellable, callback, user_data);
@@ -442,7 +548,8 @@ static gboolean
 sync_run (SyncArgs *args, GCancellable *cancellable, gboolean *answer, GError **error)
 {
   static const gpointer tags[] = { zkr_shared_count_start_async, zkr_shared_count_set_async,
-                                   zkr_shared_count_try_set_async };
+                                   zkr_shared_count_try_set_async,
+                                   zkr_shared_count_try_set_value_async };
   GAsyncResult *result = zkr__context_run_sync (sync_start, args, cancellable);
   gboolean ok = call_finish (args->shared, result, tags[args->kind], answer, error);
 
@@ -454,7 +561,7 @@ gboolean
 zkr_shared_count_start (ZkrSharedCount *shared, int timeout_ms, GCancellable *cancellable,
                         GError **error)
 {
-  SyncArgs args = { shared, CALL_START, 0, 0, timeout_ms };
+  SyncArgs args = { shared, SYNC_START, 0, 0, timeout_ms, NULL };
 
   g_return_val_if_fail (shared != NULL, FALSE);
   return sync_run (&args, cancellable, NULL, error);
@@ -464,7 +571,7 @@ gboolean
 zkr_shared_count_set (ZkrSharedCount *shared, gint value, int timeout_ms,
                       GCancellable *cancellable, GError **error)
 {
-  SyncArgs args = { shared, CALL_SET, 0, value, timeout_ms };
+  SyncArgs args = { shared, SYNC_SET, 0, value, timeout_ms, NULL };
 
   g_return_val_if_fail (shared != NULL, FALSE);
   return sync_run (&args, cancellable, NULL, error);
@@ -475,8 +582,20 @@ zkr_shared_count_try_set (ZkrSharedCount *shared, int previous_version, gint val
                           int timeout_ms, GCancellable *cancellable, gboolean *was_set,
                           GError **error)
 {
-  SyncArgs args = { shared, CALL_TRY_SET, previous_version, value, timeout_ms };
+  SyncArgs args = { shared, SYNC_TRY_SET, previous_version, value, timeout_ms, NULL };
 
   g_return_val_if_fail (shared != NULL, FALSE);
+  return sync_run (&args, cancellable, was_set, error);
+}
+
+gboolean
+zkr_shared_count_try_set_value (ZkrSharedCount *shared, const ZkrSharedCountValue *previous,
+                                gint value, int timeout_ms, GCancellable *cancellable,
+                                gboolean *was_set, GError **error)
+{
+  SyncArgs args = { shared, SYNC_TRY_SET_VALUE, 0, value, timeout_ms, previous };
+
+  g_return_val_if_fail (shared != NULL, FALSE);
+  g_return_val_if_fail (previous != NULL, FALSE);
   return sync_run (&args, cancellable, was_set, error);
 }

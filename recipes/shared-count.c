@@ -3,6 +3,8 @@
  * the listeners it feeds. The writes: shared-count-calls.c. */
 #include "context.h"
 #include "counter-private.h"
+#include "log.h"
+#include "node-private.h"
 #include "ops.h"
 #include "path.h"
 #include "ref.h"
@@ -72,19 +74,29 @@ zkr__count_encode (gint value, guint8 out[4])
   memcpy (out, &big_endian, 4);
 }
 
-/* Keeps the newest version only: readings and our own writes may come in
- * any order (Curator's updateValue). Returns TRUE if it moved. */
+/* Keeps the newest reading only: readings and our own writes may come in
+ * any order (Curator's updateValue). A version alone orders nothing once
+ * the node is deleted and created again (the new node starts over at 0,
+ * and a count that compared versions kept the old value for good); the
+ * zxid of the change does, across lives and past a version's wrap
+ * (CURATOR-688). Returns TRUE if it moved. */
 gboolean
-zkr__count_update (ZkrCountCore *count, gint value, int version)
+zkr__count_update (ZkrCountCore *count, gint value, const ZkrStat *stat)
 {
   gboolean moved;
 
   g_mutex_lock (&count->lock);
-  moved = version > count->version;
+  moved = stat->mzxid > count->mzxid;
   if (moved)
     {
+      if (count->czxid != 0 && stat->czxid != count->czxid)
+        zkr__debug ("shared count %s: its node was created again (czxid 0x%" G_GINT64_MODIFIER
+                    "x, was 0x%" G_GINT64_MODIFIER "x): following the new node",
+                    count->path, stat->czxid, count->czxid);
       count->value = value;
-      count->version = version;
+      count->version = stat->version;
+      count->czxid = stat->czxid;
+      count->mzxid = stat->mzxid;
     }
   g_mutex_unlock (&count->lock);
   return moved;
@@ -256,6 +268,25 @@ count_active (ZkrCountCore *count)
 static void count_arm (ZkrCountCore *count);
 
 static void
+count_set_current (ZkrCountCore *count, gboolean current)
+{
+  g_mutex_lock (&count->lock);
+  count->current = current;
+  g_mutex_unlock (&count->lock);
+}
+
+gboolean
+zkr__count_is_current (ZkrCountCore *count)
+{
+  gboolean current;
+
+  g_mutex_lock (&count->lock);
+  current = count->current;
+  g_mutex_unlock (&count->lock);
+  return current;
+}
+
+static void
 count_watch_fired (ZkrSession *session, int event_type, const char *path, gpointer user_data)
 {
   ZkrCountCore *count = user_data;
@@ -264,6 +295,9 @@ count_watch_fired (ZkrSession *session, int event_type, const char *path, gpoint
   (void) event_type;
   (void) path;
   count->watch_id = 0;
+  /* Changed, or gone: until the read again answers, the value may be of
+   * a node deleted since. */
+  count_set_current (count, FALSE);
   if (count_active (count))
     count_arm (count);
 }
@@ -291,13 +325,23 @@ count_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     ;
   else if (reply->rc == ZOK && zkr__count_decode (reply->data, count->path, &value, &error))
     {
-      if (zkr__count_update (count, value, reply->has_stat ? reply->stat.version : 0))
+      ZkrStat stat = { 0 };
+
+      zkr__node_stat_copy (&stat, &reply->stat);
+      /* Replies and events come in order on the worker: an event after
+       * this read clears it again. */
+      count_set_current (count, count->watch_id != 0);
+      if (zkr__count_update (count, value, &stat))
         count_emit (count, NULL);
     }
   else if (reply->rc == ZOK)
-    count_emit (count, error);
+    {
+      count_set_current (count, FALSE);
+      count_emit (count, error);
+    }
   else if (reply->rc == ZNONODE)
     {
+      count_set_current (count, FALSE);
       /* Gone: tell, and watch for its return. */
       error = g_error_new (ZKR_ERROR, ZKR_ERROR_NO_NODE, "shared count node %s is gone",
                            count->path);
@@ -351,6 +395,9 @@ zkr__count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
   ZkrCountCore *count = user_data;
 
   (void) session;
+  /* Disconnected, the watch tells nothing; after a fresh session the node
+   * may be another one. Current again once the read again answers. */
+  count_set_current (count, FALSE);
   if ((state == ZKR_SESSION_STATE_RECONNECTED || state == ZKR_SESSION_STATE_CONNECTED) &&
       count_active (count))
     count_arm (count);
@@ -424,6 +471,22 @@ zkr_shared_count_get_count (ZkrSharedCount *shared)
 
   zkr_shared_count_get_versioned (shared, &value, NULL);
   return value;
+}
+
+void
+zkr_shared_count_get_value (ZkrSharedCount *shared, ZkrSharedCountValue *value)
+{
+  ZkrCountCore *count;
+
+  g_return_if_fail (shared != NULL);
+  g_return_if_fail (value != NULL);
+  count = shared->core;
+  g_mutex_lock (&count->lock);
+  value->value = count->value;
+  value->version = count->version;
+  value->czxid = count->czxid;
+  value->mzxid = count->mzxid;
+  g_mutex_unlock (&count->lock);
 }
 
 void

@@ -53,6 +53,17 @@
  * SESSIONMOVED any request still coming through the old one. A counter
  * deleted and recreated in that window is taken as a reset.
  *
+ * A node's life. Nothing is kept between operations, nor between tries:
+ * each try reads the node afresh, so a node deleted and created again (at
+ * any version, also while the session was expired) is simply counted on
+ * from its new value. A lost reply's "did not land" is proven only on the
+ * node's life the try read (same creation zxid, czxid): on a node created
+ * again since, the answer is "unknown". The limit is ZooKeeper's own: the
+ * server checks a write's version, never its node's creation, so a node
+ * deleted and created again between a try's read and its write, and by
+ * then at the very version read (a node created again starts at 0), takes
+ * the try's value, computed from the old node's.
+ *
  * Deadlines and session states are node.h's: a positive @timeout_ms bounds
  * the whole operation (every read, write, retry sleep and lock wait), a
  * negative one waits for a connection as long as the session lives, 0

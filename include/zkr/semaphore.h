@@ -84,10 +84,13 @@ ZKR_API ZkrSemaphore *zkr_semaphore_new (ZkrSession *session, const char *path,
  * promptly and nothing is made; with @cancellable cancelled before the
  * call, nothing is sent). The count is read again at every acquire, right
  * after the locks/ mutex is taken, so a change applies to the next
- * acquire. A waiter already waiting sees a new count only when leases/
- * next changes (Curator wakes it at once). A count of 0 or below makes
- * every acquire wait. If a later read fails, the last count read stays in
- * force.
+ * acquire; a waiter already waiting reads it again at every change of the
+ * node (a data watch, as Curator's SharedCount listener wakes it). No
+ * version is kept: a count node deleted and created again, at whatever
+ * version and also while the session was expired, is read as it is now
+ * (while it is missing, a waiter watches for its return). A count of 0 or
+ * below makes every acquire wait. If a later read fails or finds no node,
+ * the last count read stays in force.
  *
  * Errors: %ZKR_ERROR_INVALID_ARGUMENT (a path, or data that is not 4
  * bytes; checked first: nothing sent), %ZKR_ERROR_NO_NODE (no count node),

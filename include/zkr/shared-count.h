@@ -16,6 +16,24 @@
  * CURATOR-311 fix, the value is read again when the session reconnects,
  * and also after a fresh session (LOST, then connected).
  *
+ * A node's life. A version alone does not name a node: deleted and
+ * created again, the node starts over at version 0, and its versions climb
+ * back to numbers the old node had. The count knows each reading by its
+ * node's creation (czxid) and orders readings by the zxid of the change
+ * they show (mzxid), so it follows a node created again, whatever its
+ * version, also when that happened while the count's session was expired,
+ * and a late reading of the old node never replaces the new one's.
+ * zkr_shared_count_get_value() hands out the value with its node's life,
+ * and zkr_shared_count_try_set_value() refuses, without writing, a value
+ * read from a life the count has since seen replaced. The limit is
+ * ZooKeeper's own: the server checks a write's version, never its node's
+ * creation, so a node deleted and created again (and set back up to the
+ * same version) after the count's last reading and before the write
+ * arrives takes the write, as it would take any ZooKeeper client's
+ * versioned setData. zkr_shared_count_try_set(), which is given a bare
+ * version, cannot tell lives apart at all: a version kept from an old
+ * life matches the new life's equal version.
+ *
  * Deadlines, cancel and session states are node.h's. A try_set answered
  * %ZKR_ERROR_CONNECTION_LOSS is resolved by a sync and a read, by
  * atomic-long.h's rule: FALSE (not set) only when the version is unmoved
@@ -46,12 +64,36 @@ G_BEGIN_DECLS
 typedef struct _ZkrSharedCount ZkrSharedCount;
 
 /**
+ * ZkrSharedCountValue:
+ * @value: the count
+ * @version: its node's data version
+ * @czxid: the zxid of its node's creation: the node's life @version
+ *   belongs to (0 before the count's first reading)
+ * @mzxid: the zxid of the change that set @value (0 before the first
+ *   reading)
+ *
+ * A value as the count saw it, with the node's life it was read from
+ * (Curator's VersionedValue, which carries no life): what
+ * zkr_shared_count_try_set_value() takes. A plain value: copy it freely.
+ *
+ * Since: 0.1
+ */
+typedef struct {
+  gint value;
+  gint32 version;
+  gint64 czxid;
+  gint64 mzxid;
+} ZkrSharedCountValue;
+
+/**
  * ZkrSharedCountFunc:
  * @count: the shared count (valid while this runs; it may be unreffed here)
  * @value: the value read, when @error is %NULL
- * @version: its node's data version
+ * @version: its node's data version (zkr_shared_count_get_value() gives
+ *   the node's life with it)
  * @error: (nullable): the node now holds data that is not a count, or is
- *   gone (%ZKR_ERROR_NO_NODE): @value and @version are the last good ones
+ *   gone (%ZKR_ERROR_NO_NODE): @value and @version are the last good ones;
+ *   a node created again is read and told as a new reading
  * @user_data: as given to zkr_shared_count_add_listener()
  *
  * A listener: told of each reading after a change (Curator's
@@ -198,6 +240,20 @@ ZKR_API gint zkr_shared_count_get_count (ZkrSharedCount *count);
  * Since: 0.1
  */
 ZKR_API void zkr_shared_count_get_versioned (ZkrSharedCount *count, gint *value, int *version);
+/**
+ * zkr_shared_count_get_value:
+ * @count: a #ZkrSharedCount
+ * @value: (out caller-allocates): the newest value seen, with its version
+ *   and node's life (before start(): the seed, version -1, zxids 0)
+ *
+ * The newest value seen, from memory, with the node's life it belongs
+ * to: the value zkr_shared_count_try_set_value() takes.
+ *
+ * Thread: any thread.
+ *
+ * Since: 0.1
+ */
+ZKR_API void zkr_shared_count_get_value (ZkrSharedCount *count, ZkrSharedCountValue *value);
 
 /**
  * zkr_shared_count_set:
@@ -272,9 +328,12 @@ ZKR_API gboolean zkr_shared_count_set_finish (ZkrSharedCount *count, GAsyncResul
  * @error: return location for a #GError, or %NULL
  *
  * Writes @value only if the node is still at @previous_version (Curator's
- * trySetCount(VersionedValue, int)).
+ * trySetCount(VersionedValue, int)). A bare version does not name the
+ * node's life (see above): zkr_shared_count_try_set_value() does.
  *
- * Errors: %ZKR_ERROR_CONNECTION_LOSS when whether it landed is unknown
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming a negative @previous_version
+ * (no reading has one; ZooKeeper would take it as "any version"),
+ * %ZKR_ERROR_CONNECTION_LOSS when whether it landed is unknown
  * (see above), %G_IO_ERROR_CANCELLED when @cancellable is cancelled,
  * zkr/node.h's common ones.
  *
@@ -329,6 +388,95 @@ ZKR_API void zkr_shared_count_try_set_async (ZkrSharedCount *count, int previous
  */
 ZKR_API gboolean zkr_shared_count_try_set_finish (ZkrSharedCount *count, GAsyncResult *result,
                                                   gboolean *was_set, GError **error);
+
+/**
+ * zkr_shared_count_try_set_value:
+ * @count: a #ZkrSharedCount
+ * @previous: the value the caller's new value was made from
+ *   (zkr_shared_count_get_value())
+ * @value: the value to write
+ * @timeout_ms: the deadline (as zkr/node.h)
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @was_set: (out): %TRUE if @value was written over @previous; %FALSE if
+ *   the node had moved on or is another node now (the local value is
+ *   then read again)
+ * @error: return location for a #GError, or %NULL
+ *
+ * zkr_shared_count_try_set() knowing the node's life: writes @value only
+ * if the newest reading is still @previous, same node life (czxid) and
+ * same version, and then only if the node is still at that version.
+ * Curator's increment idiom, safe across a delete and re-create the count
+ * has seen: get_value(), then try_set_value (previous, previous.value + 1)
+ * until @was_set. A value from a node the count has seen deleted and
+ * created again is refused without anything sent, even when the new
+ * node's version is the same number. When the count cannot vouch for its
+ * newest reading (a change told by the watch and not read yet, a
+ * disconnection or a fresh session not followed by a read yet, a missing
+ * node), the node is read first, within the same deadline, and the write
+ * is sent only if that reading is still @previous. (ZooKeeper's limit,
+ * see above: a re-create after that reading, not told by the watch yet
+ * when the write arrives, is not caught.)
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming a negative version in
+ * @previous (a value from before start()), %ZKR_ERROR_CONNECTION_LOSS
+ * when whether it landed is unknown (see above), %G_IO_ERROR_CANCELLED
+ * when @cancellable is cancelled, zkr/node.h's common ones.
+ *
+ * Thread: any thread; blocks it until answered.
+ *
+ * Returns: %TRUE when @was_set was filled.
+ *
+ * Since: 0.1
+ */
+ZKR_API gboolean zkr_shared_count_try_set_value (ZkrSharedCount *count,
+                                                 const ZkrSharedCountValue *previous,
+                                                 gint value, int timeout_ms,
+                                                 GCancellable *cancellable, gboolean *was_set,
+                                                 GError **error);
+/**
+ * zkr_shared_count_try_set_value_async:
+ * @count: a #ZkrSharedCount
+ * @previous: the value the caller's new value was made from (copied)
+ * @value: the value to write
+ * @timeout_ms: the deadline
+ * @cancellable: (nullable): a #GCancellable, or %NULL
+ * @callback: (scope async): called once with the answer
+ * @user_data: (closure): data for @callback
+ *
+ * zkr_shared_count_try_set_value(), GIO style; finish with
+ * zkr_shared_count_try_set_value_finish().
+ *
+ * Thread: any thread; @callback runs once, in the GMainContext that is
+ * thread-default now.
+ *
+ * Since: 0.1
+ */
+ZKR_API void zkr_shared_count_try_set_value_async (ZkrSharedCount *count,
+                                                   const ZkrSharedCountValue *previous,
+                                                   gint value, int timeout_ms,
+                                                   GCancellable *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer user_data);
+/**
+ * zkr_shared_count_try_set_value_finish:
+ * @count: a #ZkrSharedCount
+ * @result: the #GAsyncResult passed to the callback
+ * @was_set: (out): as zkr_shared_count_try_set_value()
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes zkr_shared_count_try_set_value_async().
+ *
+ * Errors: those of zkr_shared_count_try_set_value().
+ *
+ * Thread: any thread, typically in the callback.
+ *
+ * Returns: %TRUE when @was_set was filled.
+ *
+ * Since: 0.1
+ */
+ZKR_API gboolean zkr_shared_count_try_set_value_finish (ZkrSharedCount *count,
+                                                        GAsyncResult *result,
+                                                        gboolean *was_set, GError **error);
 
 /**
  * zkr_shared_count_add_listener:

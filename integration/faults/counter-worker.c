@@ -8,6 +8,12 @@
  *       (one-shot: prints "final V", the counter read, then "node PATH OWNER"
  *       for every node under ROOT, ROOT included; OWNER is the ephemeral
  *       owner, 0 for a persistent or container node)
+ *   zkr-counter-worker --hosts H --path P --recreate BASE
+ *       (one-shot, the nemesis' re-create: deletes the counter's node and
+ *       creates it again holding BASE, in one transaction; prints
+ *       "recreate OLD OLD_CZXID NEW_CZXID", OLD the old node's last value,
+ *       or "recreate none" when there is no node yet, or
+ *       "recreate-error MESSAGE")
  *
  * DIR/w<I>.history, one line per event, CLOCK_MONOTONIC microseconds:
  *   start T MODE                     MODE optimistic or promoted
@@ -53,6 +59,8 @@ typedef struct {
   char *lock_path;
   char *dir;
   char *final_root;
+  gint64 recreate_base;
+  gboolean recreate;
   int id;
   int session_timeout_ms;
   int seed;
@@ -419,6 +427,100 @@ final_main (const Options *o)
   return ok ? 0 : 2;
 }
 
+/* ---- --recreate ----------------------------------------------------- */
+
+#define RECREATE_ATTEMPTS 40
+
+/* The node read after a sync (a read that may lag proves nothing): its
+ * value, or FALSE with @error (NO_NODE included). */
+static gboolean
+recreate_read (ZkrSession *session, const char *path, gint64 *value, ZkrStat *stat,
+               GError **error)
+{
+  g_autoptr (GBytes) data = NULL;
+  gsize len = 0;
+  const guint8 *bytes;
+
+  if (!zkr_node_sync (session, path, 5000, NULL, error))
+    return FALSE;
+  data = zkr_node_get (session, path, 5000, NULL, stat, error);
+  if (data == NULL)
+    return FALSE;
+  bytes = g_bytes_get_data (data, &len);
+  *value = 0;
+  for (gsize i = 0; i < len && len == 8; i++)
+    *value = (gint64) ((guint64) *value << 8 | bytes[i]);
+  return TRUE;
+}
+
+/* The delete is conditioned on the version read, so OLD is the old node's
+ * last value exactly; both in one transaction, so no client ever finds the
+ * node missing (and creates it at 1 itself). A commit whose reply was lost
+ * landed iff the node's czxid moved since (nobody else re-creates it). */
+static int
+recreate_main (const Options *o)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrSession *session = session_open (o, &error);
+  guint64 big_endian = GUINT64_TO_BE ((guint64) o->recreate_base);
+  gint64 value = 0, sent_value = 0, sent_czxid = 0;
+  ZkrStat stat = { 0 };
+  int rc = 2;
+
+  if (session == NULL || !zkr_session_wait_connected (session, 30000, NULL, &error))
+    goto out;
+  for (int attempt = 0; attempt < RECREATE_ATTEMPTS && rc == 2; attempt++)
+    {
+      g_autoptr (ZkrTxn) txn = NULL;
+
+      g_clear_error (&error);
+      if (!recreate_read (session, o->path, &value, &stat, &error))
+        {
+          if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE) && sent_czxid == 0)
+            {
+              printf ("recreate none\n");
+              rc = 0;
+            }
+          continue;
+        }
+      if (sent_czxid != 0 && stat.czxid != sent_czxid)
+        {
+          printf ("recreate %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n",
+                  sent_value, sent_czxid, stat.czxid);
+          rc = 0;
+          break;
+        }
+      txn = zkr_txn_new (session);
+      zkr_txn_delete (txn, o->path, stat.version);
+      zkr_txn_create (txn, o->path, &big_endian, 8, ZKR_CREATE_PERSISTENT);
+      sent_value = value;
+      sent_czxid = stat.czxid;
+      if (zkr_txn_commit (txn, 5000, NULL, &error))
+        {
+          ZkrStat created = { 0 };
+          gint64 now_value;
+
+          /* A multi's create answers no stat: the new czxid is read (0
+           * when that read fails; only the log shows it). */
+          recreate_read (session, o->path, &now_value, &created, NULL);
+          printf ("recreate %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n",
+                  sent_value, sent_czxid, created.czxid);
+          rc = 0;
+        }
+      else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_BAD_VERSION))
+        sent_czxid = 0;
+    }
+out:
+  if (rc != 0)
+    printf ("recreate-error %s\n", error != NULL ? error->message : "attempts ran out");
+  if (session != NULL)
+    {
+      zkr_session_close (session);
+      zkr_session_unref (session);
+    }
+  return rc;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -433,23 +535,30 @@ main (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "random seed", "N" },
     { "promoted", 0, 0, G_OPTION_ARG_NONE, &o.promoted, "promoted mode", NULL },
     { "final", 0, 0, G_OPTION_ARG_STRING, &o.final_root, "read the counter, list ROOT", "ROOT" },
+    { "recreate", 0, 0, G_OPTION_ARG_INT64, &o.recreate_base, "delete and create the counter "
+      "again holding BASE", "BASE" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("- zkr fault suite: counter mode");
   g_autoptr (GError) error = NULL;
+  gboolean parsed;
   int rc;
 
   g_option_context_add_main_entries (context, entries, NULL);
-  if (!g_option_context_parse (context, &argc, &argv, &error) || o.hosts == NULL ||
-      o.path == NULL || (o.final_root == NULL && (o.dir == NULL || o.lock_path == NULL)))
+  o.recreate_base = -1;
+  parsed = g_option_context_parse (context, &argc, &argv, &error);
+  o.recreate = o.recreate_base >= 0;
+  if (!parsed || o.hosts == NULL || o.path == NULL ||
+      (o.final_root == NULL && !o.recreate && (o.dir == NULL || o.lock_path == NULL)))
     {
       printf ("usage: %s\n", error != NULL ? error->message
                                            : "--hosts, --path, and --dir and --lock-path "
-                                             "or --final");
+                                             "or --final or --recreate");
       rc = 2;
     }
   else
-    rc = o.final_root != NULL ? final_main (&o) : client_main (&o);
+    rc = o.final_root != NULL ? final_main (&o) : o.recreate ? recreate_main (&o)
+                                                               : client_main (&o);
   g_free (o.hosts);
   g_free (o.path);
   g_free (o.lock_path);

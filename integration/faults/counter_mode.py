@@ -29,6 +29,22 @@ too). Let S be the successes, U the failures, F the final value.
 - Nodes: after every client exited, only the counter, its parent and the
   promoted clients' (empty) lock parent are left under ROOT; the mode then
   removes ROOT.
+
+A node's life. The nemesis also re-creates the counter's node (fault
+recreate-counter): counter-worker --recreate deletes it, at the version it
+read, and creates it again holding base n * LIFE_BASE at version 0, in one
+transaction (no client ever finds it missing), and logs the old node's last
+value. The counter then has lives: life 0 from 0 to the first re-create's
+old value, life n from its base to the next one's (the last to the final
+value). A version no longer names a node: a write computed from one life's
+value and taken by the next (the stale-version lost update) lands a value
+of the old life's range in the new node. So the rules above hold with the
+lives' ranges in place of 1..F: every post lies in its own life's range
+(base, last], the posts are distinct, the sum of the lives' increments is
+|S| + k with 0 <= k <= |U|, every value in a range no success returned is a
+hole owed to a failure, real-time order holds across lives (a re-create
+comes between them), and a life that ends below its base is a violation.
+So every increment acknowledged after a re-create is reflected in its life.
 """
 
 import ast
@@ -37,7 +53,7 @@ import os
 import subprocess
 import time
 
-from nemesis import stop_processes
+from nemesis import now_us, stop_processes
 
 CLIENTS = 8
 PROMOTED = 3  # the last 3 clients
@@ -53,7 +69,11 @@ COUNTER_FAULT_KINDS = [
     ("expire-session", 1.0),
     ("partition-client", 1.5),
     ("pause-client", 1.0),
+    ("recreate-counter", 1.5),
 ]
+# Life n of the counter's node starts at n * LIFE_BASE: far above what a
+# run's increments reach, so a post tells its life.
+LIFE_BASE = 1_000_000_000
 LIVENESS_SLACK_US = 1_000_000
 
 
@@ -114,8 +134,34 @@ def read_history(path, client, call_class, problems):
     return incs, calls, sessions
 
 
-def check_values(incs, final, problems):
-    """The value rules; returns k (the failures that landed)."""
+def lives_of(faults, final):
+    """The counter node's lives, [(base, last value)], from the nemesis'
+    re-creates (in order) and the final value; None when a re-create's
+    outcome is unknown (it is then a problem of its own)."""
+    lives, base = [], 0
+    for f in faults:
+        if f.get("kind") != "recreate-counter":
+            continue
+        if f.get("error"):
+            return None
+        if f.get("base") is not None:
+            lives.append((base, f["old"]))
+            base = f["base"]
+    lives.append((base, final))
+    return lives
+
+
+def life_values(lives):
+    """Every value some life's increments made: (base, last] per life."""
+    values = []
+    for base, last in lives:
+        values.extend(range(base + 1, last + 1))
+    return values
+
+
+def check_values(incs, lives, problems):
+    """The value rules over the node's lives; returns k (the failures that
+    landed)."""
     ok = [i for i in incs if i.outcome == "ok"]
     failed = [i for i in incs if i.outcome == "error"]
     for i in ok:
@@ -128,21 +174,33 @@ def check_values(incs, final, problems):
         if len(same) > 1:
             problems.append(f"value {post} returned as new {len(same)} times: "
                             + "; ".join(map(repr, same)))
+    for n, (base, last) in enumerate(lives):
+        if last < base:
+            problems.append(f"life {n} of the counter's node (base {base}) ended at {last}, "
+                            f"below its base: a value of an older life written into it")
+    ranges = {n: (base, last) for n, (base, last) in enumerate(lives)}
     for i in ok:
-        if not 1 <= i.post <= final:
-            problems.append(f"post outside 1..{final} (the final value): {i!r}")
-    k = final - len(ok)
+        n = i.post // LIFE_BASE
+        base, last = ranges.get(n, (None, None))
+        if base is None or not base < i.post <= last:
+            problems.append(f"post outside its life's range" +
+                            (f" ({base}, {last}]" if base is not None else "") + f": {i!r}")
+    made = sum(max(0, last - base) for base, last in lives)
+    final = lives[-1][1]
+    k = made - len(ok)
     if k < 0:
-        problems.append(f"final value {final} below the {len(ok)} increments reported "
-                        f"succeeded: a success that did not land")
+        problems.append(f"the lives made {made} increments (final value {final}), below the "
+                        f"{len(ok)} reported succeeded: a success that did not land")
     elif k > len(failed):
-        problems.append(f"final value {final} = {len(ok)} succeeded + {k}, but only "
+        problems.append(f"the lives made {made} increments (final value {final}) = "
+                        f"{len(ok)} succeeded + {k}, but only "
                         f"{len(failed)} increments failed: {k - len(failed)} landed that "
                         f"the library said did not (gave up) or never made")
-    if not failed and sorted(by_post) != list(range(1, final + 1)):
-        missing = sorted(set(range(1, final + 1)) - set(by_post))[:10]
-        problems.append(f"no increment failed, yet the posts are not exactly 1..{final}: "
-                        f"missing {missing}")
+    values = life_values(lives)
+    if not failed and sorted(by_post) != values:
+        missing = sorted(set(values) - set(by_post))[:10]
+        problems.append(f"no increment failed, yet the posts are not exactly the lives' "
+                        f"values: missing {missing}")
 
     # Real-time order among successes: sweep by start, keeping the largest
     # post among those that answered earlier.
@@ -162,7 +220,7 @@ def check_values(incs, final, problems):
 
     # Holes, each written by a distinct failure that started before every
     # success with a larger post answered.
-    holes = sorted(set(range(1, final + 1)) - set(by_post)) if final >= 0 else []
+    holes = sorted(set(values) - set(by_post))
     if holes and 0 <= k <= len(failed):
         posts = sorted(by_post)
         suffix = [float("inf")] * (len(posts) + 1)  # earliest answer of a post >= posts[n]
@@ -193,10 +251,13 @@ def check(run_dir, faults, stop_faults_at, stop_at, final, nodes, t_us, suite):
     if len(calls) != len(incs):
         problems.append(f"{len(incs)} increments but {len(calls)} call lines")
     k = None
+    lives = lives_of(faults, final)
     if final is None:
         problems.append("the final value could not be read")
+    elif lives is None:
+        problems.append("a re-create of the counter's node has no known outcome")
     else:
-        k = check_values(incs, final, problems)
+        k = check_values(incs, lives, problems)
 
     late = []
     for c in range(1, CLIENTS + 1):
@@ -222,6 +283,7 @@ def check(run_dir, faults, stop_faults_at, stop_at, final, nodes, t_us, suite):
              "failed": len(failed),
              "unknown": sum(1 for i in failed if i.code.endswith(" unknown")),
              "final": final, "k": k, "late": late, "deadlines": deadlines,
+             "lives": len(lives) if lives is not None else None,
              "codes": {}}
     for i in failed:
         stats["codes"][i.code] = stats["codes"].get(i.code, 0) + 1
@@ -254,7 +316,8 @@ def summary_line(stats, faults, problems, overruns, deadline_line):
             f"(lost reply, landing unknown {stats['unknown']}; by error: "
             + (", ".join(f"{code} {n}" for code, n in sorted(stats["codes"].items()))
                or "none") + f"), final {stats['final']} = "
-            f"succeeded + k, k {stats['k']}, faults {faults}, violations "
+            f"succeeded + k, k {stats['k']}, node lives {stats['lives']}, faults {faults}, "
+            f"violations "
             f"{len(problems) + len(overruns)}; {deadline_line(stats['deadlines'])}")
 
 
@@ -301,6 +364,28 @@ def remove_root(args, hosts):
     return None if result.returncode == 0 and out.endswith("count 0 rc ok") else out
 
 
+def with_recreate(nemesis_class, counter_worker):
+    """The suite's nemesis, with one more fault: the counter's node deleted
+    and created again (a new life, see above)."""
+    class CounterNemesis(nemesis_class):
+        def fault_recreate_counter(self, length, member):
+            base = (1 + sum(1 for f in self.log if f.get("base") is not None)) * LIFE_BASE
+            start = now_us()
+            result = subprocess.run([counter_worker, "--hosts", self.ensemble.hosts,
+                                     "--path", PATH, "--recreate", str(base)],
+                                    capture_output=True, text=True, timeout=300)
+            words = result.stdout.split()
+            record = {"target": f"the counter's node (base {base})", "worker": 0,
+                      "scope": "node", "start": start, "end": now_us(),
+                      "note": result.stdout.strip()}
+            if words[:1] == ["recreate"] and len(words) == 4:
+                record["old"], record["base"] = int(words[1]), base
+            elif words != ["recreate", "none"]:
+                record["error"] = result.stdout.strip() or f"exit {result.returncode}"
+            return record
+    return CounterNemesis
+
+
 def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_timeout_ms, say,
         suite=None):
     """Returns (ok, summary line, violations)."""
@@ -325,8 +410,8 @@ def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_tim
                 + (["--promoted"] if c > CLIENTS - PROMOTED else []),
                 stdout=log, stderr=subprocess.STDOUT))
             log.close()
-        nemesis = nemesis_class(seed, ensemble, proxies[:CLIENTS], clients, run_dir, args,
-                                kinds=COUNTER_FAULT_KINDS)
+        nemesis = with_recreate(nemesis_class, args.counter_worker)(
+            seed, ensemble, proxies[:CLIENTS], clients, run_dir, args, kinds=COUNTER_FAULT_KINDS)
         nemesis.run(time.monotonic() + fault_s)
         faults = nemesis.log
         stop_faults_at = max((f["end"] for f in faults), default=int(time.monotonic() * 1e6))
