@@ -288,7 +288,8 @@ test_request_size__chroot_and_namespace_are_counted (void)
 
 /* Two sets of 600,000 bytes: each fits, together they do not. Sent, the
  * server closed the connection (the session SUSPENDED, a small write right
- * behind answered CONNECTION_LOSS). */
+ * behind answered CONNECTION_LOSS). Then one set that alone is too large
+ * for its path. */
 static void
 test_request_size__txn_of_two_large_sets_refused_with_nothing_sent (void)
 {
@@ -310,6 +311,20 @@ test_request_size__txn_of_two_large_sets_refused_with_nothing_sent (void)
   CU_ASSERT_FALSE (zkr_txn_commit (txn, ITEST_CALL_MS, NULL, &error));
   ASSERT_REFUSED (&q, error, multi_size (2, multi_set_body (strlen (a), each) +
                                                 multi_set_body (strlen (b), each)));
+  g_clear_error (&error);
+  g_clear_pointer (&txn, zkr_txn_unref);
+  /* One set of the most data a node takes, on a 4,005-byte path (which
+   * zkr_node_set() refused, and the transaction sent). */
+  {
+    g_autofree char *name = g_strnfill (4005 - strlen (q.root) - 1, 'l');
+    g_autofree char *long_path = g_strdup_printf ("%s/%s", q.root, name);
+
+    txn = zkr_txn_new (q.session);
+    zkr_txn_set (txn, long_path, q.data, ZKR_NODE_MAX_DATA_SIZE, -1);
+    CU_ASSERT_FALSE (zkr_txn_commit (txn, ITEST_CALL_MS, NULL, &error));
+    ASSERT_REFUSED (&q, error,
+                    multi_size (1, multi_set_body (4005, ZKR_NODE_MAX_DATA_SIZE)));
+  }
   quiet_end (&q);
 }
 
@@ -484,6 +499,17 @@ test_request_size__service_registration_refused_at_once (void)
       CU_ASSERT_TRUE (zkr_service_discovery_register (discovery, instance, ITEST_CALL_MS, NULL,
                                                       &error));
       CU_ASSERT_PTR_NULL (error);
+      if (types[i] == ZKR_SERVICE_DYNAMIC)
+        {
+          /* Its data is used for every re-creation: a create's size. */
+          ZkrServiceInstance *larger = instance_new (types[i], payload + 1, &json_len);
+
+          CU_ASSERT_FALSE (zkr_service_discovery_update (discovery, larger, ITEST_CALL_MS, NULL,
+                                                         &error));
+          ASSERT_REFUSED (&q, error, LIMIT + 1);
+          g_clear_error (&error);
+          zkr_service_instance_free (larger);
+        }
       CU_ASSERT_TRUE (zkr_service_discovery_unregister (discovery, "svc", "one", ITEST_CALL_MS,
                                                         NULL, &error));
       CU_ASSERT_PTR_NULL (error);
