@@ -7,6 +7,14 @@
 
 G_BEGIN_DECLS
 
+/* zkr's own return code, below every code of ZooKeeper's: a request over
+ * ZooKeeper's size limit (ZKR_NODE_MAX_REQUEST_SIZE), refused by core/ops.c
+ * before anything was sent, the session untouched; the reply's
+ * request_size says how large it was. Final: not retryable, not a server
+ * answer (the same request is refused again). Translated here into
+ * ZKR_ERROR_INVALID_ARGUMENT naming the size. */
+#define ZKR_ZK_REQUEST_TOO_LARGE (-20000)
+
 /* The ZkrError a ZooKeeper return code maps to (ZOK maps to 0). */
 ZkrError zkr__error_code_from_zk (int rc);
 
@@ -31,6 +39,24 @@ void zkr__set_error_from_zk (GError **error,
                              const char *op,
                              const char *path,
                              gint64 session_id);
+
+/* As zkr__set_error_from_zk(), with the reply's @request_size, which a
+ * ZKR_ZK_REQUEST_TOO_LARGE answer names (other codes ignore it). */
+void zkr__set_error_from_reply_rc (GError **error,
+                                   int rc,
+                                   gsize request_size,
+                                   const char *op,
+                                   const char *path,
+                                   gint64 session_id);
+
+/* ZKR_ERROR_INVALID_ARGUMENT for a request of @size bytes (0: not known)
+ * over ZooKeeper's limit: "OP PATH: invalid request of N bytes: more than
+ * ZooKeeper takes (1048575 bytes, ZKR_NODE_MAX_REQUEST_SIZE); nothing was
+ * sent". The one wording, for the calls' own checks and the door's. */
+void zkr__set_error_request_too_large (GError **error,
+                                       const char *op,
+                                       const char *path,
+                                       gsize size);
 
 /* The error of every cancelled call (include/zkr/error.h): G_IO_ERROR /
  * G_IO_ERROR_CANCELLED, as GIO's own g_cancellable_set_error_if_cancelled()

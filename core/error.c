@@ -2,6 +2,7 @@
  * return codes become ZkrError codes and messages, and the one maker of a
  * cancelled call's error (G_IO_ERROR_CANCELLED). */
 
+#include <zkr/node.h>
 #include <zookeeper/zookeeper.h>
 
 #include "error-private.h"
@@ -129,6 +130,8 @@ static const ZkCodeEntry zk_codes[] = {
   { ZRECONFIGDISABLED, "ZRECONFIGDISABLED", ZKR_ERROR_ZOOKEEPER },
   { ZSESSIONCLOSEDREQUIRESASLAUTH, "ZSESSIONCLOSEDREQUIRESASLAUTH", ZKR_ERROR_AUTH },
   { ZTHROTTLEDOP, "ZTHROTTLEDOP", ZKR_ERROR_CONNECTION_LOSS },
+  /* zkr's own: refused before sending (core/ops.c). */
+  { ZKR_ZK_REQUEST_TOO_LARGE, "ZKR_REQUEST_TOO_LARGE", ZKR_ERROR_INVALID_ARGUMENT },
 };
 
 static const ZkCodeEntry *
@@ -203,15 +206,47 @@ zkr__zk_rc_is_server_answer (int rc)
 }
 
 void
+zkr__set_error_request_too_large (GError **error,
+                                  const char *op,
+                                  const char *path,
+                                  gsize size)
+{
+  g_autofree char *size_text = size > 0 ? g_strdup_printf (" of %" G_GSIZE_FORMAT " bytes", size)
+                                        : NULL;
+
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+               "%s%s%s: invalid request%s: more than ZooKeeper takes (%d bytes, "
+               "ZKR_NODE_MAX_REQUEST_SIZE); nothing was sent",
+               op, path != NULL ? " " : "", path != NULL ? path : "",
+               size_text != NULL ? size_text : "", ZKR_NODE_MAX_REQUEST_SIZE);
+}
+
+void
 zkr__set_error_from_zk (GError **error,
                         int rc,
                         const char *op,
                         const char *path,
                         gint64 session_id)
 {
+  zkr__set_error_from_reply_rc (error, rc, 0, op, path, session_id);
+}
+
+void
+zkr__set_error_from_reply_rc (GError **error,
+                              int rc,
+                              gsize request_size,
+                              const char *op,
+                              const char *path,
+                              gint64 session_id)
+{
   g_autofree char *session_text = NULL;
 
   g_return_if_fail (rc != ZOK);
+  if (rc == ZKR_ZK_REQUEST_TOO_LARGE)
+    {
+      zkr__set_error_request_too_large (error, op, path, request_size);
+      return;
+    }
   if (session_id != 0)
     session_text = g_strdup_printf (" [session 0x%" G_GINT64_MODIFIER "x]", session_id);
   g_set_error (error, ZKR_ERROR, zkr__error_code_from_zk (rc),

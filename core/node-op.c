@@ -255,8 +255,9 @@ op_answer (NodeOp *op, GError *error, ZkrNodeResult *result)
   op_unref (op);
 }
 
+/* @request_size: a ZKR_ZK_REQUEST_TOO_LARGE reply's, named in the error. */
 static void
-op_answer_rc (NodeOp *op, int rc)
+op_answer_reply_rc (NodeOp *op, int rc, gsize request_size)
 {
   GError *error = NULL;
 
@@ -266,9 +267,15 @@ op_answer_rc (NodeOp *op, int rc)
     g_set_error (&error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED, "%s %s: the session is closed",
                  zkr__node_kind_name (op->kind), op->user_path);
   else
-    zkr__set_error_from_zk (&error, rc, zkr__node_kind_name (op->kind), op->user_path,
-                            zkr_session_get_id (op->session));
+    zkr__set_error_from_reply_rc (&error, rc, request_size, zkr__node_kind_name (op->kind),
+                                  op->user_path, zkr_session_get_id (op->session));
   op_answer (op, error, NULL);
+}
+
+static void
+op_answer_rc (NodeOp *op, int rc)
+{
+  op_answer_reply_rc (op, rc, 0);
 }
 
 static void
@@ -565,7 +572,7 @@ op_parent_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
          * be sent again (our node's own create has not left yet). */
         op_retry_later (op, reply->rc);
       else
-        op_answer_rc (op, reply->rc);
+        op_answer_reply_rc (op, reply->rc, reply->request_size);
     }
   op_unref (op);
 }
@@ -627,7 +634,8 @@ op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   if (protected_create)
     {
       op->create_in_flight = FALSE;
-      if (rc != ZOK && zkr__zk_rc_is_server_answer (rc) && !zkr__zk_rc_is_retryable (rc))
+      if (rc != ZOK && ((zkr__zk_rc_is_server_answer (rc) && !zkr__zk_rc_is_retryable (rc)) ||
+                        rc == ZKR_ZK_REQUEST_TOO_LARGE))
         op->maybe_created = op->needs_recovery; /* this one made nothing */
     }
   if (op->step != OP_SENT)
@@ -660,7 +668,7 @@ op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
       op_retry_later (op, rc);
     }
   else
-    op_answer_rc (op, rc);
+    op_answer_reply_rc (op, rc, reply->request_size);
   op_unref (op);
 }
 

@@ -93,6 +93,16 @@ gboolean zkr__node_check_path (const char *path, ZkrNodeKind kind, gboolean sequ
                                GError **error);
 gboolean zkr__node_check_data (const void *data, gsize len, GError **error);
 gboolean zkr__node_check_version (int version, GError **error);
+/* FALSE and a ZKR_ERROR_INVALID_ARGUMENT naming its size when the request
+ * would be over ZooKeeper's limit (ZKR_NODE_MAX_REQUEST_SIZE): a create
+ * with @options (as zkr_node_create_full() takes them, checked; a
+ * protected create's longer name counted) or, @options NULL, a set, of
+ * @len bytes at @path (the user's: the session's namespace is added).
+ * The op door's count (zkr__op_request_size), for calls and recipes that
+ * refuse at their start; @op names the call in the message. Any thread. */
+gboolean zkr__node_check_request_size (ZkrSession *session, const char *op, const char *path,
+                                       gsize len, const ZkrCreateOptions *options,
+                                       GError **error);
 /* A mode that needs no TTL (the transactions' modes: their multi has no
  * TTL); a TTL mode is refused, named. */
 gboolean zkr__node_check_mode (ZkrCreateMode mode, GError **error);

@@ -112,7 +112,10 @@ tree_reply_ends (ZkrNodeTree *tree, int rc)
       tree_done (tree, ZCLOSING);
       return TRUE;
     }
-  if (zkr__zk_rc_is_retryable (rc) || !zkr__zk_rc_is_server_answer (rc))
+  /* A request refused for its size never left and would be refused
+   * again: final, answered as the server's refusals are. */
+  if ((zkr__zk_rc_is_retryable (rc) || !zkr__zk_rc_is_server_answer (rc)) &&
+      rc != ZKR_ZK_REQUEST_TOO_LARGE)
     {
       tree_wait (tree);
       return TRUE;

@@ -10,6 +10,7 @@
 #include "context.h"
 #include "error-private.h"
 #include "node-private.h"
+#include "nodename.h"
 #include "path.h"
 #include "session-private.h"
 
@@ -196,27 +197,33 @@ check_acl (const ZkrAclEntry *acl, guint n_acl, GError **error)
   return TRUE;
 }
 
-/* The size of a create or set request as ZooKeeper frames it (length,
- * header, path, data, ACL, flags, TTL): a server closes the connection of
- * a client sending more than its jute.maxbuffer, so it is refused here. */
-static gboolean
-check_request_size (ZkrSession *session, const char *path, gsize len, const ZkrAclEntry *acl,
-                    guint n_acl, GError **error)
+/* The op door's own count (zkr__op_request_size), asked at the call's
+ * start so that the refusal comes before anything is queued; the door
+ * refuses the same request again should anything get past this. */
+gboolean
+zkr__node_check_request_size (ZkrSession *session, const char *op, const char *path, gsize len,
+                              const ZkrCreateOptions *options, GError **error)
 {
-  gsize full_len = zkr__path_prefix_namespace_len (zkr__session_get_options (session)->name_space,
-                                                   path);
-  gsize size = 4 + 8 + 4 + full_len + 4 + len + 4 + 4 + 8;
+  const char *name_space = zkr__session_get_options (session)->name_space;
+  ZkrRequestPart part = { .kind = ZKR_REQUEST_SET, .data_len = (gssize) len };
+  struct ACL_vector *acl = NULL;
+  gsize size;
 
-  if (acl == NULL)
-    size += 64; /* the session's ACL: world:anyone or auth with an id */
-  for (guint i = 0; i < n_acl; i++)
-    size += 4 + 4 + strlen (acl[i].scheme) + 4 + strlen (acl[i].id);
-  if (size > ZKR_NODE_MAX_REQUEST_SIZE)
-    return invalid (error,
-                    "invalid request of %" G_GSIZE_FORMAT " bytes (data of %" G_GSIZE_FORMAT
-                    " bytes, path and ACL): more than ZooKeeper takes (%d bytes, "
-                    "ZKR_NODE_MAX_REQUEST_SIZE)", size, len, ZKR_NODE_MAX_REQUEST_SIZE);
-  return TRUE;
+  part.path_len = zkr__path_prefix_namespace_len (name_space, path);
+  if (options != NULL)
+    {
+      part.kind = mode_has_ttl (options->mode) ? ZKR_REQUEST_CREATE_TTL : ZKR_REQUEST_CREATE;
+      if (options->protection)
+        part.path_len += ZKR_NODE_PROTECTED_PREFIX_LEN;
+      if (options->acl != NULL)
+        part.acl = acl = zkr__node_acl_new (options->acl, options->n_acl);
+    }
+  size = zkr__op_request_size (session, &part, 1, FALSE);
+  zkr__node_acl_free (acl);
+  if (size <= ZKR_NODE_MAX_REQUEST_SIZE)
+    return TRUE;
+  zkr__set_error_request_too_large (error, op, path, size);
+  return FALSE;
 }
 
 static gboolean
@@ -231,7 +238,7 @@ create_check (ZkrSession *session, const char *path, const void *data, gsize len
                                error) &&
          zkr__node_check_data (data, len, error) &&
          check_acl (options->acl, options->n_acl, error) &&
-         check_request_size (session, path, len, options->acl, options->n_acl, error);
+         zkr__node_check_request_size (session, "create", path, len, options, error);
 }
 
 struct ACL_vector *
@@ -543,7 +550,7 @@ zkr_node_set_async (ZkrSession *session, const char *path, const void *data, gsi
   checked = zkr__node_check_path (path, ZKR_NODE_SET, FALSE, &error) &&
             zkr__node_check_data (data, len, &error) &&
             zkr__node_check_version (version, &error) &&
-            check_request_size (session, path, len, NULL, 0, &error);
+            zkr__node_check_request_size (session, "set", path, len, NULL, &error);
   node_start (session, &request, timeout_ms, cancellable,
               zkr__call_new (zkr_node_set_async, callback, user_data),
               checked, error);

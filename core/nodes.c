@@ -269,9 +269,11 @@ delete_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     delete_finish (del, ZOK);
   else if (zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED)
     delete_finish (del, ZCLOSING);
-  else if (zkr__zk_rc_is_retryable (reply->rc) || !zkr__zk_rc_is_server_answer (reply->rc))
+  else if ((zkr__zk_rc_is_retryable (reply->rc) || !zkr__zk_rc_is_server_answer (reply->rc)) &&
+           reply->rc != ZKR_ZK_REQUEST_TOO_LARGE)
     /* Pending: send again once connected; a fresh session after LOST may
-     * delete the old session's node as well. */
+     * delete the old session's node as well. (A request refused for its
+     * size never leaves: final.) */
     connect_wait_start (&del->wait);
   else
     delete_finish (del, reply->rc);
@@ -498,7 +500,8 @@ create_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   int rc = reply->rc;
 
   create->in_flight = FALSE;
-  if (rc != ZOK && !zkr__zk_rc_is_server_answer (rc))
+  /* Refused for its size, it never left: it made nothing. */
+  if (rc != ZOK && !zkr__zk_rc_is_server_answer (rc) && rc != ZKR_ZK_REQUEST_TOO_LARGE)
     create->maybe_created = TRUE;
   /* A handle closed under us by LOST is not the user's close. */
   if (rc == ZCLOSING && zkr_session_get_state (session) != ZKR_SESSION_STATE_CLOSED)

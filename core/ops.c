@@ -6,7 +6,10 @@
 
 #include <string.h>
 
+#include <zkr/node.h>
+
 #include "error-private.h"
+#include "log.h"
 #include "ops.h"
 #include "wait.h"
 
@@ -15,6 +18,7 @@ typedef struct {
                         * because closing fails them all first */
   ZkrReplyFunc func;
   gpointer user_data;
+  ZkrRequestKind kind;   /* what follows the path: for the size */
   gboolean is_create;
   gboolean is_set;
   gboolean may_rewrite;  /* tests: the answer may be rewritten (hook) */
@@ -384,13 +388,78 @@ strings_done (int rc, const struct String_vector *strings, const void *data)
 
 typedef int (*IssueFunc) (zhandle_t *zh, OpCall *call);
 
+gsize
+zkr__op_request_size (ZkrSession *session, const ZkrRequestPart *parts, guint n_parts,
+                      gboolean multi)
+{
+  const struct ACL_vector *session_acl = zkr__session_get_acl_vector (session);
+  ZkrRequestPart small[4];
+  ZkrRequestPart *sent = n_parts <= G_N_ELEMENTS (small) ? small : g_new (ZkrRequestPart, n_parts);
+  gsize size;
+
+  for (guint i = 0; i < n_parts; i++)
+    {
+      sent[i] = parts[i];
+      if (sent[i].acl == NULL)
+        sent[i].acl = session_acl;
+    }
+  size = zkr__request_size (sent, n_parts, multi, zkr__session_get_chroot_len (session));
+  if (sent != small)
+    g_free (sent);
+  return size;
+}
+
+gsize
+zkr__op_multi_size (ZkrSession *session, const ZkrMultiOp *ops, guint count)
+{
+  static const ZkrRequestKind kinds[] = {
+    [ZKR_MULTI_CREATE] = ZKR_REQUEST_CREATE, [ZKR_MULTI_SET] = ZKR_REQUEST_SET,
+    [ZKR_MULTI_DELETE] = ZKR_REQUEST_DELETE, [ZKR_MULTI_CHECK] = ZKR_REQUEST_CHECK,
+  };
+  ZkrRequestPart *parts = g_new0 (ZkrRequestPart, MAX (count, 1));
+  gsize size;
+
+  for (guint i = 0; i < count; i++)
+    parts[i] = (ZkrRequestPart) { .kind = kinds[ops[i].kind], .path_len = strlen (ops[i].path),
+                                  .data_len = ops[i].data != NULL ? ops[i].len : -1 };
+  size = zkr__op_request_size (session, parts, count, TRUE);
+  g_free (parts);
+  return size;
+}
+
+static gsize
+op_call_size (ZkrSession *session, const OpCall *call)
+{
+  ZkrRequestPart part = { .kind = call->kind };
+
+  if (call->multi_ops != NULL)
+    return zkr__op_multi_size (session, call->multi_ops, call->multi_count);
+  part.path_len = strlen (call->path);
+  part.data_len = call->data != NULL ? call->len : -1;
+  part.acl = call->acl;
+  return zkr__op_request_size (session, &part, 1, FALSE);
+}
+
+/* The one door (ops.h): every request is counted before it may leave. */
 static void
 op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
 {
   zhandle_t *zh;
   int rc;
+  gsize size;
 
   call->session = session;
+  size = op_call_size (session, call);
+  if (size > ZKR_NODE_MAX_REQUEST_SIZE)
+    {
+      /* The server would close the connection: refused, nothing sent
+       * (send_time 0), answered as any request refused before it left. */
+      zkr__debug ("request %s of %" G_GSIZE_FORMAT " bytes refused: over %d bytes",
+                  call->path != NULL ? call->path : "(multi)", size, ZKR_NODE_MAX_REQUEST_SIZE);
+      call->reply.request_size = size;
+      op_complete (call, ZKR_ZK_REQUEST_TOO_LARGE, NULL);
+      return;
+    }
   /* Before the handle's lock, which is the session's. */
   call->may_rewrite = zkr__session_test_rewrite_applies (session, call->path);
   zh = zkr__session_lock_handle (session, &call->reply.session_id, &call->reply.generation);
@@ -433,10 +502,11 @@ zkr__buffer_dup (const char *data, int len)
 static void sync_done (ZkrSession *session, ZkrReply *reply, gpointer user_data);
 
 static OpCall *
-op_call_new (const char *path, ZkrReplyFunc func, gpointer user_data)
+op_call_new (ZkrRequestKind kind, const char *path, ZkrReplyFunc func, gpointer user_data)
 {
   OpCall *call = op_call_alloc ();
 
+  call->kind = kind;
   call->path = path;
   call->func = func;
   call->user_data = user_data;
@@ -469,7 +539,7 @@ void
 zkr__op_create_full (ZkrSession *session, const char *path, const char *data, int len,
                      int flags, ZkrWake wake, ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ZKR_REQUEST_CREATE, path, func, user_data);
 
   call->wake = wake;
   call->is_create = TRUE;
@@ -485,7 +555,8 @@ zkr__op_create_ext (ZkrSession *session, const char *path, const char *data, int
                     int flags, const struct ACL_vector *acl, gint64 ttl_ms, ZkrWake wake,
                     ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ttl_ms > 0 ? ZKR_REQUEST_CREATE_TTL : ZKR_REQUEST_CREATE, path,
+                              func, user_data);
 
   call->wake = wake;
   call->is_create = TRUE;
@@ -514,7 +585,7 @@ void
 zkr__op_delete_full (ZkrSession *session, const char *path, int version, ZkrWake wake,
                      ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ZKR_REQUEST_DELETE, path, func, user_data);
 
   call->wake = wake;
   call->version = version;
@@ -538,7 +609,7 @@ void
 zkr__op_exists_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
                      ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ZKR_REQUEST_READ, path, func, user_data);
 
   call->wake = wake;
   call->watch = watch;
@@ -562,7 +633,7 @@ void
 zkr__op_get_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
                   ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ZKR_REQUEST_READ, path, func, user_data);
 
   call->wake = wake;
   call->watch = watch;
@@ -586,7 +657,7 @@ void
 zkr__op_get_children_full (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
                            ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ZKR_REQUEST_READ, path, func, user_data);
 
   call->wake = wake;
   call->watch = watch;
@@ -603,7 +674,7 @@ void
 zkr__op_get_children2 (ZkrSession *session, const char *path, gboolean watch, ZkrWake wake,
                        ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ZKR_REQUEST_READ, path, func, user_data);
 
   call->wake = wake;
   call->watch = watch;
@@ -628,7 +699,7 @@ void
 zkr__op_set_full (ZkrSession *session, const char *path, const char *data, int len,
                   int version, ZkrWake wake, ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (path, func, user_data);
+  OpCall *call = op_call_new (ZKR_REQUEST_SET, path, func, user_data);
 
   call->wake = wake;
   call->is_set = TRUE;
@@ -648,7 +719,7 @@ void
 zkr__op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func,
                    gpointer user_data)
 {
-  op_send (session, op_call_new (path, func, user_data), issue_sync_path);
+  op_send (session, op_call_new (ZKR_REQUEST_SYNC, path, func, user_data), issue_sync_path);
 }
 
 /* ---- multi ---------------------------------------------------------- */
@@ -728,7 +799,8 @@ void
 zkr__op_multi (ZkrSession *session, const ZkrMultiOp *ops, guint count, ZkrWake wake,
                ZkrReplyFunc func, gpointer user_data)
 {
-  OpCall *call = op_call_new (NULL, func, user_data);
+  /* The kind is each operation's (op_call_size). */
+  OpCall *call = op_call_new (ZKR_REQUEST_SYNC, NULL, func, user_data);
 
   call->wake = wake;
   call->multi_ops = ops;

@@ -10,6 +10,7 @@
 
 #include <zookeeper/zookeeper.h>
 
+#include "request-size.h"
 #include "session-private.h"
 
 G_BEGIN_DECLS
@@ -32,6 +33,8 @@ typedef struct {
   GBytes *data;        /* (nullable) get: the node's data */
   GArray *results;     /* (nullable) multi: one ZkrMultiResult per
                         * operation, in order, when the server answered */
+  gsize request_size;  /* ZKR_ZK_REQUEST_TOO_LARGE (error-private.h): the
+                        * refused request's size in bytes */
 } ZkrReply;
 
 /* One operation of a multi (zkr__op_multi). Paths are full paths. */
@@ -84,6 +87,24 @@ typedef enum {
    * own node): the data is not copied off the completion thread. */
   ZKR_REPLY_STAT_ONLY = 1 << 2,
 } ZkrWake;
+
+/* The one door: every request below leaves through one function that
+ * first counts its size on the wire (zkr__request_size: the path as
+ * libzookeeper sends it, with the chroot; the data; the ACL sent; a
+ * multi's every operation) and refuses one over ZooKeeper's limit
+ * (ZKR_NODE_MAX_REQUEST_SIZE, its default jute.maxbuffer, which the server
+ * answers by closing the connection): nothing is sent, and the reply is
+ * ZKR_ZK_REQUEST_TOO_LARGE with the size in request_size, on the worker as
+ * any reply. The public calls check the same count at their start
+ * (zkr__op_request_size), so that their error comes before anything is
+ * queued; the door is the guarantee for everything else. */
+
+/* The size of the request made of @parts (a create's NULL acl: the
+ * session's) as the senders below would send it on @session. Any thread. */
+gsize zkr__op_request_size (ZkrSession *session, const ZkrRequestPart *parts, guint n_parts,
+                            gboolean multi);
+/* The same for zkr__op_multi (@session, @ops, @count). */
+gsize zkr__op_multi_size (ZkrSession *session, const ZkrMultiOp *ops, guint count);
 
 /* Paths are full ZooKeeper paths (namespace already applied). With @watch,
  * a data (get, exists) or child (get_children) watch is left through the

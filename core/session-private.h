@@ -115,6 +115,9 @@ void zkr__session_timer_clear (ZkrSession *session, guint *id);
 /* Applies the namespace: "/a" -> "/ns/a". (transfer full) */
 char *zkr__session_resolve_path (ZkrSession *session, const char *path);
 const struct ACL_vector *zkr__session_get_acl_vector (ZkrSession *session);
+/* The length of the connect string's chroot (0: none), which libzookeeper
+ * puts in front of every path it sends. Read-only after new(): any thread. */
+gsize zkr__session_get_chroot_len (ZkrSession *session);
 ZkrRetryPolicy *zkr__session_get_retry_policy (ZkrSession *session);
 const ZkrSessionOptions *zkr__session_get_options (ZkrSession *session);
 

@@ -804,6 +804,12 @@ zkr__session_get_acl_vector (ZkrSession *session)
   return &session->acl;
 }
 
+gsize
+zkr__session_get_chroot_len (ZkrSession *session)
+{
+  return session->hosts.chroot != NULL ? strlen (session->hosts.chroot) : 0;
+}
+
 ZkrRetryPolicy *
 zkr__session_get_retry_policy (ZkrSession *session)
 {

@@ -241,6 +241,7 @@ zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
   ZkrNodeRequest request = { .kind = ZKR_NODE_MULTI, .version = -1 };
   ZkrMultiOp *multi;
   ZkrCall *call;
+  gsize size;
 
   g_return_if_fail (txn != NULL);
   g_return_if_fail (txn->state == TXN_BUILDING);
@@ -262,7 +263,19 @@ zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
   request.multi = multi;
   /* For messages: "transaction /first/path: ...". */
   request.path = g_array_index (txn->ops, TxnOp, 0).path;
-  zkr__node_op_start (txn->session, &request, timeout_ms, cancellable, call);
+  /* Each operation may fit and the whole not: refused here, before
+   * anything is queued, by the op door's own count (which would refuse
+   * it again at the send). */
+  size = zkr__op_multi_size (txn->session, multi, request.multi_count);
+  if (size > ZKR_NODE_MAX_REQUEST_SIZE)
+    {
+      GError *error = NULL;
+
+      zkr__set_error_request_too_large (&error, "transaction", request.path, size);
+      zkr__call_return (call, NULL, NULL, error);
+    }
+  else
+    zkr__node_op_start (txn->session, &request, timeout_ms, cancellable, call);
   multi_ops_free (multi, request.multi_count);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "discovery-private.h"
+#include "node-private.h"
 #include "path.h"
 #include "ref.h"
 
@@ -223,6 +224,12 @@ zkr_service_discovery_register (ZkrServiceDiscovery *discovery,
   if (!zkr__path_validate (path, error))
     return FALSE;
   json = zkr_service_instance_to_json (instance, &len);
+  /* Refused at once, before the old registration goes: a DYNAMIC node's
+   * create over ZooKeeper's size limit would never be made. */
+  if (!zkr__node_check_request_size (discovery->session, "register service instance", path, len,
+                                     &(ZkrCreateOptions) { .mode = ZKR_CREATE_EPHEMERAL },
+                                     error))
+    return FALSE;
   /* A registration of the same id replaces ours (Curator's too): the old
    * one stops being kept first, so that it cannot make its node again. */
   {

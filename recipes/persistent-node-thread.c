@@ -226,6 +226,21 @@ create_answered (GObject *source, GAsyncResult *result, gpointer data)
       pause_after (core, error);
       return;
     }
+  else if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT))
+    {
+      /* Refused before it was sent (over ZooKeeper's size limit, which
+       * new() and set_data() check first): every try would be refused the
+       * same, so none is made until new data or a new connection; the
+       * waiters hear why. */
+      g_mutex_lock (&core->lock);
+      if (core->init_failure == NULL)
+        core->init_failure = g_error_copy (error);
+      g_mutex_unlock (&core->lock);
+      zkr__persistent_node_answer_waiters (core, error);
+      set_phase (core, PHASE_OFFLINE);
+      request_done (core);
+      return;
+    }
   else
     {
       request_done (core);

@@ -6,6 +6,7 @@
 
 #include "context.h"
 #include "error-private.h"
+#include "node-private.h"
 #include "path.h"
 #include "persistent-node-private.h"
 #include "ref.h"
@@ -244,6 +245,18 @@ validate_new (const char *path, ZkrCreateMode mode, const void *data, gsize len,
   return validate_data (data, len, error);
 }
 
+/* The create the node's thread would send (it makes parents as
+ * containers, which are smaller): refused at once, not tried again and
+ * again by the thread. */
+static gboolean
+check_create_size (ZkrSession *session, const char *path, ZkrCreateMode mode,
+                   gboolean protection, gsize len, GError **error)
+{
+  ZkrCreateOptions options = { .mode = mode, .protection = protection };
+
+  return zkr__node_check_request_size (session, "persistent node", path, len, &options, error);
+}
+
 ZkrPersistentNode *
 zkr_persistent_node_new (ZkrSession *session, const char *path, ZkrCreateMode mode,
                          gboolean protection, const void *data, gsize len, GError **error)
@@ -254,7 +267,8 @@ zkr_persistent_node_new (ZkrSession *session, const char *path, ZkrCreateMode mo
   g_return_val_if_fail (session != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  if (!validate_new (path, mode, data, len, error))
+  if (!validate_new (path, mode, data, len, error) ||
+      !check_create_size (session, path, mode, protection, len, error))
     return NULL;
   core = g_new0 (ZkrPersistentCore, 1);
   g_atomic_ref_count_init (&core->ref);
@@ -481,7 +495,9 @@ zkr_persistent_node_set_data (ZkrPersistentNode *node, const void *data, gsize l
 
   g_return_val_if_fail (node != NULL, FALSE);
   core = node->core;
-  if (!validate_data (data, len, error))
+  if (!validate_data (data, len, error) ||
+      !check_create_size (core->session, core->base_path, core->mode, core->protection, len,
+                          error))
     return FALSE;
   g_mutex_lock (&core->lock);
   if (core->life == LIFE_CLOSED)

@@ -316,6 +316,29 @@ test_error__error_names_cover_a_cancel (void)
   CU_ASSERT_STRING_EQUAL (zkr_error_name (NULL), "NONE");
 }
 
+/* A request refused for its size before sending: INVALID_ARGUMENT naming
+ * the size and the limit; final, never taken for the server's answer. */
+static void
+test_error__a_request_too_large_names_its_size (void)
+{
+  g_autoptr (GError) sized = NULL;
+  g_autoptr (GError) unsized = NULL;
+
+  CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZKR_ZK_REQUEST_TOO_LARGE),
+                   ZKR_ERROR_INVALID_ARGUMENT);
+  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZKR_ZK_REQUEST_TOO_LARGE));
+  CU_ASSERT_FALSE (zkr__zk_rc_is_server_answer (ZKR_ZK_REQUEST_TOO_LARGE));
+  zkr__set_error_from_reply_rc (&sized, ZKR_ZK_REQUEST_TOO_LARGE, 1200113, "set", "/a", 0x12);
+  CU_ASSERT_TRUE (g_error_matches (sized, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+  CU_ASSERT_STRING_EQUAL (sized->message,
+                          "set /a: invalid request of 1200113 bytes: more than ZooKeeper takes "
+                          "(1048575 bytes, ZKR_NODE_MAX_REQUEST_SIZE); nothing was sent");
+  zkr__set_error_from_zk (&unsized, ZKR_ZK_REQUEST_TOO_LARGE, "get", NULL, 0);
+  CU_ASSERT_STRING_EQUAL (unsized->message,
+                          "get: invalid request: more than ZooKeeper takes (1048575 bytes, "
+                          "ZKR_NODE_MAX_REQUEST_SIZE); nothing was sent");
+}
+
 static gpointer
 name_unknown_codes (gpointer data)
 {
@@ -361,6 +384,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_error__unknown_names_are_per_thread),
     ZKR_TEST_CASE (test_error__a_cancel_is_gio_cancelled_naming_the_call),
     ZKR_TEST_CASE (test_error__error_names_cover_a_cancel),
+    ZKR_TEST_CASE (test_error__a_request_too_large_names_its_size),
     { NULL, NULL },
   };
 

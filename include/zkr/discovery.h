@@ -530,7 +530,10 @@ ZKR_API const char *zkr_service_discovery_get_base_path (ZkrServiceDiscovery *di
  * made again, as Curator does, so that watchers fire). Registering an id
  * this object registered before replaces it.
  *
- * Errors: %ZKR_ERROR_TIMEOUT, %G_IO_ERROR_CANCELLED when @cancellable is
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT at once, nothing sent and a former
+ * registration of the id kept, when the node's create request (its path
+ * and the instance's JSON) is over %ZKR_NODE_MAX_REQUEST_SIZE (named by its
+ * size); %ZKR_ERROR_TIMEOUT, %G_IO_ERROR_CANCELLED when @cancellable is
  * cancelled, and those of the node calls (zkr/node.h).
  *
  * Thread: any thread; blocks it until answered.

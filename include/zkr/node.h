@@ -47,8 +47,9 @@
  * that moment.
  *
  * Bad input (an invalid path, mode, version, TTL or ACL, data NULL with a
- * length, data over %ZKR_NODE_MAX_DATA_SIZE): %ZKR_ERROR_INVALID_ARGUMENT
- * naming the value, nothing sent. A NULL session or path is a programming
+ * length, data over %ZKR_NODE_MAX_DATA_SIZE, a request over
+ * %ZKR_NODE_MAX_REQUEST_SIZE): %ZKR_ERROR_INVALID_ARGUMENT naming the
+ * value (a request by its size), nothing sent. A NULL session or path is a programming
  * error: one critical and FALSE/NULL.
  *
  * Errors from the server: %ZKR_ERROR_NO_NODE, %ZKR_ERROR_NODE_EXISTS,
@@ -159,11 +160,16 @@ typedef enum {
  *
  * The largest request ZooKeeper takes by default (its jute.maxbuffer,
  * 0xfffff bytes): a server closes the connection of a client that sends a
- * larger one. zkr refuses, with %ZKR_ERROR_INVALID_ARGUMENT and nothing
- * sent, a create or set whose request would be larger (the data, the path
- * and the ACL, with ZooKeeper's framing), and any data over
- * %ZKR_NODE_MAX_DATA_SIZE. Servers set up with a larger jute.maxbuffer
- * still get no more from zkr.
+ * larger one. zkr counts every request it sends as ZooKeeper frames it (the
+ * length prefix, the header, the path with the namespace and the chroot,
+ * the data, the ACL, the flags and TTL; a transaction's every operation
+ * with its headers) and refuses one larger than this, whichever call or
+ * recipe makes it (a node call, a transaction, a protected create, a
+ * persistent node, a group member, a service registration, ...), with
+ * %ZKR_ERROR_INVALID_ARGUMENT naming its size and this limit: nothing is
+ * sent, and the session is not disturbed. Any data over
+ * %ZKR_NODE_MAX_DATA_SIZE is refused as well. Servers set up with a larger
+ * jute.maxbuffer still get no more from zkr.
  *
  * Since: 0.1
  */

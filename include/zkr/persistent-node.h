@@ -98,7 +98,9 @@ typedef void (*ZkrPersistentNodeFunc) (ZkrPersistentNode *node, const char *path
  *
  * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming a bad @path, @mode (container
  * and TTL modes are refused), or data (%NULL with a length, over
- * %ZKR_NODE_MAX_DATA_SIZE).
+ * %ZKR_NODE_MAX_DATA_SIZE), or a create request (path, protected name and
+ * data) over %ZKR_NODE_MAX_REQUEST_SIZE, named by its size: refused here,
+ * not tried again and again in the background.
  *
  * Thread: any thread.
  *
@@ -234,8 +236,9 @@ ZKR_API gboolean zkr_persistent_node_wait_for_initial_create_finish (ZkrPersiste
  * made again once the node is seen again (a check after every reconnect
  * and every change).
  *
- * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming bad data, or if the node was
- * closed.
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT naming bad data (as
+ * zkr_persistent_node_new(): a create request over
+ * %ZKR_NODE_MAX_REQUEST_SIZE too), or if the node was closed.
  *
  * Thread: any thread; returns at once.
  *

@@ -284,8 +284,10 @@ ZKR_API guint zkr_txn_get_n_ops (ZkrTxn *txn);
  * %ZKR_ERROR_BAD_VERSION, %ZKR_ERROR_NOT_EMPTY,
  * %ZKR_ERROR_NO_CHILDREN_FOR_EPHEMERALS, %ZKR_ERROR_AUTH, ...; the message
  * names its index, kind and path, and zkr_txn_get_failed_index() gives the
- * index), %ZKR_ERROR_INVALID_ARGUMENT (bad input while building, or no
- * operation), %G_IO_ERROR_CANCELLED when @cancellable is cancelled, and
+ * index), %ZKR_ERROR_INVALID_ARGUMENT (bad input while building, no
+ * operation, or a multi request over %ZKR_NODE_MAX_REQUEST_SIZE, all its
+ * operations counted, though each may fit: refused naming its size,
+ * nothing sent), %G_IO_ERROR_CANCELLED when @cancellable is cancelled, and
  * node.h's common errors (TIMEOUT, CONNECTION_LOSS, SESSION_EXPIRED,
  * SESSION_CLOSED). On any failure nothing was applied, except after
  * CONNECTION_LOSS, TIMEOUT or a cancel (see above).
