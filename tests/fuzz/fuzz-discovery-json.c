@@ -39,14 +39,14 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
   CHECK (port >= -1 && port <= 65535);
   CHECK ((guint) zkr_service_instance_get_service_type (instance) <= ZKR_SERVICE_DYNAMIC_SEQUENTIAL);
 
-  json = zkr_service_instance_to_json (instance, &len);
+  json = zkr_service_instance_to_json (instance, &len, NULL);
   CHECK (json != NULL && strlen (json) == len);
   again = zkr_service_instance_from_json (json, len, NULL);
   CHECK (again != NULL);
-  json_again = zkr_service_instance_to_json (again, NULL);
+  json_again = zkr_service_instance_to_json (again, NULL, NULL);
   CHECK (strcmp (json, json_again) == 0);
   copy = zkr_service_instance_copy (instance);
-  json_copy = zkr_service_instance_to_json (copy, NULL);
+  json_copy = zkr_service_instance_to_json (copy, NULL, NULL);
   CHECK (strcmp (json, json_copy) == 0);
   return 0;
 }
