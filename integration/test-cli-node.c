@@ -242,6 +242,8 @@ test_cli__node_bad_input_names_the_value_and_exits_64 (void)
     { "lock-1", "set", "--fenced-by=lock-1", "/zkr-it/x", "v", NULL },
     { "--container", "create", "--container", "--ephemeral", "/zkr-it/x", NULL },
     { "/nonexistent/file", "create", "--file=/nonexistent/file", "/zkr-it/x", NULL },
+    /* Read up to one byte over what a node holds, never whole. */
+    { "ZKR_NODE_MAX_DATA_SIZE", "create", "--file=/dev/zero", "/zkr-it/x", NULL },
     { "'/'", "rm", "-r", "/", NULL },
     { "'/b'", "ls", "/a", "/b", NULL },
     { "PATH", "ls", NULL },

@@ -1,8 +1,10 @@
 /* zkr integration: service discovery against the real ensemble: register,
  * update, unregister and query round trip; instances written by someone
- * else that do not parse are skipped beside the valid ones; a DYNAMIC
+ * else that do not parse (or nest too deep to parse) are skipped beside
+ * the valid ones; what JSON cannot hold is not registered; a DYNAMIC
  * registration is back after its session's expiry; calls answer by the
  * deadline through a black-holed link; bad input. */
+#include <math.h>
 #include <string.h>
 
 #include "itest.h"
@@ -15,7 +17,11 @@
 static char *
 describe (const ZkrServiceInstance *instance)
 {
-  return zkr_service_instance_to_json (instance, NULL);
+  g_autoptr (GError) error = NULL;
+  char *json = zkr_service_instance_to_json (instance, NULL, &error);
+
+  CU_ASSERT_PTR_NOT_NULL (json);
+  return json;
 }
 
 static ZkrServiceInstance *
@@ -203,6 +209,89 @@ test_discovery__malformed_instances_are_skipped_beside_valid_ones (void)
   CU_ASSERT_STRING_EQUAL (listed, json);
   CU_ASSERT_TRUE (zkr_service_discovery_unregister (f.discovery, "api", "m-valid",
                                                     ITEST_CALL_MS, NULL, &error));
+  fixture_finish (&f);
+}
+
+/* 100,000 '[' then as many ']' (200 KB), alone or as an instance's
+ * payload, overflowed json-glib's recursive parser's stack: every query of
+ * the service died with SIGSEGV. Now refused before it is parsed: skipped
+ * with a warning, the valid instances listed. */
+static void
+test_discovery__deeply_nested_foreign_nodes_are_skipped_beside_valid_ones (void)
+{
+  Fixture f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrServiceInstance) valid = make_instance ("api", "m-valid", 7000,
+                                                        ZKR_SERVICE_DYNAMIC);
+  g_autoptr (GPtrArray) instances = NULL;
+  g_autoptr (GString) deep = g_string_new (NULL);
+  g_autoptr (GString) deep_payload = g_string_new ("{\"name\":\"api\",\"id\":\"p\",\"payload\":");
+  g_autofree char *json = NULL, *listed = NULL;
+  const GString *const foreign[] = { deep, deep_payload };
+  guint warnings;
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, ']');
+  g_string_append (deep_payload, deep->str);
+  g_string_append_c (deep_payload, '}');
+  fixture_init (&f, "discovery-deep");
+  CU_ASSERT_TRUE (zkr_service_discovery_register (f.discovery, valid, ITEST_CALL_MS, NULL,
+                                                  &error));
+  for (guint i = 0; i < G_N_ELEMENTS (foreign); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/api/%c-deep-%u", f.base, i % 2 ? 'a' : 'z', i);
+
+      CU_ASSERT_TRUE (zkr_node_create (f.direct, path, foreign[i]->str, foreign[i]->len,
+                                       ZKR_CREATE_PERSISTENT, ZKR_CREATE_PARENTS_NONE,
+                                       ITEST_CALL_MS, NULL, NULL, NULL, NULL));
+    }
+  zkr_test_expect_criticals_begin ();
+  instances = zkr_service_discovery_query_instances (f.discovery, "api", ITEST_CALL_MS, NULL,
+                                                     &error);
+  warnings = zkr_test_expect_criticals_end ();
+  CU_ASSERT_EQUAL (warnings, G_N_ELEMENTS (foreign));
+  CU_ASSERT_PTR_NOT_NULL_FATAL (instances);
+  CU_ASSERT_EQUAL_FATAL (instances->len, 1);
+  json = describe (valid);
+  listed = describe (g_ptr_array_index (instances, 0));
+  CU_ASSERT_STRING_EQUAL (listed, json);
+  CU_ASSERT_TRUE (zkr_service_discovery_unregister (f.discovery, "api", "m-valid",
+                                                    ITEST_CALL_MS, NULL, &error));
+  fixture_finish (&f);
+}
+
+/* An instance whose address is not UTF-8 was registered and then skipped
+ * by every lister; one with a NaN in its payload was written with null in
+ * its place. Both are refused before anything is sent, naming the field. */
+static void
+test_discovery__an_instance_json_cannot_hold_is_not_registered (void)
+{
+  Fixture f;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrServiceInstance) instance = make_instance ("api", "bad", 7000,
+                                                           ZKR_SERVICE_STATIC);
+  g_autoptr (JsonNode) payload = json_from_string ("{\"w\":1}", NULL);
+  g_autofree char *service = NULL;
+
+  fixture_init (&f, "discovery-unwritable");
+  service = g_strconcat (f.base, "/api", NULL);
+  zkr_service_instance_set_address (instance, "10.0.0.\xff");
+  CU_ASSERT_FALSE (zkr_service_discovery_register (f.discovery, instance, ITEST_CALL_MS, NULL,
+                                                   &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
+  CU_ASSERT_TRUE (error != NULL && strstr (error->message, "address") != NULL);
+  g_clear_error (&error);
+  zkr_service_instance_set_address (instance, "10.0.0.1");
+  json_object_set_double_member (json_node_get_object (payload), "w", NAN);
+  zkr_service_instance_set_payload (instance, payload);
+  CU_ASSERT_FALSE (zkr_service_discovery_register (f.discovery, instance, ITEST_CALL_MS, NULL,
+                                                   &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_INVALID_ARGUMENT);
+  CU_ASSERT_TRUE (error != NULL && strstr (error->message, "/w") != NULL);
+  g_clear_error (&error);
+  CU_ASSERT_TRUE (itest_node_absent (f.direct, service));
   fixture_finish (&f);
 }
 
@@ -401,6 +490,8 @@ test_discovery__bad_input_is_named (void)
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_discovery__register_update_unregister_and_query_round_trip),
   ZKR_TEST_CASE (test_discovery__malformed_instances_are_skipped_beside_valid_ones),
+  ZKR_TEST_CASE (test_discovery__deeply_nested_foreign_nodes_are_skipped_beside_valid_ones),
+  ZKR_TEST_CASE (test_discovery__an_instance_json_cannot_hold_is_not_registered),
   ZKR_TEST_CASE (test_discovery__a_dynamic_registration_is_back_after_its_session_expired),
   ZKR_TEST_CASE (test_discovery__a_dynamic_registration_survives_a_killed_member),
   ZKR_TEST_CASE (test_discovery__calls_answer_by_the_deadline_in_every_state),

@@ -454,7 +454,7 @@ instance_new (ZkrServiceType type, gsize payload_len, gsize *json_len)
   json_node_unref (payload);
   zkr_service_instance_set_registration_time (instance, 1);
   CU_ASSERT_TRUE (zkr_service_instance_set_service_type (instance, type, NULL));
-  json = zkr_service_instance_to_json (instance, json_len);
+  json = zkr_service_instance_to_json (instance, json_len, NULL);
   return instance;
 }
 

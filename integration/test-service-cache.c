@@ -1,7 +1,7 @@
 /* zkr integration: the service cache and provider against the real
  * ensemble: the cache sees instances come, change and go (its listener
- * hears it) and skips a node that is not an instance beside the valid
- * ones; the round-robin, random and sticky strategies; disabled instances
+ * hears it) and skips a node that is not an instance (or nests too deep to
+ * parse) beside the valid ones; the round-robin, random and sticky strategies; disabled instances
  * and those noted as failing are left out, the latter until down_ms
  * passed; bad input. */
 #include <string.h>
@@ -202,6 +202,38 @@ test_service_cache__instances_come_change_and_go_and_foreign_nodes_are_skipped (
   fixture_finish (&f);
 }
 
+/* A foreign node of 100,000 '[' then as many ']' made every
+ * zkr_service_cache_dup_instances() die with SIGSEGV (json-glib's parser
+ * overflowed the stack): now skipped with one warning, the valid
+ * instances listed. */
+static void
+test_service_cache__a_deeply_nested_foreign_node_is_skipped (void)
+{
+  Fixture f;
+  g_autoptr (GString) deep = g_string_new (NULL);
+  g_autofree char *bad = NULL;
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, ']');
+  fixture_init (&f, "service-cache-deep");
+  register_id (&f, "a", ZKR_SERVICE_STATIC);
+  register_id (&f, "c", ZKR_SERVICE_DYNAMIC);
+  bad = g_strconcat (f.base, "/api/b-deep", NULL);
+  CU_ASSERT_TRUE (zkr_node_create (f.direct, bad, deep->str, deep->len, ZKR_CREATE_PERSISTENT,
+                                   ZKR_CREATE_PARENTS_NONE, ITEST_CALL_MS, NULL, NULL, NULL,
+                                   NULL));
+  fixture_start (&f);
+  assert_cache_becomes (&f, "a,c", 1);
+  CU_ASSERT_TRUE (zkr_node_delete (f.direct, bad, -1, ITEST_CALL_MS, NULL, NULL));
+  CU_ASSERT_TRUE (zkr_service_discovery_unregister (f.registrar, "api", "a", ITEST_CALL_MS,
+                                                    NULL, NULL));
+  assert_cache_becomes (&f, "c", 1);
+  zkr_service_cache_close (f.cache);
+  fixture_finish (&f);
+}
+
 /* @n picks, their ids joined: "a,b,c". (transfer full) */
 static char *
 picks (ZkrServiceProvider *provider, guint n)
@@ -350,6 +382,7 @@ test_service_cache__bad_input_is_named (void)
 
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_service_cache__instances_come_change_and_go_and_foreign_nodes_are_skipped),
+  ZKR_TEST_CASE (test_service_cache__a_deeply_nested_foreign_node_is_skipped),
   ZKR_TEST_CASE (test_service_cache__providers_pick_round_robin_random_and_sticky),
   ZKR_TEST_CASE (test_service_cache__an_instance_noted_failing_is_left_out_until_down_ms),
   ZKR_TEST_CASE (test_service_cache__bad_input_is_named),

@@ -1,6 +1,7 @@
 /* zkr: the service instance of curator-x-discovery as a value, and its JSON
  * in the layout of Curator's JsonInstanceSerializer, read and written with
  * json-glib (docs/design.md, "Service discovery"). */
+#include <math.h>
 #include <string.h>
 
 #include "discovery-private.h"
@@ -97,6 +98,195 @@ validate_uri_spec (const char *spec, GError **error)
                  quoted, bad != NULL ? bad : "it is not UTF-8");
   }
   return FALSE;
+}
+
+/* ---- bounds --------------------------------------------------------------------- */
+
+/* A byte JSON has outside its strings: whitespace, structure, the quote
+ * that opens a string, and what numbers and true/false/null are made of. */
+static gboolean
+json_byte_outside_strings (char c)
+{
+  return c != '\0' && (g_ascii_isalnum (c) || strchr (" \t\r\n[]{},:\"+-.", c) != NULL);
+}
+
+/* The deepest nesting of arrays and objects in @data, counted outside
+ * strings (an escaped quote does not end one), into *@deepest. json-glib's
+ * parser recurses once per level: this scan, flat and linear, runs before
+ * it so that no text it would overflow its stack on ever reaches it. For
+ * the count to be json-glib's, the text must be plain JSON: json-glib also
+ * takes comments and single-quoted strings, whose quotes would hide
+ * brackets from the count, so a byte JSON has not outside strings ends
+ * the scan (FALSE, its offset in *@stray); Jackson, Curator's reader,
+ * refuses both too. */
+static gboolean
+json_text_scan (const char *data, gsize len, gsize *deepest, gsize *stray)
+{
+  gsize depth = 0;
+  gboolean in_string = FALSE;
+
+  *deepest = 0;
+  for (gsize i = 0; i < len; i++)
+    if (in_string)
+      {
+        if (data[i] == '\\')
+          i++;
+        else if (data[i] == '"')
+          in_string = FALSE;
+      }
+    else if (!json_byte_outside_strings (data[i]))
+      return *stray = i, FALSE;
+    else if (data[i] == '"')
+      in_string = TRUE;
+    else if (data[i] == '[' || data[i] == '{')
+      *deepest = MAX (*deepest, depth + 1), depth++;
+    else if ((data[i] == ']' || data[i] == '}') && depth > 0)
+      depth--;
+  return TRUE;
+}
+
+/* Foreign text (@what: "not a service instance", "invalid payload") held
+ * to the limits before anything parses it: not empty, at most
+ * ZKR_SERVICE_INSTANCE_MAX_SIZE bytes, plain JSON nested at most
+ * ZKR_SERVICE_INSTANCE_MAX_DEPTH levels, UTF-8. */
+static gboolean
+json_text_check_bounds (const char *what, const char *data, gsize len, GError **error)
+{
+  gsize depth = 0, stray = 0;
+
+  if (len == 0)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: empty (no JSON)", what);
+  else if (len > ZKR_SERVICE_INSTANCE_MAX_SIZE)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                 "%s: %" G_GSIZE_FORMAT " bytes, more than ZKR_SERVICE_INSTANCE_MAX_SIZE (%d)",
+                 what, len, ZKR_SERVICE_INSTANCE_MAX_SIZE);
+  else if (!g_utf8_validate (data, (gssize) len, NULL))
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: not UTF-8 text", what);
+  else if (!json_text_scan (data, len, &depth, &stray))
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                 "%s: not JSON: byte %" G_GSIZE_FORMAT " (0x%02x) is outside strings (JSON has "
+                 "no comments nor single-quoted strings)", what, stray, (guchar) data[stray]);
+  else if (depth > ZKR_SERVICE_INSTANCE_MAX_DEPTH)
+    g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                 "%s: nested %" G_GSIZE_FORMAT " levels deep, more than "
+                 "ZKR_SERVICE_INSTANCE_MAX_DEPTH (%d)", what, depth,
+                 ZKR_SERVICE_INSTANCE_MAX_DEPTH);
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* @pointer (a JSON pointer, RFC 6901) with @member appended. */
+static void
+pointer_append_member (GString *pointer, const char *member)
+{
+  g_string_append_c (pointer, '/');
+  for (const char *p = member; *p != '\0'; p++)
+    if (*p == '~')
+      g_string_append (pointer, "~0");
+    else if (*p == '/')
+      g_string_append (pointer, "~1");
+    else
+      g_string_append_c (pointer, *p);
+}
+
+static gboolean
+json_value_refuse (const char *what, GString *pointer, const char *problem, GError **error)
+{
+  g_autofree char *quoted = zkr__quote_value (pointer->str, (gssize) pointer->len);
+
+  g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: at %s, %s", what, quoted,
+               problem);
+  return FALSE;
+}
+
+static gboolean json_value_check (JsonNode *node, guint levels_left, GString *pointer,
+                                  const char *what, GError **error);
+
+static gboolean
+json_members_check (JsonObject *object, guint levels_left, GString *pointer, const char *what,
+                    GError **error)
+{
+  gsize mark = pointer->len;
+  JsonObjectIter iter;
+  const char *member;
+  JsonNode *value;
+
+  json_object_iter_init (&iter, object);
+  while (json_object_iter_next (&iter, &member, &value))
+    {
+      pointer_append_member (pointer, member);
+      if (!g_utf8_validate (member, -1, NULL))
+        return json_value_refuse (what, pointer, "a member name that is not UTF-8", error);
+      if (!json_value_check (value, levels_left, pointer, what, error))
+        return FALSE;
+      g_string_truncate (pointer, mark);
+    }
+  return TRUE;
+}
+
+/* Whether @node is what JSON text can hold and zkr reads back: every
+ * member name and string UTF-8, every number finite (JSON has no NaN or
+ * infinity; Jackson writes none either), nesting at most @levels_left
+ * more levels. Read text was bounded before it was parsed; a value built
+ * by the caller may be anything, hence the depth check here too, which
+ * also bounds this recursion. json-glib takes escapes JSON does not have
+ * (an octal "\\333" is one byte, 0xDB), so even read text may decode to
+ * strings that are not UTF-8. On failure @pointer names the value. */
+static gboolean
+json_value_check (JsonNode *node, guint levels_left, GString *pointer, const char *what,
+                  GError **error)
+{
+  gsize mark = pointer->len;
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+    case JSON_NODE_ARRAY:
+      if (levels_left == 0)
+        {
+          g_autofree char *problem = g_strdup_printf (
+            "nested more than ZKR_SERVICE_INSTANCE_MAX_DEPTH (%d) levels in the instance's "
+            "JSON", ZKR_SERVICE_INSTANCE_MAX_DEPTH);
+
+          return json_value_refuse (what, pointer, problem, error);
+        }
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        return json_members_check (json_node_get_object (node), levels_left - 1, pointer, what,
+                                   error);
+      for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+        {
+          g_string_append_printf (pointer, "/%u", i);
+          if (!json_value_check (json_array_get_element (json_node_get_array (node), i),
+                                 levels_left - 1, pointer, what, error))
+            return FALSE;
+          g_string_truncate (pointer, mark);
+        }
+      return TRUE;
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (node) == G_TYPE_STRING
+          && !g_utf8_validate (json_node_get_string (node), -1, NULL))
+        return json_value_refuse (what, pointer, "a string that is not UTF-8", error);
+      if (json_node_get_value_type (node) == G_TYPE_DOUBLE
+          && !isfinite (json_node_get_double (node)))
+        return json_value_refuse (what, pointer,
+                                  isnan (json_node_get_double (node))
+                                    ? "NaN, which is no JSON number"
+                                    : "an infinity, which is no JSON number (or out of range)",
+                                  error);
+      return TRUE;
+    case JSON_NODE_NULL:
+    default:
+      return TRUE;
+    }
+}
+
+/* The levels the instance's JSON has above @payload as written: the
+ * instance's object, and for a list Curator's [class, list] wrapper. */
+static guint
+payload_levels_left (JsonNode *payload)
+{
+  return ZKR_SERVICE_INSTANCE_MAX_DEPTH - 1 - (JSON_NODE_HOLDS_ARRAY (payload) ? 1 : 0);
 }
 
 /* ---- the value ----------------------------------------------------------------- */
@@ -231,6 +421,40 @@ zkr_service_instance_set_payload (ZkrServiceInstance *instance, JsonNode *payloa
   if (instance->payload != NULL)
     json_node_unref (instance->payload);
   instance->payload = payload_untagged (payload);
+}
+
+gboolean
+zkr_service_instance_set_payload_from_json (ZkrServiceInstance *instance, const char *json,
+                                            gssize len, GError **error)
+{
+  static const char what[] = "invalid payload";
+  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr (GError) parse_error = NULL;
+  g_autoptr (GString) pointer = g_string_new (NULL);
+  gsize size;
+  JsonNode *root;
+
+  g_return_val_if_fail (instance != NULL, FALSE);
+  g_return_val_if_fail (json != NULL || len == 0, FALSE);
+  size = len < 0 ? strlen (json) : (gsize) len;
+  if (!json_text_check_bounds (what, json, size, error))
+    return FALSE;
+  if (!json_parser_load_from_data (parser, json, (gssize) size, &parse_error))
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: not JSON: %s", what,
+                   parse_error != NULL ? parse_error->message : "json-glib refused it");
+      return FALSE;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: empty (no JSON)", what);
+      return FALSE;
+    }
+  if (!json_value_check (root, payload_levels_left (root), pointer, what, error))
+    return FALSE;
+  zkr_service_instance_set_payload (instance, root);
+  return TRUE;
 }
 
 void
@@ -380,11 +604,9 @@ add_uri_spec (JsonBuilder *builder, const char *spec)
 
 /* json-glib 1.6 (Debian 12) writes a double as g_ascii_dtostr() gives it
  * and appends ".0" when that has no '.': "1e+234" comes out "1e+234.0",
- * and an infinity (a payload read from "1e999") "inf.0", neither of which
- * is JSON. Outside strings, such a number loses the ".0" and an infinity
- * or NaN becomes null (JSON has no such number; Jackson writes none).
- * Takes @json (transfer full); returns the mended text, its length in
- * *@length. */
+ * which is not JSON. Outside strings, such a number loses the ".0" (NaN
+ * and infinities never get here: refused before writing). Takes @json
+ * (transfer full); returns the mended text, its length in *@length. */
 static char *
 json_mend_numbers (char *json, gsize *length)
 {
@@ -409,7 +631,7 @@ json_mend_numbers (char *json, gsize *length)
         }
       else if (*p == '-' || g_ascii_isdigit (*p) || *p == 'i' || *p == 'n')
         {
-          /* A number, or a word (null; inf or nan from the writer). */
+          /* A number, or a word (null). */
           gsize len = strspn (p, "0123456789+-.eEinfatyul");
           g_autofree char *token = g_strndup (p, len);
           gsize keep = len;
@@ -417,17 +639,13 @@ json_mend_numbers (char *json, gsize *length)
           if (len > 2 && g_str_has_suffix (token, ".0"))
             {
               token[len - 2] = '\0';
-              if (strpbrk (token, "eE") != NULL || strpbrk (token, "in") != NULL)
+              if (strpbrk (token, "eE") != NULL)
                 keep = len - 2;
               else
                 token[len - 2] = '.';
             }
           token[keep] = '\0';
-          if (g_str_equal (token, "inf") || g_str_equal (token, "-inf") ||
-              g_str_equal (token, "nan") || g_str_equal (token, "-nan"))
-            g_string_append (out, "null");
-          else
-            g_string_append (out, token);
+          g_string_append (out, token);
           p += len;
         }
       else
@@ -439,14 +657,40 @@ json_mend_numbers (char *json, gsize *length)
   return g_string_free (out, FALSE);
 }
 
+/* Whether @instance can be written as JSON that zkr and Curator read
+ * back: the setters take any address and payload; what text cannot hold
+ * is refused here, naming the field, rather than written wrong. */
+static gboolean
+instance_check_writable (const ZkrServiceInstance *instance, GError **error)
+{
+  g_autoptr (GString) pointer = g_string_new (NULL);
+
+  if (instance->address != NULL && !g_utf8_validate (instance->address, -1, NULL))
+    {
+      g_autofree char *quoted = zkr__quote_value (instance->address, -1);
+
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid address %s: it is not UTF-8", quoted);
+      return FALSE;
+    }
+  return instance->payload == NULL
+         || json_value_check (instance->payload, payload_levels_left (instance->payload),
+                              pointer, "invalid payload", error);
+}
+
 char *
-zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length)
+zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length,
+                              GError **error)
 {
   g_autoptr (JsonBuilder) builder = json_builder_new ();
   g_autoptr (JsonGenerator) generator = json_generator_new ();
   g_autoptr (JsonNode) root = NULL;
+  g_autofree char *json = NULL;
+  gsize len = 0;
 
   g_return_val_if_fail (instance != NULL, NULL);
+  if (!instance_check_writable (instance, error))
+    return NULL;
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "name");
   json_builder_add_string_value (builder, instance->name);
@@ -475,7 +719,18 @@ zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length)
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);
   json_generator_set_root (generator, root);
-  return json_mend_numbers (json_generator_to_data (generator, NULL), length);
+  json = json_mend_numbers (json_generator_to_data (generator, NULL), &len);
+  /* What no reader takes is not written either. */
+  if (len > ZKR_SERVICE_INSTANCE_MAX_SIZE)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid instance: its JSON is %" G_GSIZE_FORMAT " bytes, more than "
+                   "ZKR_SERVICE_INSTANCE_MAX_SIZE (%d)", len, ZKR_SERVICE_INSTANCE_MAX_SIZE);
+      return NULL;
+    }
+  if (length != NULL)
+    *length = len;
+  return g_steal_pointer (&json);
 }
 
 /* ---- reading ------------------------------------------------------------------------ */
@@ -649,50 +904,13 @@ read_fields (JsonObject *object, ZkrServiceInstance *instance, GError **error)
   return TRUE;
 }
 
-/* Whether every member name and string under @node is UTF-8. json-glib
- * takes escapes JSON does not have (an octal "\\333" is one byte, 0xDB)
- * and may so decode valid text into strings that are not: such an
- * instance could not be written back as text that reads again. */
-static gboolean
-json_strings_are_utf8 (JsonNode *node)
-{
-  switch (json_node_get_node_type (node))
-    {
-    case JSON_NODE_OBJECT:
-      {
-        JsonObjectIter iter;
-        const char *member;
-        JsonNode *value;
-
-        json_object_iter_init (&iter, json_node_get_object (node));
-        while (json_object_iter_next (&iter, &member, &value))
-          if (!g_utf8_validate (member, -1, NULL) || !json_strings_are_utf8 (value))
-            return FALSE;
-        return TRUE;
-      }
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-
-        for (guint i = 0; i < json_array_get_length (array); i++)
-          if (!json_strings_are_utf8 (json_array_get_element (array, i)))
-            return FALSE;
-        return TRUE;
-      }
-    case JSON_NODE_VALUE:
-      return json_node_get_value_type (node) != G_TYPE_STRING ||
-             g_utf8_validate (json_node_get_string (node), -1, NULL);
-    case JSON_NODE_NULL:
-    default:
-      return TRUE;
-    }
-}
-
 ZkrServiceInstance *
 zkr_service_instance_from_json (const void *data, gsize len, GError **error)
 {
+  static const char what[] = "not a service instance";
   g_autoptr (JsonParser) parser = json_parser_new_immutable ();
   g_autoptr (GError) parse_error = NULL;
+  g_autoptr (GString) pointer = g_string_new (NULL);
   g_autofree char *name = NULL;
   g_autofree char *id = NULL;
   ZkrServiceInstance *instance;
@@ -700,33 +918,25 @@ zkr_service_instance_from_json (const void *data, gsize len, GError **error)
   JsonNode *root;
 
   g_return_val_if_fail (data != NULL || len == 0, NULL);
-  /* json-glib takes a gssize length and wants UTF-8. */
-  if (len > G_MAXSSIZE || !g_utf8_validate (data, (gssize) len, NULL))
-    {
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                   "not a service instance: not UTF-8 text");
-      return NULL;
-    }
+  /* An empty node's data is (NULL, 0): foreign data like any other. */
+  if (!json_text_check_bounds (what, data, len, error))
+    return NULL;
   if (!json_parser_load_from_data (parser, data, (gssize) len, &parse_error))
     {
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                   "not a service instance: %s", parse_error->message);
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: %s", what,
+                   parse_error != NULL ? parse_error->message : "json-glib refused it");
       return NULL;
     }
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                   "not a service instance: not a JSON object");
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: not a JSON object", what);
       return NULL;
     }
-  if (!json_strings_are_utf8 (root))
-    {
-      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-                   "not a service instance: a string is not UTF-8 once its escapes are read "
-                   "(an escape JSON does not have)");
-      return NULL;
-    }
+  /* What could not be written back as text that reads again is refused
+   * here already: an instance zkr reads, it can write. */
+  if (!json_value_check (root, ZKR_SERVICE_INSTANCE_MAX_DEPTH, pointer, what, error))
+    return NULL;
   object = json_node_get_object (root);
   /* Curator refuses an instance without a name or an id. */
   if (!read_string (object, "name", &name, error) || !read_string (object, "id", &id, error))

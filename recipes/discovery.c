@@ -223,7 +223,10 @@ zkr_service_discovery_register (ZkrServiceDiscovery *discovery,
   path = instance_path (discovery, name, id);
   if (!zkr__path_validate (path, error))
     return FALSE;
-  json = zkr_service_instance_to_json (instance, &len);
+  /* Refused before anything is sent: what no reader would take. */
+  json = zkr_service_instance_to_json (instance, &len, error);
+  if (json == NULL)
+    return FALSE;
   /* Refused at once, before the old registration goes: a DYNAMIC node's
    * create over ZooKeeper's size limit would never be made. */
   if (!zkr__node_check_request_size (discovery->session, "register service instance", path, len,
@@ -267,7 +270,9 @@ zkr_service_discovery_update (ZkrServiceDiscovery *discovery,
   name = zkr_service_instance_get_name (instance);
   id = zkr_service_instance_get_id (instance);
   path = instance_path (discovery, name, id);
-  json = zkr_service_instance_to_json (instance, &len);
+  json = zkr_service_instance_to_json (instance, &len, error);
+  if (json == NULL)
+    return FALSE;
   key = dynamic_key (name, id);
   g_mutex_lock (&discovery->lock);
   node = g_hash_table_lookup (discovery->dynamic, key);

@@ -1,6 +1,7 @@
 /* zkr CLI: the connection options, command-line parsing with usage errors
  * and --help, messages and connecting, shared by every subcommand. */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,24 +126,41 @@ secret_free (char *secret)
   g_free (secret);
 }
 
+/* The longest first line of --auth-file read: "user:password" is far
+ * shorter; a larger file (or /dev/zero) is never read whole. */
+#define AUTH_LINE_MAX_BYTES 4096
+
 /* --auth-file's first line (without its line end), or NULL and a usage
  * error naming the file (never a byte of what it holds). */
 static char *
 cli_read_auth_file (ZkrCli *cli)
 {
-  g_autoptr (GError) error = NULL;
-  char *contents = NULL;
-  char *line;
-  gsize len = 0;
+  char buffer[AUTH_LINE_MAX_BYTES + 1];
+  FILE *stream = fopen (cli->auth_file, "rb");
+  const char *problem = NULL;
+  char *line = NULL;
+  size_t got, len;
 
-  if (!g_file_get_contents (cli->auth_file, &contents, &len, &error))
+  if (stream == NULL)
     {
-      zkr_cli_usage_error (cli, "cannot read --auth-file: %s", error->message);
+      zkr_cli_usage_error (cli, "cannot read --auth-file '%s': %s", cli->auth_file,
+                           g_strerror (errno));
       return NULL;
     }
-  line = g_strndup (contents, strcspn (contents, "\r\n"));
-  memset (contents, 0, len);
-  g_free (contents);
+  got = fread (buffer, 1, sizeof buffer, stream);
+  len = 0;
+  while (len < got && buffer[len] != '\r' && buffer[len] != '\n' && buffer[len] != '\0')
+    len++;
+  if (ferror (stream))
+    problem = "a read error";
+  else if (len > AUTH_LINE_MAX_BYTES)
+    problem = "its first line is longer than " G_STRINGIFY (AUTH_LINE_MAX_BYTES) " bytes";
+  else
+    line = g_strndup (buffer, len);
+  fclose (stream);
+  memset (buffer, 0, sizeof buffer);
+  if (problem != NULL)
+    zkr_cli_usage_error (cli, "cannot read --auth-file '%s': %s", cli->auth_file, problem);
   return line;
 }
 

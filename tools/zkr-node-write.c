@@ -2,6 +2,7 @@
  * by a lock node when asked (zkr-node-fence.c), with an exit status per
  * refusal (no node, node exists, bad version, not empty, lock lost). */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,22 +10,50 @@
 
 /* ---- the value to write ------------------------------------------------- */
 
+/* @stream's bytes, at most what a node holds: a larger file (or
+ * /dev/zero, a pipe that never ends) is refused once one byte over is
+ * read, never held whole in memory. */
 static GBytes *
-read_stdin (GError **error)
+read_bounded (FILE *stream, GError **error)
 {
   GByteArray *bytes = g_byte_array_new ();
   guint8 buffer[65536];
   size_t got;
 
-  while ((got = fread (buffer, 1, sizeof buffer, stdin)) > 0)
+  while (bytes->len <= ZKR_NODE_MAX_DATA_SIZE
+         && (got = fread (buffer, 1, sizeof buffer, stream)) > 0)
     g_byte_array_append (bytes, buffer, (guint) got);
-  if (ferror (stdin))
+  if (ferror (stream))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot read it");
+  else if (bytes->len > ZKR_NODE_MAX_DATA_SIZE)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 "more than ZKR_NODE_MAX_DATA_SIZE (%d bytes), the most a node holds",
+                 ZKR_NODE_MAX_DATA_SIZE);
+  else
+    return g_byte_array_free_to_bytes (bytes);
+  g_byte_array_unref (bytes);
+  return NULL;
+}
+
+static GBytes *
+read_file (const char *file, GError **error)
+{
+  FILE *stream;
+  GBytes *bytes;
+
+  if (strcmp (file, "-") == 0)
+    return read_bounded (stdin, error);
+  stream = fopen (file, "rb");
+  if (stream == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot read standard input");
-      g_byte_array_unref (bytes);
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
       return NULL;
     }
-  return g_byte_array_free_to_bytes (bytes);
+  bytes = read_bounded (stream, error);
+  fclose (stream);
+  return bytes;
 }
 
 /* The value from VALUE or from --file ("-": standard input), byte for
@@ -33,8 +62,6 @@ static GBytes *
 value_get (ZkrNodeCmd *cmd, const char *file, const char *value, gboolean *failed)
 {
   g_autoptr (GError) error = NULL;
-  char *contents = NULL;
-  gsize len = 0;
   GBytes *bytes;
 
   *failed = FALSE;
@@ -42,10 +69,8 @@ value_get (ZkrNodeCmd *cmd, const char *file, const char *value, gboolean *faile
     zkr_cli_usage_error (&cmd->cli, "give VALUE or --file, not both");
   else if (file == NULL)
     return value != NULL ? g_bytes_new (value, strlen (value)) : NULL;
-  else if (strcmp (file, "-") == 0 && (bytes = read_stdin (&error)) != NULL)
+  else if ((bytes = read_file (file, &error)) != NULL)
     return bytes;
-  else if (strcmp (file, "-") != 0 && g_file_get_contents (file, &contents, &len, &error))
-    return g_bytes_new_take (contents, len);
   else
     zkr_cli_usage_error (&cmd->cli, "bad --file '%s': %s", file, error->message);
   *failed = TRUE;

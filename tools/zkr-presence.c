@@ -44,20 +44,18 @@ register_parse_port (RegisterRun *run, const char *option, const char *text, int
   return TRUE;
 }
 
+/* --payload's JSON, bounded as an instance's before it is parsed. */
 static gboolean
 register_parse_payload (RegisterRun *run)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
 
   if (run->payload_text == NULL)
     return TRUE;
-  if (!json_parser_load_from_data (parser, run->payload_text, -1, &error)
-      || json_parser_get_root (parser) == NULL)
-    return zkr_cli_usage_error (&run->cli, "bad --payload '%s': not JSON%s%s", run->payload_text,
-                                error != NULL ? ": " : "", error != NULL ? error->message : ""),
+  if (!zkr_service_instance_set_payload_from_json (run->instance, run->payload_text, -1, &error))
+    return zkr_cli_usage_error (&run->cli, "bad --payload '%s': %s", run->payload_text,
+                                error->message),
            FALSE;
-  zkr_service_instance_set_payload (run->instance, json_parser_get_root (parser));
   return TRUE;
 }
 
@@ -310,9 +308,11 @@ static void
 services_add_json (JsonBuilder *builder, const ZkrServiceInstance *instance)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autofree char *json = zkr_service_instance_to_json (instance, NULL);
+  /* What zkr read, it writes (bounded as it was read). */
+  g_autofree char *json = zkr_service_instance_to_json (instance, NULL, NULL);
 
-  if (json_parser_load_from_data (parser, json, -1, NULL) && json_parser_get_root (parser) != NULL)
+  if (json != NULL && json_parser_load_from_data (parser, json, -1, NULL)
+      && json_parser_get_root (parser) != NULL)
     json_builder_add_value (builder, json_node_copy (json_parser_get_root (parser)));
 }
 

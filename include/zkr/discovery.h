@@ -37,6 +37,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <zkr/macros.h>
+#include <zkr/node.h>
 #include <zkr/session.h>
 
 G_BEGIN_DECLS
@@ -58,6 +59,31 @@ G_BEGIN_DECLS
  * Since: 0.1
  */
 #define ZKR_DISCOVERY_NAME_MAX_BYTES 1024
+/**
+ * ZKR_SERVICE_INSTANCE_MAX_DEPTH:
+ *
+ * The deepest nesting of arrays and objects in an instance's JSON, the
+ * instance's own object counting as one level (an object payload's
+ * members are at level 2; a list payload sits inside Curator's
+ * `[class, list]` wrapper, its elements at level 3). Text nested deeper is
+ * refused before it is parsed (json-glib's parser recurses once per level
+ * and would overflow the stack on a hostile node); a payload that would
+ * be written deeper is refused too. Jackson's own default allows 1000:
+ * a Curator instance with a payload nested over this limit is skipped.
+ *
+ * Since: 0.1
+ */
+#define ZKR_SERVICE_INSTANCE_MAX_DEPTH 100
+/**
+ * ZKR_SERVICE_INSTANCE_MAX_SIZE:
+ *
+ * The longest instance JSON read or written, in bytes: what zkr can
+ * write in one node (%ZKR_NODE_MAX_DATA_SIZE). Longer text is refused
+ * before it is parsed.
+ *
+ * Since: 0.1
+ */
+#define ZKR_SERVICE_INSTANCE_MAX_SIZE ZKR_NODE_MAX_DATA_SIZE
 
 /**
  * ZkrServiceType:
@@ -342,13 +368,43 @@ ZKR_API gboolean zkr_service_instance_set_ssl_port (ZkrServiceInstance *instance
  *
  * Sets the instance's payload: any JSON value; an object's member
  * `"@class"` is Curator's type tag and is dropped (it is written back as
- * java.util.LinkedHashMap).
+ * java.util.LinkedHashMap). What JSON text cannot hold (a string or
+ * member name that is not UTF-8, a NaN or an infinity, nesting over
+ * %ZKR_SERVICE_INSTANCE_MAX_DEPTH) is taken here but refused by
+ * zkr_service_instance_to_json() and so by a registration.
  *
  * Thread: any thread (one thread at a time per instance).
  *
  * Since: 0.1
  */
 ZKR_API void zkr_service_instance_set_payload (ZkrServiceInstance *instance, JsonNode *payload);
+/**
+ * zkr_service_instance_set_payload_from_json:
+ * @instance: a #ZkrServiceInstance
+ * @json: (array length=len): the payload as JSON text (a config file's,
+ *   a command line's)
+ * @len: the length of @json, or -1 if it is NUL-terminated
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets the instance's payload from text, as
+ * zkr_service_instance_set_payload() does from a value. The text is held
+ * to the limits of an instance's JSON before it is parsed.
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT for text that is empty, over
+ * %ZKR_SERVICE_INSTANCE_MAX_SIZE bytes, nested deeper than
+ * %ZKR_SERVICE_INSTANCE_MAX_DEPTH (with the instance's own levels, see
+ * there), not UTF-8, not plain JSON (no comments), or holding a number
+ * out of range, saying which; the payload is then left as it was.
+ *
+ * Thread: any thread (one thread at a time per instance).
+ *
+ * Returns: %TRUE when set.
+ *
+ * Since: 0.1
+ */
+ZKR_API gboolean zkr_service_instance_set_payload_from_json (ZkrServiceInstance *instance,
+                                                            const char *json, gssize len,
+                                                            GError **error);
 /**
  * zkr_service_instance_set_registration_time:
  * @instance: a #ZkrServiceInstance
@@ -416,19 +472,29 @@ ZKR_API gboolean zkr_service_instance_set_uri_spec (ZkrServiceInstance *instance
  * zkr_service_instance_to_json:
  * @instance: a #ZkrServiceInstance
  * @length: (out) (optional): the length of the text
+ * @error: return location for a #GError, or %NULL
  *
  * The instance as Curator's JsonInstanceSerializer writes it (field order,
  * nulls, the payload's type tag); "enabled" is written only when %FALSE
  * (Curator's default serializer leaves it out; a reader takes a missing
- * one as %TRUE).
+ * one as %TRUE). What it writes, zkr_service_instance_from_json() reads
+ * back to the same instance.
+ *
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT for what JSON text cannot hold or
+ * no reader would take, naming it: an address that is not UTF-8; in the
+ * payload (named by its JSON pointer, "/weight/1") a string or member name
+ * that is not UTF-8, a NaN or an infinity, nesting over
+ * %ZKR_SERVICE_INSTANCE_MAX_DEPTH; text over
+ * %ZKR_SERVICE_INSTANCE_MAX_SIZE bytes.
  *
  * Thread: any thread (one thread at a time per instance).
  *
- * Returns: (transfer full): UTF-8 JSON text; g_free() it.
+ * Returns: (transfer full) (nullable): UTF-8 JSON text; g_free() it.
  *
  * Since: 0.1
  */
-ZKR_API char *zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length);
+ZKR_API char *zkr_service_instance_to_json (const ZkrServiceInstance *instance, gsize *length,
+                                            GError **error);
 
 /**
  * zkr_service_instance_from_json:
@@ -439,9 +505,16 @@ ZKR_API char *zkr_service_instance_to_json (const ZkrServiceInstance *instance, 
  * Parses an instance written by Curator or zkr. "name" and "id" must be
  * strings; the other fields may be missing or null; a field of the wrong
  * type, an unknown service type or a bad URI spec is refused. Unknown
- * fields are ignored, as Curator's reader does.
+ * fields are ignored, as Curator's reader does. The text is bounded
+ * before it is parsed: empty data (@data %NULL and @len 0, as an empty
+ * node reads), more than %ZKR_SERVICE_INSTANCE_MAX_SIZE bytes, nesting
+ * deeper than %ZKR_SERVICE_INSTANCE_MAX_DEPTH, text that is not UTF-8 or
+ * not plain JSON (comments, single-quoted strings) are refused unparsed;
+ * a number out of range (1e999: JSON has no infinity) is refused too, as
+ * it could not be written back.
  *
- * Errors: %ZKR_ERROR_INVALID_ARGUMENT saying what is wrong.
+ * Errors: %ZKR_ERROR_INVALID_ARGUMENT saying what is wrong (for a limit:
+ * the size or depth and the limit).
  *
  * Thread: any thread.
  *
