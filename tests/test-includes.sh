@@ -11,7 +11,7 @@ set -eu
 recipes_dir=$1
 
 # core/ headers any recipe may include.
-core_blocks='session-private.h ops.h nodes.h nodename.h path.h notifier.h context.h wait.h ref.h error-private.h log.h call.h armed.h'
+core_blocks='session-private.h ops.h nodes.h nodename.h path.h notifier.h context.h wait.h ref.h error-private.h log.h call.h armed.h node-private.h'
 # recipes/ headers any recipe may include: the engine's entry and the
 # per-thread holds.
 shared_blocks='lock-queue.h per-thread.h'
@@ -20,7 +20,7 @@ shared_blocks='lock-queue.h per-thread.h'
 # include HEADER, or nothing when HEADER is not a family's private header.
 family_of() {
   case $1 in
-    lock-queue-private.h | node-private.h)
+    lock-queue-private.h)
       echo 'lock-queue.c lock-acquire.c lock-hold.c lock-release.c lock-participants.c revocation.c lock-queue-private.h' ;;
     cache-private.h) echo 'cache-*.c tree-cache.c node-cache.c group-member.c service-cache.c' ;;
     barrier-private.h) echo 'barrier.c double-barrier.c' ;;
