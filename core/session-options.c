@@ -10,6 +10,9 @@
 #include "path.h"
 #include "session-internal.h"
 
+/* "user:password" at most (the CLI's --auth-file line has the same bound). */
+#define DIGEST_AUTH_MAX 4096
+
 ZkrSessionOptions *
 zkr_session_options_new (void)
 {
@@ -171,6 +174,17 @@ zkr__session_options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "invalid digest user \"%s\": must be non-empty, without ':', with a password",
                    options->auth_user);
+      return FALSE;
+    }
+  /* The auth packet goes out on every (re)connect, outside the request
+   * door: bounded here, so that a server never closes the connection for
+   * it. The password's own length is not shown either. */
+  if (options->auth_user != NULL &&
+      strlen (options->auth_user) + 1 + strlen (options->auth_password) > DIGEST_AUTH_MAX)
+    {
+      g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
+                   "invalid digest credentials: user and password longer than %d bytes together",
+                   DIGEST_AUTH_MAX);
       return FALSE;
     }
   if (options->acl != ZKR_ACL_OPEN && options->auth_user == NULL)

@@ -181,6 +181,31 @@ test_bad_input__session_options (void)
   zkr_session_options_set_digest_auth (options, "bob", NULL);
   assert_options_refused (options, "bob");
 
+  /* Credentials over the bound: refused naming the bound, never the
+   * password. */
+  {
+    g_autofree char *password = g_strnfill (4096, 'p');
+    g_autoptr (ZkrSession) refused = NULL;
+
+    options = good_options ();
+    zkr_session_options_set_digest_auth (options, "bob", password);
+    refused = zkr_session_new (options, &error);
+    CU_ASSERT_PTR_NULL (refused);
+    CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
+    CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, "4096") : NULL);
+    CU_ASSERT_PTR_NULL (error != NULL ? strstr (error->message, "pppp") : "pppp");
+    g_clear_error (&error);
+    zkr_session_options_free (options);
+    /* One byte less: taken. */
+    password[4096 - 4 - 1] = '\0';
+    options = good_options ();
+    zkr_session_options_set_digest_auth (options, "bob", password);
+    refused = zkr_session_new (options, &error);
+    CU_ASSERT_PTR_NOT_NULL (refused);
+    g_assert_no_error (error);
+    zkr_session_options_free (options);
+  }
+
   /* ACL: out of range; creator-only without credentials. */
   options = good_options ();
   zkr_session_options_set_digest_auth (options, "bob", "pw");

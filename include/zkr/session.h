@@ -226,7 +226,9 @@ ZKR_API void zkr_session_options_set_namespace (ZkrSessionOptions *options, cons
  * @password: (nullable): the digest password, copied
  *
  * Digest credentials, sent on every (re)connect. They are kept in memory
- * only and never appear in logs or errors.
+ * only and never appear in logs or errors. The user must be non-empty and
+ * without ':'; user and password take at most 4096 bytes together
+ * (zkr_session_new() refuses more with %ZKR_ERROR_INVALID_ARGUMENT).
  *
  * Thread: any thread (one thread at a time per #ZkrSessionOptions).
  *
