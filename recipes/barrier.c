@@ -23,6 +23,7 @@
  * call's private one goes as the call returns) and lock the freed
  * context. The post may still be queued when the call ends: it finds the
  * call through this link, which the end clears (both in the context). */
+typedef struct _ZkrBarrierCancel CancelLink;
 struct _ZkrBarrierCancel {
   gatomicrefcount ref;   /* the call's, the handler's */
   ZkrBarrierCall *call;  /* (nullable) until the call ends */
@@ -31,7 +32,7 @@ struct _ZkrBarrierCancel {
 static void
 cancel_link_unref (gpointer data)
 {
-  struct _ZkrBarrierCancel *link = data;
+  CancelLink *link = data;
 
   if (g_atomic_ref_count_dec (&link->ref))
     g_free (link);
@@ -113,7 +114,7 @@ call_timed_out (gpointer data)
 static gboolean
 call_cancelled (gpointer data)
 {
-  struct _ZkrBarrierCancel *link = data;
+  CancelLink *link = data;
 
   if (link->call != NULL)
     call_stop (link->call, zkr__error_new_cancelled ("%s", link->call->what));
@@ -146,7 +147,7 @@ zkr__barrier_call_new (ZkrSession *session, gpointer source_object, const char *
   if (cancellable != NULL)
     {
       call->user_cancellable = g_object_ref (cancellable);
-      call->cancel_link = g_new0 (struct _ZkrBarrierCancel, 1);
+      call->cancel_link = g_new0 (CancelLink, 1);
       g_atomic_ref_count_init (&call->cancel_link->ref);
       call->cancel_link->call = call;
       g_atomic_ref_count_inc (&call->cancel_link->ref);
