@@ -320,10 +320,13 @@ zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GSource
 }
 
 /* A cancel connected by zkr__context_cancel_connect(): held by the
- * connection and by its post while queued. */
+ * connection and by its post while queued. The context is the
+ * connection's alone: a post queued and never run must not keep its own
+ * context alive (the context's queue holds the post, so neither would
+ * ever go: a blocking call's private context, an eventfd with it). */
 typedef struct {
   gatomicrefcount ref;
-  GMainContext *context; /* (owned) */
+  GMainContext *context; /* (owned) (nullable) while connected */
   GSourceFunc func;
   gpointer data;         /* (owned by @destroy) */
   GDestroyNotify destroy;
@@ -339,8 +342,19 @@ cancel_post_unref (gpointer data)
     return;
   if (cancel->destroy != NULL)
     cancel->destroy (cancel->data);
-  g_main_context_unref (cancel->context);
   g_free (cancel);
+}
+
+/* The connection's end (a disconnect, which waits for a handler running
+ * in another thread, or the cancellable's finalization): no handler runs
+ * any more, so the context is no longer needed. */
+static void
+cancel_connection_free (gpointer data)
+{
+  CancelPost *cancel = data;
+
+  g_clear_pointer (&cancel->context, g_main_context_unref);
+  cancel_post_unref (cancel);
 }
 
 static gboolean
@@ -352,7 +366,8 @@ cancel_post_run (gpointer data)
 }
 
 /* The cancelling thread: only a post (our queue's lock, not the
- * context's). The connection's reference keeps @cancel alive here. */
+ * context's), which holds the context while it queues. The connection's
+ * reference keeps @cancel and its context alive here. */
 static void
 cancel_handler (GCancellable *cancellable, gpointer data)
 {
@@ -386,7 +401,7 @@ zkr__context_cancel_connect (GMainContext *context, GCancellable *cancellable,
   cancel->destroy = destroy;
   /* Already cancelled: the handler runs here, and only posts. */
   return g_cancellable_connect (cancellable, G_CALLBACK (cancel_handler), cancel,
-                                cancel_post_unref);
+                                cancel_connection_free);
 }
 
 void

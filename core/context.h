@@ -45,14 +45,20 @@ void zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GS
 
 /* A cancel handed to @context: once @cancellable is cancelled, @func(@data)
  * runs there, later, once (as zkr__context_post()), unless
- * zkr__context_cancel_disconnect() came first. @destroy runs on @data when
- * neither the connection nor a post holds it any more. Unlike a
- * GCancellableSource, whose cancel running in another thread can still
- * lock its context after that context was finalized (GLib 2.74: the
- * source's dispose only resurrects it), the disconnect waits for a cancel
- * running in another thread, and the handler takes no lock of @context.
- * Returns the handler id, 0 when @cancellable is NULL. Any thread; never
- * disconnect from inside @func's own cancel handler (GLib's rule). */
+ * zkr__context_cancel_disconnect() came first; a disconnect after the
+ * cancel does not stop a post already queued (the caller's @func checks
+ * whether its call is still on). @destroy runs on @data when neither the
+ * connection nor a post holds it any more. The connection holds @context;
+ * a queued post does not (a context dropped with the post unrun goes, and
+ * the post with it). Unlike a GCancellableSource, whose cancel running in
+ * another thread can still lock its context after that context was
+ * finalized (GLib 2.74: the source's dispose only resurrects it), the
+ * disconnect waits for a cancel running in another thread, and the
+ * handler takes no lock of @context. Returns the handler id, 0 when
+ * @cancellable is NULL. Any thread; never disconnect from inside a cancel
+ * of @cancellable in this thread (GLib's rule), nor on a thread that runs
+ * a session's code: the disconnect waits for the whole cancel, the user's
+ * own handlers of @cancellable included (disconnect in @context). */
 gulong zkr__context_cancel_connect (GMainContext *context, GCancellable *cancellable,
                                     GSourceFunc func, gpointer data, GDestroyNotify destroy);
 /* Disconnects *@id (nothing when 0) and sets it to 0. */

@@ -4,6 +4,7 @@
  * on the same paths. */
 #include <string.h>
 
+#include "context.h"
 #include "itest.h"
 #include "zkr-test.h"
 
@@ -206,36 +207,143 @@ test_double_barrier__nobody_passes_before_all_came_or_left (void)
     zkr_session_unref (sessions[i]);
 }
 
+/* The surviving member's session: long enough that a loaded machine's
+ * slow server does not drop its connection in the middle of the leave
+ * (the client gives up on a server silent for 2/3 of it). */
+#define SURVIVOR_SESSION_MS 30000
+/* The leave's deadline: the expiry's helper tries again after 20 s when
+ * its close did not reach the ensemble (on a loaded machine). */
+#define EXPIRY_WAIT_MS (3 * ITEST_WAIT_MS)
+
+static gpointer
+expire_main (gpointer session)
+{
+  return GINT_TO_POINTER (itest_expire_session (session));
+}
+
 /* A member whose session dies in the barrier: its node goes with the
  * session, and the other's leave passes then; the dead member's own
- * leave says its node vanished. */
+ * leave passes too (nobody is left). The expiry runs on a thread of its
+ * own while this one runs the leave's context, so the leave sees the node
+ * go as soon as it goes, however long the expiry takes to be noticed. */
 static void
 test_double_barrier__a_dead_member_does_not_hold_the_others (void)
 {
   g_autofree char *root = itest_scratch_path ("dead");
-  g_autoptr (ZkrSession) alive = itest_connect_ns (itest_hosts (), NULL, 10000);
+  g_autoptr (ZkrSession) alive = itest_connect_ns (itest_hosts (), NULL, SURVIVOR_SESSION_MS);
   g_autoptr (ZkrSession) doomed = itest_connect_ns (itest_hosts (), NULL, 10000);
   g_autoptr (ZkrDoubleBarrier) a = zkr_double_barrier_new (alive, root, 2, NULL);
   g_autoptr (ZkrDoubleBarrier) d = zkr_double_barrier_new (doomed, root, 2, NULL);
   g_autoptr (GError) error = NULL;
   GMainContext *context = context_begin ();
   Answer entered, left;
+  GThread *expirer;
 
   enter_async (a, &entered, ITEST_WAIT_MS);
   CU_ASSERT_TRUE (pump_until_children (alive, root, 1));
   CU_ASSERT_TRUE (zkr_double_barrier_enter (d, ITEST_WAIT_MS, NULL, &error));
   CU_ASSERT_TRUE (pump_until_done (&entered, ITEST_WAIT_MS) && entered.ok);
-  leave_async (a, &left, ITEST_WAIT_MS);
+  leave_async (a, &left, EXPIRY_WAIT_MS);
   pump_pending ();
   CU_ASSERT_FALSE (left.done);
-  CU_ASSERT_TRUE (itest_expire_session (doomed));
-  CU_ASSERT_TRUE (pump_until_done (&left, ITEST_WAIT_MS));
+  expirer = g_thread_new ("expire", expire_main, doomed);
+  CU_ASSERT_TRUE (pump_until_done (&left, EXPIRY_WAIT_MS));
+  CU_ASSERT_TRUE (GPOINTER_TO_INT (g_thread_join (expirer)));
+  if (left.error != NULL)
+    g_printerr ("the survivor's leave: %s\n", left.error->message);
   CU_ASSERT_TRUE (left.ok);
+  g_clear_error (&left.error);
   /* Our node went with the session and nobody is left: through (as
-   * Curator); with members left it would be ZKR_ERROR_NO_NODE. */
-  CU_ASSERT_TRUE (zkr_double_barrier_leave (d, ITEST_CALL_MS, NULL, &error));
+   * Curator); with members left it would be ZKR_ERROR_NO_NODE. A call
+   * made while the session is LOST answers SESSION_EXPIRED at once
+   * (zkr/node.h), and the fresh session may connect well after the LOST
+   * was seen on a loaded machine: the leave waits for it. */
+  CU_ASSERT_TRUE (zkr_session_wait_connected (doomed, ITEST_WAIT_MS, NULL, &error));
+  CU_ASSERT_TRUE (zkr_double_barrier_leave (d, ITEST_WAIT_MS, NULL, &error));
+  if (error != NULL)
+    g_printerr ("the dead member's leave: %s\n", error->message);
   context_end (context);
   itest_cleanup_root (alive, NULL, root);
+}
+
+/* ---- a cancel running in another thread as a blocking call ends ---------- */
+
+/* How long the cancel holds its thread once the wait can end: the wait's
+ * answer must not come meanwhile (it comes within milliseconds when the
+ * end does not wait for the cancel). */
+#define HOLD_MS 2000
+
+typedef struct {
+  ZkrSession *session;
+  ZkrBarrier *barrier;
+  GCancellable *cancellable;
+  gint returned;           /* (atomic) the blocking wait returned */
+  gboolean removed;        /* the cancel's thread removed the barrier */
+  gboolean returned_meanwhile; /* ... and the wait returned while it was cancelling */
+} HeldCancel;
+
+/* Connected before the wait's own handler, so it runs first in the
+ * cancelling thread: it removes the barrier (the wait passes), then holds
+ * the cancel a while. */
+static void
+held_cancel_run (GCancellable *cancellable, gpointer data)
+{
+  HeldCancel *held = data;
+  gint64 end;
+
+  (void) cancellable;
+  held->removed = zkr_barrier_remove (held->barrier, ITEST_CALL_MS, NULL, NULL);
+  end = g_get_monotonic_time () + (gint64) HOLD_MS * 1000;
+  while (!g_atomic_int_get (&held->returned) && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  held->returned_meanwhile = g_atomic_int_get (&held->returned);
+}
+
+/* Cancels once the blocking wait watches the barrier (so after its cancel
+ * handler was connected). */
+static gpointer
+held_cancel_main (gpointer data)
+{
+  HeldCancel *held = data;
+  g_autofree char *node = itest_server_path (NULL, zkr_barrier_get_path (held->barrier));
+  ItestWatchOn on = { node, zkr_session_get_id (held->session) };
+
+  if (itest_wait_for (itest_watch_is_set, &on, ITEST_WAIT_MS))
+    g_cancellable_cancel (held->cancellable);
+  return NULL;
+}
+
+/* A blocking wait that ends (the barrier was removed) while a cancel of
+ * its cancellable runs in another thread returns only once that cancel is
+ * over, and its private context then goes with nothing of the call left
+ * in it. A GCancellableSource let the wait return at once: the cancel
+ * could then still reach the source and lock the context freed meanwhile
+ * (GLib 2.74; a fault-suite worker hung so). */
+static void
+test_barrier__a_blocking_wait_ends_after_a_cancel_running_in_another_thread (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect_ns (itest_hosts (), NULL, 10000);
+  g_autofree char *root = itest_scratch_path ("held-cancel");
+  g_autofree char *path = g_strconcat (root, "/gate", NULL);
+  g_autoptr (ZkrBarrier) barrier = zkr_barrier_new (session, path, NULL);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  HeldCancel held = { session, barrier, cancellable, 0, FALSE, FALSE };
+  guint queues = zkr__context_test_count_queues ();
+  GThread *canceller;
+
+  CU_ASSERT_TRUE_FATAL (zkr_barrier_set (barrier, ITEST_CALL_MS, NULL, &error));
+  g_cancellable_connect (cancellable, G_CALLBACK (held_cancel_run), &held, NULL);
+  canceller = g_thread_new ("held-cancel", held_cancel_main, &held);
+  /* Passes on the removal: the cancel reaches the wait only after it. */
+  CU_ASSERT_TRUE (zkr_barrier_wait (barrier, ITEST_WAIT_MS, cancellable, &error));
+  g_atomic_int_set (&held.returned, 1);
+  g_thread_join (canceller);
+  CU_ASSERT_TRUE (g_cancellable_is_cancelled (cancellable));
+  CU_ASSERT_TRUE (held.removed);
+  CU_ASSERT_FALSE (held.returned_meanwhile);
+  CU_ASSERT_EQUAL (zkr__context_test_count_queues (), queues);
+  itest_cleanup_root (session, NULL, root);
 }
 
 /* Iterates @context (not the thread-default one) until @answer came. */
@@ -636,6 +744,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_double_barrier__nobody_passes_before_all_came_or_left),
   ZKR_TEST_CASE (test_double_barrier__a_dead_member_does_not_hold_the_others),
   ZKR_TEST_CASE (test_double_barrier__a_leave_does_not_wait_for_the_next_round),
+  ZKR_TEST_CASE (test_barrier__a_blocking_wait_ends_after_a_cancel_running_in_another_thread),
   ZKR_TEST_CASE (test_barrier__calls_answer_by_the_deadline_in_every_state),
   ZKR_TEST_CASE (test_barrier__bad_input_is_named_and_foreign_data_is_never_read),
   ZKR_TEST_CASE (test_barrier__curator_and_zkr_set_remove_and_wait_on_one_path),

@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "itest.h"
+#include "proxy.h"
 #include "zkr-test.h"
 
 #define WAIT_MS 30000
@@ -1414,6 +1415,187 @@ test_leader_latch__last_unref_of_a_leader_returns_while_black_holed (void)
   itest_proxied_finish (&f, TRUE);
 }
 
+/* ---- a cancel running in another thread as a call ends ------------------- */
+
+/* How long the cancel holds its thread once the call can end: the call's
+ * answer must not come meanwhile (it comes within milliseconds when the
+ * end does not wait for the cancel). */
+#define HOLD_MS 2000
+
+/* A close_async or await_async in a context of the test's own, cancelled
+ * by another thread whose first handler (connected before the call's)
+ * lets the call end, then holds the cancel a while. */
+typedef struct {
+  GCancellable *cancellable;
+  ZkrLeaderLatch *latch;       /* the call's */
+  ZkrTestProxy *proxy;         /* (nullable) healed by the cancel: the close ends */
+  ZkrLeaderLatch *leader;      /* (nullable) closed by the cancel: the await ends */
+  gint answered;               /* (atomic) the call's callback ran */
+  gboolean ok;
+  GError *error;
+  gboolean answered_meanwhile; /* it ran while the cancel held its thread */
+} HeldCancel;
+
+static void
+held_cancel_run (GCancellable *cancellable, gpointer data)
+{
+  HeldCancel *held = data;
+  gint64 end;
+
+  (void) cancellable;
+  if (held->proxy != NULL)
+    zkr_test_proxy_heal (held->proxy);
+  if (held->leader != NULL)
+    CU_ASSERT_TRUE (latch_close (held->leader));
+  end = g_get_monotonic_time () + (gint64) HOLD_MS * 1000;
+  while (!g_atomic_int_get (&held->answered) && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  held->answered_meanwhile = g_atomic_int_get (&held->answered);
+}
+
+static gpointer
+held_cancel_main (gpointer data)
+{
+  g_cancellable_cancel (((HeldCancel *) data)->cancellable);
+  return NULL;
+}
+
+static void
+held_close_answered (GObject *source, GAsyncResult *result, gpointer data)
+{
+  HeldCancel *held = data;
+
+  (void) source;
+  held->ok = zkr_leader_latch_close_finish (held->latch, result, &held->error);
+  g_atomic_int_set (&held->answered, 1);
+}
+
+static void
+held_await_answered (GObject *source, GAsyncResult *result, gpointer data)
+{
+  HeldCancel *held = data;
+
+  (void) source;
+  held->ok = zkr_leader_latch_await_finish (held->latch, result, &held->error);
+  g_atomic_int_set (&held->answered, 1);
+}
+
+static gboolean
+never_ready (gpointer data)
+{
+  (void) data;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+context_gone (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* Cancels in another thread, runs @context until the call answered and
+ * drops it (pushed by the caller); TRUE once the context went, the
+ * cancel's post left unrun in it (it destroys its sources as it goes). */
+static gboolean
+held_cancel_finish (HeldCancel *held, GMainContext *context)
+{
+  GThread *canceller = g_thread_new ("held-cancel", held_cancel_main, held);
+  gint64 end = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  GSource *witness = g_timeout_source_new_seconds (3600);
+  gboolean gone = FALSE;
+
+  g_source_set_callback (witness, never_ready, &gone, context_gone);
+  g_source_attach (witness, context);
+  g_source_unref (witness);
+  while (!g_atomic_int_get (&held->answered) && g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (context, FALSE))
+      g_usleep (2000);
+  g_thread_join (canceller);
+  CU_ASSERT_TRUE (g_atomic_int_get (&held->answered));
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
+  return gone;
+}
+
+/* A close_async that ends (its delete got through) while a cancel of its
+ * cancellable runs in another thread answers only once that cancel is
+ * over (the answer is not the cancel's: it came after the end), and its
+ * context, dropped at once with the cancel's post unrun, goes. A
+ * GCancellableSource let the close answer at once: the cancel could then
+ * still reach the source and lock the context freed meanwhile (GLib 2.74;
+ * a fault-suite worker hung so in the await). */
+static void
+test_leader_latch__a_close_answers_after_a_cancel_running_in_another_thread (void)
+{
+  ItestProxied f;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *node = NULL;
+  HeldCancel held = { cancellable, NULL, NULL, NULL, 0, FALSE, NULL, FALSE };
+  GMainContext *context;
+
+  itest_proxied_init (&f, NULL, "latch-held-cancel", BLACK_HOLE_SESSION_MS);
+  path = g_strdup_printf ("%s/election", f.root);
+  held.latch = latch_started (f.proxied, path, "leader");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (held.latch);
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (held.latch, WAIT_MS, NULL, &error));
+  node = zkr_leader_latch_dup_node_path (held.latch);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (node);
+  held.proxy = f.proxy;
+  g_cancellable_connect (cancellable, G_CALLBACK (held_cancel_run), &held, NULL);
+  context = g_main_context_new ();
+  g_main_context_push_thread_default (context);
+  /* Its delete waits in the black hole until the cancel heals it. */
+  itest_proxied_black_hole (&f);
+  zkr_leader_latch_close_async (held.latch, ZKR_LEADER_CLOSE_SILENT, cancellable,
+                                held_close_answered, &held);
+  CU_ASSERT_TRUE (held_cancel_finish (&held, context));
+  CU_ASSERT_FALSE (held.answered_meanwhile);
+  CU_ASSERT_TRUE (held.ok);
+  CU_ASSERT_PTR_NULL (held.error);
+  g_clear_error (&held.error);
+  CU_ASSERT_TRUE (itest_node_absent (f.direct, node));
+  zkr_leader_latch_unref (held.latch);
+  CU_ASSERT_TRUE (itest_delete_tree (f.direct, path));
+  itest_proxied_finish (&f, TRUE);
+}
+
+/* The same for an await_async answered by leadership (the leader ahead
+ * closed) while a cancel of its cancellable runs in another thread. */
+static void
+test_leader_latch__an_await_answers_after_a_cancel_running_in_another_thread (void)
+{
+  ZkrSession *session = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path ("latch-await-held-cancel");
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  HeldCancel held = { cancellable, NULL, NULL, NULL, 0, FALSE, NULL, FALSE };
+  GMainContext *context;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  held.leader = latch_started (session, path, "leader");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (held.leader);
+  CU_ASSERT_TRUE_FATAL (zkr_leader_latch_await (held.leader, WAIT_MS, NULL, &error));
+  held.latch = latch_started (session, path, "follower");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (held.latch);
+  g_cancellable_connect (cancellable, G_CALLBACK (held_cancel_run), &held, NULL);
+  context = g_main_context_new ();
+  g_main_context_push_thread_default (context);
+  zkr_leader_latch_await_async (held.latch, WAIT_MS, cancellable, held_await_answered, &held);
+  CU_ASSERT_TRUE (held_cancel_finish (&held, context));
+  CU_ASSERT_FALSE (held.answered_meanwhile);
+  CU_ASSERT_TRUE (held.ok);
+  CU_ASSERT_PTR_NULL (held.error);
+  g_clear_error (&held.error);
+  CU_ASSERT_TRUE (latch_close (held.latch));
+  zkr_leader_latch_unref (held.latch);
+  zkr_leader_latch_unref (held.leader);
+  CU_ASSERT_TRUE (itest_wait_for_children (session, path, 0, WAIT_MS));
+  itest_assert_path_clean (session, path);
+  zkr_session_unref (session);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__bad_input_gets_clear_errors),
   ZKR_TEST_CASE (test_leader_latch__single_participant_leads_with_a_token_and_leaves_no_node),
@@ -1428,6 +1610,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_leader_latch__await_async_answers_a_cancel_and_every_close),
   ZKR_TEST_CASE (test_leader_latch__a_cancel_after_a_blocking_await_answered_touches_nothing),
   ZKR_TEST_CASE (test_leader_latch__close_async_answers_true_and_a_cancel_and_deletes_the_node),
+  ZKR_TEST_CASE (test_leader_latch__a_close_answers_after_a_cancel_running_in_another_thread),
+  ZKR_TEST_CASE (test_leader_latch__an_await_answers_after_a_cancel_running_in_another_thread),
   ZKR_TEST_CASE (test_leader_latch__last_unref_of_a_leader_returns_while_black_holed),
   { NULL, NULL },
 };

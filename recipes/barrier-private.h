@@ -29,7 +29,9 @@ struct _ZkrBarrierCall {
   gint64 deadline_us;         /* monotonic; only when timeout_ms > 0 */
   GCancellable *cancel;       /* (owned) ours, given to every request */
   GSource *timer;             /* (owned) (nullable) */
-  GSource *cancel_source;     /* (owned) (nullable) on the user's cancellable */
+  GCancellable *user_cancellable; /* (owned) (nullable) the user's */
+  gulong cancel_id;           /* its cancel, posted to @context */
+  struct _ZkrBarrierCancel *cancel_link; /* (owned) (nullable) what that post finds */
   GError *stop;               /* (owned) (nullable) why the call stops */
   gboolean in_flight;         /* a request is out */
   guint watch_id;             /* the exists watch, 0 none */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "barrier-private.h"
+#include "context.h"
 #include "error-private.h"
 #include "nodes.h"
 #include "path.h"
@@ -15,15 +16,41 @@
 
 /* ==== the shared call ================================================== */
 
+/* The user's cancel reaches the call through a handler that posts to the
+ * call's context (zkr__context_cancel_connect), not a GCancellableSource:
+ * with GLib 2.74 a cancel running in another thread as the call ends
+ * could reach such a source after the context was finalized (a blocking
+ * call's private one goes as the call returns) and lock the freed
+ * context. The post may still be queued when the call ends: it finds the
+ * call through this link, which the end clears (both in the context). */
+typedef struct _ZkrBarrierCancel CancelLink;
+struct _ZkrBarrierCancel {
+  gatomicrefcount ref;   /* the call's, the handler's */
+  ZkrBarrierCall *call;  /* (nullable) until the call ends */
+};
+
+static void
+cancel_link_unref (gpointer data)
+{
+  CancelLink *link = data;
+
+  if (g_atomic_ref_count_dec (&link->ref))
+    g_free (link);
+}
+
 static void
 call_free (ZkrBarrierCall *call)
 {
   if (call->timer != NULL)
     g_source_destroy (call->timer);
   g_clear_pointer (&call->timer, g_source_unref);
-  if (call->cancel_source != NULL)
-    g_source_destroy (call->cancel_source);
-  g_clear_pointer (&call->cancel_source, g_source_unref);
+  zkr__context_cancel_disconnect (call->user_cancellable, &call->cancel_id);
+  if (call->cancel_link != NULL)
+    {
+      call->cancel_link->call = NULL;
+      g_clear_pointer (&call->cancel_link, cancel_link_unref);
+    }
+  g_clear_object (&call->user_cancellable);
   if (call->data_free != NULL)
     call->data_free (call->data);
   g_clear_error (&call->stop);
@@ -83,14 +110,14 @@ call_timed_out (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* The post of the user's cancel, in the call's context. */
 static gboolean
-call_cancelled (GCancellable *cancellable, gpointer data)
+call_cancelled (gpointer data)
 {
-  ZkrBarrierCall *call = data;
+  CancelLink *link = data;
 
-  (void) cancellable;
-  g_clear_pointer (&call->cancel_source, g_source_unref);
-  call_stop (call, zkr__error_new_cancelled ("%s", call->what));
+  if (link->call != NULL)
+    call_stop (link->call, zkr__error_new_cancelled ("%s", link->call->what));
   return G_SOURCE_REMOVE;
 }
 
@@ -119,9 +146,14 @@ zkr__barrier_call_new (ZkrSession *session, gpointer source_object, const char *
     }
   if (cancellable != NULL)
     {
-      call->cancel_source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (call->cancel_source, G_SOURCE_FUNC (call_cancelled), call, NULL);
-      g_source_attach (call->cancel_source, call->context);
+      call->user_cancellable = g_object_ref (cancellable);
+      call->cancel_link = g_new0 (CancelLink, 1);
+      g_atomic_ref_count_init (&call->cancel_link->ref);
+      call->cancel_link->call = call;
+      g_atomic_ref_count_inc (&call->cancel_link->ref);
+      /* Already cancelled: posted now, run later (as the source was). */
+      call->cancel_id = zkr__context_cancel_connect (call->context, cancellable, call_cancelled,
+                                                     call->cancel_link, cancel_link_unref);
     }
   return call;
 }

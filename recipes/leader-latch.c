@@ -113,14 +113,24 @@ zkr__leader_id_from_participants (GPtrArray *participants)
   return g_strdup (first->client_id);
 }
 
+/* The close's cancel is a handler that posts to the task's context
+ * (zkr__context_cancel_connect), not a GCancellableSource (see the await
+ * below for the race that hung the fault suite); and the disconnect is
+ * made there too, never on the worker, where the close ends: it waits for
+ * a cancel running in another thread, the user's own handlers of the
+ * cancellable included. */
 struct _ZkrLeaderClose {
-  gatomicrefcount ref;          /* the close's own, and its cancel source's */
+  gatomicrefcount ref;          /* the close's own, its cancel's, its answer's post */
   gpointer object;              /* (owned) */
   GDestroyNotify object_unref;
   char *what;                   /* for the cancel's message */
-  GTask *task;                  /* (owned) */
-  gint claimed;                 /* atomic: the task was answered */
-  GSource *cancel_source;       /* (owned) (nullable) in the task's context */
+  GTask *task;                  /* (owned) until answered; then NULL */
+  gint claimed;                 /* atomic: the task was answered (or is
+                                 * about to be); only the claimer reads
+                                 * @task after that */
+  GCancellable *cancellable;    /* (owned) (nullable) */
+  gulong cancel_id;             /* its cancel; the task's context only */
+  GError *answer;               /* (owned) (nullable) the end's, for its post */
 };
 
 static gpointer
@@ -139,8 +149,9 @@ leader_close_unref (gpointer data)
 
   if (!g_atomic_ref_count_dec (&close->ref))
     return;
-  g_clear_pointer (&close->cancel_source, g_source_unref);
-  g_object_unref (close->task);
+  g_clear_object (&close->cancellable);
+  g_clear_error (&close->answer);
+  g_clear_object (&close->task);
   close->object_unref (close->object);
   g_free (close->what);
   g_free (close);
@@ -152,15 +163,34 @@ leader_close_claim (ZkrLeaderClose *close)
   return g_atomic_int_compare_and_exchange (&close->claimed, 0, 1);
 }
 
+/* In the task's context, by whoever claimed the close: the cancel goes,
+ * then the answer (@error transfer full; NULL: TRUE), and the task with
+ * it: a cancel's post still queued holds the close, and must not hold the
+ * context through the task (the context, dropped by its caller, would
+ * never go, its queue holding the post). */
+static void
+leader_close_answer_here (ZkrLeaderClose *close, GError *error)
+{
+  zkr__context_cancel_disconnect (close->cancellable, &close->cancel_id);
+  zkr__queue_task_answer (g_steal_pointer (&close->task), error);
+}
+
 static gboolean
-leader_close_cancelled (GCancellable *cancellable, gpointer data)
+leader_close_cancelled (gpointer data)
 {
   ZkrLeaderClose *close = data;
 
-  (void) cancellable;
   if (leader_close_claim (close))
-    zkr__queue_task_answer (g_object_ref (close->task),
-                            zkr__error_new_cancelled ("close %s", close->what));
+    leader_close_answer_here (close, zkr__error_new_cancelled ("close %s", close->what));
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+leader_close_answer_posted (gpointer data)
+{
+  ZkrLeaderClose *close = data;
+
+  leader_close_answer_here (close, g_steal_pointer (&close->answer));
   return G_SOURCE_REMOVE;
 }
 
@@ -178,10 +208,12 @@ zkr__leader_close_new (gpointer object, GDestroyNotify object_unref, const char 
   close->task = zkr__queue_task_new (cancellable, callback, user_data, source_tag, name);
   if (cancellable != NULL)
     {
-      close->cancel_source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (close->cancel_source, G_SOURCE_FUNC (leader_close_cancelled),
-                             leader_close_ref (close), leader_close_unref);
-      g_source_attach (close->cancel_source, g_task_get_context (close->task));
+      close->cancellable = g_object_ref (cancellable);
+      /* Already cancelled: posted now, answered later (as the source was). */
+      close->cancel_id = zkr__context_cancel_connect (g_task_get_context (close->task),
+                                                      cancellable, leader_close_cancelled,
+                                                      leader_close_ref (close),
+                                                      leader_close_unref);
     }
   return close;
 }
@@ -195,10 +227,12 @@ zkr__leader_close_get_object (ZkrLeaderClose *close)
 void
 zkr__leader_close_end (ZkrLeaderClose *close, GError *error)
 {
-  if (close->cancel_source != NULL)
-    g_source_destroy (close->cancel_source);
   if (leader_close_claim (close))
-    zkr__context_return (g_object_ref (close->task), error);
+    {
+      close->answer = error;
+      zkr__context_post (g_task_get_context (close->task), leader_close_answer_posted,
+                         leader_close_ref (close), leader_close_unref);
+    }
   else
     g_clear_error (&error);
   leader_close_unref (close);
@@ -213,8 +247,9 @@ zkr__leader_close_end (ZkrLeaderClose *close, GError *error)
  * one from its list at the next await or its own answer. */
 typedef struct {
   gatomicrefcount ref;
-  GTask *task;            /* (owned) */
-  gint claimed;           /* atomic: answered (or about to be) */
+  GTask *task;            /* (owned) until answered; then NULL */
+  gint claimed;           /* atomic: answered (or about to be); only the
+                           * claimer reads @task after that */
   char *what;             /* "PATH (ID)" for messages */
   GSource *timer;         /* (owned) (nullable) in the task's context */
   GCancellable *cancellable; /* (owned) (nullable) */
@@ -239,7 +274,7 @@ await_unref (gpointer data)
   g_clear_pointer (&await->timer, g_source_unref);
   g_clear_object (&await->cancellable);
   g_clear_error (&await->answer);
-  g_object_unref (await->task);
+  g_clear_object (&await->task);
   g_free (await->what);
   g_free (await);
 }
@@ -269,13 +304,16 @@ await_source_drop (GSource **source)
  * reach such a source after its context was finalized and lock the freed
  * context (the fault suite's latch mode hung so, twice: the worker's timer
  * thread in g_cancellable_cancel, in g_source_set_ready_time); the
- * disconnect waits for a cancel running meanwhile. */
+ * disconnect waits for a cancel running meanwhile. The task goes with the
+ * answer: the await, listed in the latch or held by a cancel's post still
+ * queued, must not keep the task's context alive through it (a context
+ * dropped with that post in its queue would never go). */
 static void
 await_answer_here (Await *await, GError *error)
 {
   await_source_drop (&await->timer);
   zkr__context_cancel_disconnect (await->cancellable, &await->cancel_id);
-  zkr__queue_task_answer (g_object_ref (await->task), error);
+  zkr__queue_task_answer (g_steal_pointer (&await->task), error);
 }
 
 static gboolean

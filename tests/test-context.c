@@ -403,6 +403,33 @@ test_context__a_cancel_is_posted_to_the_context_and_a_disconnect_stops_it (void)
   step_log_clear (&log);
 }
 
+/* A cancel posted to a context that then goes without running it (a
+ * blocking call's private context, its call answered by the reply while
+ * the cancel came): the context goes all the same, and the post's data
+ * with it. The post must not keep its own context alive. */
+static void
+test_context__a_cancel_posted_and_never_run_does_not_keep_its_context (void)
+{
+  guint before = zkr__context_test_count_queues ();
+  GMainContext *context = g_main_context_new ();
+  GCancellable *cancellable = g_cancellable_new ();
+  StepLog log;
+  gulong id;
+
+  step_log_init (&log);
+  id = zkr__context_cancel_connect (context, cancellable, step_run, step_new (&log, 'c'),
+                                    step_destroy);
+  g_thread_join (g_thread_new ("zkr-test-cancel", cancel_main, cancellable));
+  CU_ASSERT_EQUAL (zkr__context_test_count_queues (), before + 1);
+  zkr__context_cancel_disconnect (cancellable, &id);
+  g_main_context_unref (context);
+  CU_ASSERT_EQUAL (zkr__context_test_count_queues (), before);
+  CU_ASSERT_EQUAL (log.order->len, 0);
+  CU_ASSERT_EQUAL (log.destroyed, 1);
+  g_object_unref (cancellable);
+  step_log_clear (&log);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -414,6 +441,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_context__a_contexts_queue_goes_with_it),
     ZKR_TEST_CASE (test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go),
     ZKR_TEST_CASE (test_context__a_cancel_is_posted_to_the_context_and_a_disconnect_stops_it),
+    ZKR_TEST_CASE (test_context__a_cancel_posted_and_never_run_does_not_keep_its_context),
     { NULL, NULL },
   };
 

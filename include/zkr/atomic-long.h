@@ -75,6 +75,8 @@
  * run once, in the GMainContext that was thread-default at the call, never
  * before the call returns. An object may be used by many operations at
  * once and unreffed while they run.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

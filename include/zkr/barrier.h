@@ -25,6 +25,8 @@
  * the call was made (that context must be iterated), never before the
  * call returns; the call keeps a reference on the barrier meanwhile. A
  * blocking call is its async twin run in a private context.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

@@ -37,6 +37,8 @@
  * count for nobody, and the member is out of the barrier.
  *
  * Threads: as zkr/barrier.h.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

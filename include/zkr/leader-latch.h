@@ -21,6 +21,8 @@
  *
  * Threads: every function may be called from any thread. Listeners run in
  * the GMainContext that was thread-default when they were added.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

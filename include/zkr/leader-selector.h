@@ -21,6 +21,8 @@
  *
  * Threads: every function may be called from any thread, including from
  * inside the lead callback.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

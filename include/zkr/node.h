@@ -71,6 +71,8 @@
  * the GMainContext that was thread-default when the call was made, never
  * before the call returns. An async call keeps a reference on its session
  * until it is answered: the session may be unreffed meanwhile.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

@@ -33,6 +33,8 @@
  * the caller's for the node to be kept. Listeners and async answers run in
  * the GMainContext that was thread-default where they were added or made,
  * never on a ZooKeeper thread, a session's worker or the node's thread.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  *
  * Ownership: reference-counted. The object keeps a reference on its
  * session; its thread keeps one until the last request is answered. An

@@ -14,6 +14,8 @@
  *
  * Threads: every function may be called from any thread; acquire, release,
  * is_held and the token are about the calling thread's hold.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

@@ -10,6 +10,8 @@
  * "__REVOKE__" into the node's data; a holder that made its lock revocable
  * hears each request and decides. zkr and Curator revoke each other's
  * locks.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

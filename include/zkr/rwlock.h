@@ -19,6 +19,8 @@
  * thread's holds: threads of one process sharing an object queue separately,
  * each with its own nodes, as two processes would. Loss listeners and async
  * callbacks run in the caller's thread-default GMainContext.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

@@ -18,6 +18,8 @@
  *
  * Threads: every function may be called from any thread. Loss listeners
  * and async callbacks run in the caller's thread-default GMainContext.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

@@ -13,6 +13,8 @@
  * Threads: every function here may be called from any thread, except where
  * a comment says otherwise. The session runs a private worker thread; state
  * listeners never run on it nor on ZooKeeper's threads.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

@@ -46,6 +46,8 @@
  * Threads: every function may be called from any thread. Listeners run in
  * the GMainContext that was thread-default when they were added; async
  * callbacks in the one thread-default at the call.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  */
 #pragma once
 

@@ -32,6 +32,8 @@
  * a fence on a lock not held), nothing sent. A ZkrTxn is built and
  * committed by one thread at a time (not locked), committed once, and may
  * be unreffed from any thread; an async commit holds a reference.
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  *
  * Commit: a write, with node.h's rules for deadlines, cancels, session
  * states and retries: answered by the deadline in every session state,

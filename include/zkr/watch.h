@@ -38,6 +38,8 @@
  * before the async callback runs (in its context); always in that
  * context otherwise. A watch's session may be unreffed from inside @func
  * (the @session passed there stays valid until @func returns).
+ * The #GAsyncResult of an async call has no source object (%NULL: zkr's
+ * objects are not GObjects); pass yours to the callback in user_data.
  *
  * A watch does not keep its session alive. If the session's last
  * reference goes with watches pending, the session closes and those
