@@ -711,6 +711,54 @@ test_persistent_node__last_unref_deletes_the_node_in_the_background (void)
   itest_cleanup_root (direct, NULL, root);
 }
 
+/* ---- a cancel racing the wait's answer ------------------------------------------ */
+
+static void
+cancel_now (gpointer cancellable)
+{
+  g_cancellable_cancel (cancellable);
+}
+
+/* A blocking wait runs in a GMainContext of its own, finalized as it
+ * returns; a cancel made meanwhile in another thread must never reach it
+ * after that (a GCancellableSource there could: GLib 2.74 then locked the
+ * freed context, and a fault-suite worker hung so). Each wait answers at
+ * once (the node is made) while another thread cancels it: every answer
+ * is TRUE or CANCELLED, and none hangs or touches freed memory (ASan). */
+static void
+test_persistent_node__a_cancel_racing_the_waits_answer_from_another_thread (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), SESSION_MS);
+  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), SESSION_MS);
+  g_autofree char *root = itest_scratch_path ("pn-cancel-race");
+  g_autofree char *path = g_strconcat (root, "/member", NULL);
+  g_autoptr (GError) error = NULL;
+  ZkrPersistentNode *node;
+  guint wrong = 0;
+
+  node = node_new (session, path, ZKR_CREATE_EPHEMERAL, FALSE, "x");
+  CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
+                                                                     &error));
+  for (int i = 0; i < 3000; i++)
+    {
+      g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+      g_autoptr (GError) answer = NULL;
+      ItestInThread run;
+
+      itest_in_thread_start (&run, "pn-cancel", cancel_now, cancellable);
+      if (!zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, cancellable,
+                                                        &answer) &&
+          !g_error_matches (answer, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        wrong++;
+      itest_in_thread_join (&run);
+    }
+  CU_ASSERT_EQUAL (wrong, 0);
+  close_and_check (node, direct, root);
+  zkr_persistent_node_unref (node);
+  itest_cleanup_root (direct, NULL, root);
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 /* ---- our node deleted and made again by someone else ------------------------ */
@@ -851,6 +899,7 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_persistent_node__a_persistent_node_recreated_by_another_at_a_lower_version_is_kept),
   ZKR_TEST_CASE (test_persistent_node__a_persistent_node_recreated_by_another_across_an_expiry_is_kept),
   ZKR_TEST_CASE (test_persistent_node__an_ephemeral_recreated_by_another_session_is_not_taken),
+  ZKR_TEST_CASE (test_persistent_node__a_cancel_racing_the_waits_answer_from_another_thread),
   { NULL, NULL },
 };
 
