@@ -323,7 +323,7 @@ zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GSource
  * connection and by its post while queued. */
 typedef struct {
   gatomicrefcount ref;
-  GMainContext *context; /* (owned) */
+  GMainContext *context; /* (owned) (nullable) the connection's: NULL once it went */
   GSourceFunc func;
   gpointer data;         /* (owned by @destroy) */
   GDestroyNotify destroy;
@@ -339,8 +339,22 @@ cancel_post_unref (gpointer data)
     return;
   if (cancel->destroy != NULL)
     cancel->destroy (cancel->data);
-  g_main_context_unref (cancel->context);
   g_free (cancel);
+}
+
+/* The connection goes (disconnected, or its cancellable finalized): no
+ * handler runs after this, so nothing posts to the context any more, and
+ * the context goes too. A post still queued lives in the context's own
+ * queue: holding the context from there was a cycle (a blocking call's
+ * private context, dropped uniterated after the answer, was never
+ * finalized, nor the post, nor what its data held). */
+static void
+cancel_connection_drop (gpointer data)
+{
+  CancelPost *cancel = data;
+
+  g_clear_pointer (&cancel->context, g_main_context_unref);
+  cancel_post_unref (cancel);
 }
 
 static gboolean
@@ -352,7 +366,8 @@ cancel_post_run (gpointer data)
 }
 
 /* The cancelling thread: only a post (our queue's lock, not the
- * context's). The connection's reference keeps @cancel alive here. */
+ * context's). The connection's reference keeps @cancel, and its context,
+ * alive here. */
 static void
 cancel_handler (GCancellable *cancellable, gpointer data)
 {
@@ -386,7 +401,7 @@ zkr__context_cancel_connect (GMainContext *context, GCancellable *cancellable,
   cancel->destroy = destroy;
   /* Already cancelled: the handler runs here, and only posts. */
   return g_cancellable_connect (cancellable, G_CALLBACK (cancel_handler), cancel,
-                                cancel_post_unref);
+                                cancel_connection_drop);
 }
 
 void

@@ -46,7 +46,9 @@ void zkr__context_post_embedded (GMainContext *context, ZkrContextPost *post, GS
 /* A cancel handed to @context: once @cancellable is cancelled, @func(@data)
  * runs there, later, once (as zkr__context_post()), unless
  * zkr__context_cancel_disconnect() came first. @destroy runs on @data when
- * neither the connection nor a post holds it any more. Unlike a
+ * neither the connection nor a post holds it any more. Only the connection
+ * holds @context: a post left unrun goes with it, so a blocking call may
+ * drop its private context uniterated once answered. Unlike a
  * GCancellableSource, whose cancel running in another thread can still
  * lock its context after that context was finalized (GLib 2.74: the
  * source's dispose only resurrects it), the disconnect waits for a cancel

@@ -403,6 +403,51 @@ test_context__a_cancel_is_posted_to_the_context_and_a_disconnect_stops_it (void)
   step_log_clear (&log);
 }
 
+static gboolean
+marker_never_runs (gpointer data)
+{
+  (void) data;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+context_finalized (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* A blocking call's private context is dropped once the call is answered,
+ * without being iterated again: a cancel posted to it just before the
+ * disconnect must not keep it alive (the post held the cancel, and the
+ * cancel a reference to the context: neither was ever freed, nor what the
+ * cancel's data held). The post goes with the context, its data freed. */
+static void
+test_context__a_cancel_posted_and_never_run_goes_with_its_context (void)
+{
+  GMainContext *context = g_main_context_new ();
+  GCancellable *cancellable = g_cancellable_new ();
+  GSource *marker = g_idle_source_new ();
+  gboolean finalized = FALSE;
+  StepLog log;
+  gulong id;
+
+  step_log_init (&log);
+  /* A source's destroy notify runs when the context finalizes it. */
+  g_source_set_callback (marker, marker_never_runs, &finalized, context_finalized);
+  g_source_attach (marker, context);
+  g_source_unref (marker);
+  id = zkr__context_cancel_connect (context, cancellable, step_run, step_new (&log, 'c'),
+                                    step_destroy);
+  g_thread_join (g_thread_new ("zkr-test-cancel", cancel_main, cancellable));
+  zkr__context_cancel_disconnect (cancellable, &id);
+  g_main_context_unref (context);
+  CU_ASSERT_TRUE (finalized);
+  CU_ASSERT_EQUAL (step_log_count (&log), 0);
+  CU_ASSERT_EQUAL (log.destroyed, 1);
+  g_object_unref (cancellable);
+  step_log_clear (&log);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -414,6 +459,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_context__a_contexts_queue_goes_with_it),
     ZKR_TEST_CASE (test_context__a_wake_up_held_back_is_sent_when_the_holder_lets_go),
     ZKR_TEST_CASE (test_context__a_cancel_is_posted_to_the_context_and_a_disconnect_stops_it),
+    ZKR_TEST_CASE (test_context__a_cancel_posted_and_never_run_goes_with_its_context),
     { NULL, NULL },
   };
 
