@@ -54,7 +54,7 @@ zkr__persistent_node_core_unref (ZkrPersistentCore *core)
 
 typedef struct {
   gatomicrefcount ref;        /* its answer's, and its cancel's (connected or posted) */
-  GTask *task;                /* (owned) */
+  GTask *task;                /* (owned) (nullable) until answered */
   ZkrPersistentNode *node;    /* (owned) */
   GSource *timer;             /* (owned) (nullable) */
   GCancellable *cancellable;  /* (owned) (nullable) */
@@ -81,7 +81,7 @@ waiter_unref (gpointer data)
   g_clear_pointer (&waiter->timer, g_source_unref);
   g_clear_object (&waiter->cancellable);
   g_clear_error (&waiter->answer);
-  g_object_unref (waiter->task);
+  g_clear_object (&waiter->task);
   zkr_persistent_node_unref (waiter->node);
   g_free (waiter);
 }
@@ -93,11 +93,13 @@ waiter_unref (gpointer data)
  * GCancellableSource: a cancel in another thread racing the answer could
  * reach such a source after its context was finalized and lock the freed
  * context (GLib 2.74); the disconnect waits for a cancel running
- * meanwhile, and a cancel already posted finds the waiter answered. */
+ * meanwhile, and a cancel already posted finds the waiter answered. The
+ * task goes with the answer: it holds its context, where such a posted
+ * cancel may stay queued, unrun, holding the waiter. */
 static void
 waiter_answer (Waiter *waiter, GError *error)
 {
-  GTask *task = g_object_ref (waiter->task);
+  GTask *task = g_steal_pointer (&waiter->task);
 
   if (waiter->timer != NULL)
     g_source_destroy (waiter->timer);
