@@ -760,6 +760,301 @@ test_cache__node_cache_reports_created_changed_deleted (void)
   zkr_session_unref (session);
 }
 
+/* ---- a node deleted and created again at a lower version ---------- */
+
+/* Sets @path five times (version 5), waits for the cache to hold that
+ * version, then deletes it and creates it again holding "reborn" (version
+ * 0, a new czxid): another node, which a cache knowing nodes by version
+ * alone would take for an older copy of the one it has. */
+static void
+set_five_times (ZkrSession *writer, const char *path)
+{
+  for (int i = 1; i <= 5; i++)
+    {
+      g_autofree char *data = g_strdup_printf ("v%d", i);
+
+      put (writer, path, data);
+    }
+}
+
+static void
+delete_and_make_again (ZkrSession *writer, const char *path)
+{
+  CU_ASSERT_TRUE (zkr_node_delete (writer, path, -1, CALL_MS, NULL, NULL));
+  make (writer, path, "reborn");
+}
+
+/* Since @from: @path's events are NODE_REMOVED then NODE_ADDED of the new
+ * node (czxid @czxid, data "reborn"), and no UPDATED ever carries the new
+ * node's czxid (it is not an update of the old one). */
+static void
+assert_removed_then_added (Log *log, const char *path, int from, gint64 czxid)
+{
+  int removed = log_index (log, ZKR_TREE_CACHE_NODE_REMOVED, path, from);
+  int added = log_index (log, ZKR_TREE_CACHE_NODE_ADDED, path, removed + 1);
+  gboolean updated_new = FALSE;
+  Seen *last = NULL;
+
+  CU_ASSERT_TRUE (removed >= from && added > removed);
+  g_mutex_lock (&log->lock);
+  for (guint i = (guint) MAX (from, 0); i < log->seen->len; i++)
+    {
+      Seen *seen = g_ptr_array_index (log->seen, i);
+
+      if (g_strcmp0 (seen->path, path) != 0)
+        continue;
+      updated_new |= seen->type == ZKR_TREE_CACHE_NODE_UPDATED && seen->czxid == czxid;
+      last = seen;
+    }
+  CU_ASSERT_FALSE (updated_new);
+  CU_ASSERT_TRUE (last != NULL && last->type == ZKR_TREE_CACHE_NODE_ADDED &&
+                  last->czxid == czxid && g_strcmp0 (last->data, "reborn") == 0);
+  g_mutex_unlock (&log->lock);
+}
+
+static int
+log_length (Log *log)
+{
+  int length;
+
+  g_mutex_lock (&log->lock);
+  length = (int) log->seen->len;
+  g_mutex_unlock (&log->lock);
+  return length;
+}
+
+static gint64
+mzxid_on_server (ZkrSession *direct, const char *path)
+{
+  ZkrStat stat = { 0 };
+  g_autoptr (GBytes) data = zkr_node_get (direct, path, CALL_MS, NULL, &stat, NULL);
+
+  CU_ASSERT_PTR_NOT_NULL (data);
+  return stat.mzxid;
+}
+
+/* TRUE once the events told @path's change @mzxid. */
+static gboolean
+log_wait_mzxid (Log *log, const char *path, gint64 mzxid)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  gboolean ok = FALSE;
+  Seen *seen;
+
+  g_mutex_lock (&log->lock);
+  while (!(ok = (seen = g_hash_table_lookup (log->model, path)) != NULL && seen->mzxid == mzxid))
+    if (!g_cond_wait_until (&log->cond, &log->lock, deadline))
+      break;
+  g_mutex_unlock (&log->lock);
+  return ok;
+}
+
+static gint64
+czxid_on_server (ZkrSession *direct, const char *path)
+{
+  ZkrStat stat = { 0 };
+  g_autoptr (GBytes) data = zkr_node_get (direct, path, CALL_MS, NULL, &stat, NULL);
+
+  CU_ASSERT_PTR_NOT_NULL (data);
+  return stat.czxid;
+}
+
+/* The tree cache, its child ROOT/c and (for a root re-created) ROOT
+ * itself: deleted and made again at version 0 after five sets, while the
+ * cache's session is connected or (@expire) while its link is black-holed
+ * and the session expires: the cache ends with the new node (data,
+ * version, czxid, as the server has it) and its events say REMOVED, then
+ * ADDED. */
+static void
+tree_cache_recreated_at_a_lower_version (const char *name, gboolean expire, gboolean at_root)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  ZkrSession *session, *writer = itest_connect (itest_hosts (), 10000);
+  g_autofree char *root = itest_scratch_path (name);
+  g_autofree char *top = sub (root, "top");
+  g_autofree char *c = sub (top, "c");
+  const char *target = at_root ? top : c;
+  ZkrTreeCache *cache;
+  int mark;
+  Log log;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (writer);
+  address = zkr_test_proxy_dup_address (proxy);
+  session = itest_connect (address, 6000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  log_init (&log);
+  make (writer, c, "old");
+  cache = started_cache (session, top, -1, &log);
+  set_five_times (writer, target);
+  assert_equal_soon (cache, writer, top, -1, &log);
+  mark = log_length (&log);
+  if (expire)
+    {
+      CU_ASSERT_TRUE (zkr_node_exists (session, "/", CALL_MS, NULL, NULL, NULL));
+      zkr_test_proxy_blackhole (proxy);
+    }
+  if (at_root)
+    {
+      CU_ASSERT_TRUE (itest_delete_tree (writer, top));
+    }
+  else
+    {
+      CU_ASSERT_TRUE (zkr_node_delete (writer, c, -1, CALL_MS, NULL, NULL));
+    }
+  make (writer, target, "reborn");
+  if (at_root)
+    make (writer, c, "child");
+  if (expire)
+    {
+      CU_ASSERT_TRUE (zkr__session_test_expire_once (session, itest_hosts ()));
+      zkr_test_proxy_heal (proxy);
+      CU_ASSERT_TRUE (log_wait (&log, ZKR_TREE_CACHE_CONNECTION_LOST, NULL, 1));
+    }
+  assert_equal_soon (cache, writer, top, -1, &log);
+  assert_removed_then_added (&log, target, mark, czxid_on_server (writer, target));
+  CU_ASSERT_EQUAL (log.violations, 0);
+  /* Still watched: a later set is an UPDATED of the new node. */
+  put (writer, target, "after");
+  assert_equal_soon (cache, writer, top, -1, &log);
+  zkr_tree_cache_unref (cache);
+  log_clear (&log);
+  zkr_session_unref (session);
+  zkr_test_proxy_free (proxy);
+  finish_root (writer, root);
+  zkr_session_unref (writer);
+}
+
+static void
+test_cache__tree_cache_child_recreated_at_a_lower_version_is_the_new_node (void)
+{
+  tree_cache_recreated_at_a_lower_version ("cache-lower-child", FALSE, FALSE);
+}
+
+static void
+test_cache__tree_cache_root_recreated_at_a_lower_version_is_the_new_node (void)
+{
+  tree_cache_recreated_at_a_lower_version ("cache-lower-root", FALSE, TRUE);
+}
+
+static void
+test_cache__tree_cache_child_recreated_at_a_lower_version_across_an_expiry (void)
+{
+  tree_cache_recreated_at_a_lower_version ("cache-lower-child-exp", TRUE, FALSE);
+}
+
+static void
+test_cache__tree_cache_root_recreated_at_a_lower_version_across_an_expiry (void)
+{
+  tree_cache_recreated_at_a_lower_version ("cache-lower-root-exp", TRUE, TRUE);
+}
+
+typedef struct {
+  ZkrNodeCache *cache;
+  ZkrSession *direct;
+  const char *path;
+} NodeCompare;
+
+/* The node cache holds what the server has: data, version, czxid, mzxid. */
+static gboolean
+node_cache_equals_server (gpointer data)
+{
+  NodeCompare *c = data;
+  ZkrStat server_stat = { 0 }, cached_stat = { 0 };
+  g_autoptr (GBytes) on_server = zkr_node_get (c->direct, c->path, CALL_MS, NULL, &server_stat,
+                                               NULL);
+  g_autoptr (GBytes) cached = zkr_node_cache_get_data (c->cache, &cached_stat);
+
+  return on_server != NULL && cached != NULL && g_bytes_equal (on_server, cached) &&
+         server_stat.version == cached_stat.version && server_stat.czxid == cached_stat.czxid &&
+         server_stat.mzxid == cached_stat.mzxid;
+}
+
+static void
+node_cache_assert_equal_soon (ZkrNodeCache *cache, ZkrSession *direct, const char *path)
+{
+  NodeCompare c = { cache, direct, path };
+
+  CU_ASSERT_TRUE (itest_wait_for (node_cache_equals_server, &c, WAIT_MS));
+}
+
+/* The node cache's node deleted and made again at version 0 after five
+ * sets, connected or across an expiry of the cache's session: the cache
+ * holds the new node, and its listener hears DELETED, then CREATED with
+ * the new data (Curator's NodeCache says nodeChanged; both tell the new
+ * data). */
+static void
+node_cache_recreated_at_a_lower_version (const char *name, gboolean expire)
+{
+  g_autoptr (GError) error = NULL;
+  ZkrTestProxy *proxy = zkr_test_proxy_new (itest_hosts (), &error);
+  g_autofree char *address = NULL;
+  ZkrSession *session, *writer = itest_connect (itest_hosts (), 10000);
+  g_autofree char *path = itest_scratch_path (name);
+  ZkrNodeCache *cache;
+  int mark;
+  Log log;
+
+  CU_ASSERT_PTR_NOT_NULL_FATAL (proxy);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (writer);
+  address = zkr_test_proxy_dup_address (proxy);
+  session = itest_connect (address, 6000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (session);
+  log_init (&log);
+  make (writer, path, "old");
+  cache = zkr_node_cache_new (session, path, &error);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cache);
+  log_listen_begin (&log);
+  zkr_node_cache_add_listener (cache, on_node_event, &log, on_destroy);
+  log_listen_end (&log);
+  CU_ASSERT_TRUE (zkr_node_cache_start (cache, &error));
+  CU_ASSERT_TRUE (zkr_node_cache_wait_initialized (cache, WAIT_MS, NULL, &error));
+  set_five_times (writer, path);
+  node_cache_assert_equal_soon (cache, writer, path);
+  /* The events too (one-shot watches: several sets may make one CHANGED). */
+  CU_ASSERT_TRUE (log_wait_mzxid (&log, "node", mzxid_on_server (writer, path)));
+  mark = log_length (&log);
+  if (expire)
+    {
+      CU_ASSERT_TRUE (zkr_node_exists (session, "/", CALL_MS, NULL, NULL, NULL));
+      zkr_test_proxy_blackhole (proxy);
+    }
+  delete_and_make_again (writer, path);
+  if (expire)
+    {
+      CU_ASSERT_TRUE (zkr__session_test_expire_once (session, itest_hosts ()));
+      zkr_test_proxy_heal (proxy);
+      CU_ASSERT_TRUE (log_wait (&log, ZKR_NODE_CACHE_CONNECTION_LOST, NULL, 1));
+    }
+  node_cache_assert_equal_soon (cache, writer, path);
+  CU_ASSERT_TRUE (log_wait (&log, ZKR_NODE_CACHE_CREATED, NULL, 2));
+  assert_removed_then_added (&log, "node", mark, czxid_on_server (writer, path));
+  CU_ASSERT_EQUAL (log.violations, 0);
+  put (writer, path, "after");
+  node_cache_assert_equal_soon (cache, writer, path);
+  zkr_node_cache_unref (cache);
+  log_clear (&log);
+  zkr_session_unref (session);
+  zkr_test_proxy_free (proxy);
+  CU_ASSERT_TRUE (itest_delete_tree (writer, path));
+  CU_ASSERT_TRUE (itest_node_absent (writer, path));
+  zkr_session_unref (writer);
+}
+
+static void
+test_cache__node_cache_node_recreated_at_a_lower_version_is_the_new_node (void)
+{
+  node_cache_recreated_at_a_lower_version ("cache-node-lower", FALSE);
+}
+
+static void
+test_cache__node_cache_node_recreated_at_a_lower_version_across_an_expiry (void)
+{
+  node_cache_recreated_at_a_lower_version ("cache-node-lower-exp", TRUE);
+}
+
 static void
 test_cache__close_or_unref_inside_a_listener_stops_the_events (void)
 {
@@ -1006,6 +1301,12 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cache__node_recreated_unseen_is_removed_then_added),
   ZKR_TEST_CASE (test_cache__expiry_resyncs_without_lost_or_duplicated_events),
   ZKR_TEST_CASE (test_cache__killed_member_reconnects_and_resyncs),
+  ZKR_TEST_CASE (test_cache__tree_cache_child_recreated_at_a_lower_version_is_the_new_node),
+  ZKR_TEST_CASE (test_cache__tree_cache_root_recreated_at_a_lower_version_is_the_new_node),
+  ZKR_TEST_CASE (test_cache__tree_cache_child_recreated_at_a_lower_version_across_an_expiry),
+  ZKR_TEST_CASE (test_cache__tree_cache_root_recreated_at_a_lower_version_across_an_expiry),
+  ZKR_TEST_CASE (test_cache__node_cache_node_recreated_at_a_lower_version_is_the_new_node),
+  ZKR_TEST_CASE (test_cache__node_cache_node_recreated_at_a_lower_version_across_an_expiry),
   { NULL, NULL },
 };
 

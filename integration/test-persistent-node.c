@@ -711,7 +711,145 @@ test_persistent_node__last_unref_deletes_the_node_in_the_background (void)
   itest_cleanup_root (direct, NULL, root);
 }
 
+/* ---- a cancel racing the wait's answer ------------------------------------------ */
+
+static void
+cancel_now (gpointer cancellable)
+{
+  g_cancellable_cancel (cancellable);
+}
+
+/* A blocking wait runs in a GMainContext of its own, finalized as it
+ * returns; a cancel made meanwhile in another thread must never reach it
+ * after that (a GCancellableSource there could: GLib 2.74 then locked the
+ * freed context, and a fault-suite worker hung so). Each wait answers at
+ * once (the node is made) while another thread cancels it: every answer
+ * is TRUE or CANCELLED, and none hangs or touches freed memory (ASan). */
+static void
+test_persistent_node__a_cancel_racing_the_waits_answer_from_another_thread (void)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), SESSION_MS);
+  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), SESSION_MS);
+  g_autofree char *root = itest_scratch_path ("pn-cancel-race");
+  g_autofree char *path = g_strconcat (root, "/member", NULL);
+  g_autoptr (GError) error = NULL;
+  ZkrPersistentNode *node;
+  guint wrong = 0;
+
+  node = node_new (session, path, ZKR_CREATE_EPHEMERAL, FALSE, "x");
+  CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
+                                                                     &error));
+  for (int i = 0; i < 3000; i++)
+    {
+      g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+      g_autoptr (GError) answer = NULL;
+      ItestInThread run;
+
+      itest_in_thread_start (&run, "pn-cancel", cancel_now, cancellable);
+      if (!zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, cancellable,
+                                                        &answer) &&
+          !g_error_matches (answer, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        wrong++;
+      itest_in_thread_join (&run);
+    }
+  CU_ASSERT_EQUAL (wrong, 0);
+  close_and_check (node, direct, root);
+  zkr_persistent_node_unref (node);
+  itest_cleanup_root (direct, NULL, root);
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
+
+/* ---- our node deleted and made again by someone else ------------------------ */
+
+/* A foreign writer sets our node five times (each time we put our data
+ * back, so its version climbs), then deletes it and makes it again with
+ * its own data at version 0: another node, with another czxid. Connected,
+ * or (@expire) right after our session was expired. A PERSISTENT node at
+ * our path is ours to keep whoever made it: it ends holding our data,
+ * exactly one node. An EPHEMERAL one the foreign session owns is not ours:
+ * never written, and ours is made once it goes. */
+static void
+foreign_recreate (const char *name, ZkrCreateMode mode, gboolean expire)
+{
+  g_autoptr (ZkrSession) session = itest_connect (itest_hosts (), SESSION_MS);
+  g_autoptr (ZkrSession) direct = itest_connect (itest_hosts (), SESSION_MS);
+  g_autoptr (ZkrSession) foreign = itest_connect (itest_hosts (), SESSION_MS);
+  g_autofree char *root = itest_scratch_path (name);
+  g_autofree char *path = g_strconcat (root, "/config", NULL);
+  g_autoptr (GError) error = NULL;
+  ZkrPersistentNode *node;
+  ZkrStat stat = { 0 };
+
+  node = node_new (session, path, mode, FALSE, "mine");
+  CU_ASSERT_TRUE (zkr_persistent_node_start (node, &error));
+  CU_ASSERT_TRUE_FATAL (zkr_persistent_node_wait_for_initial_create (node, ITEST_CALL_MS, NULL,
+                                                                     &error));
+  for (int i = 1; i <= 5; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("theirs-%d", i);
+
+      CU_ASSERT_TRUE (zkr_node_set (direct, path, text, strlen (text), -1, ITEST_CALL_MS, NULL,
+                                    NULL, &error));
+      CU_ASSERT_TRUE (wait_node_holds (direct, path, "mine"));
+    }
+  if (expire)
+    CU_ASSERT_TRUE (zkr__session_test_expire_once (session, itest_hosts ()));
+  /* Deleted and made again in one transaction: the foreign node is there
+   * before we could make ours. */
+  {
+    g_autoptr (ZkrTxn) txn = zkr_txn_new (foreign);
+
+    zkr_txn_delete (txn, path, -1);
+    zkr_txn_create (txn, path, "theirs", 6, mode);
+    CU_ASSERT_TRUE (zkr_txn_commit (txn, ITEST_CALL_MS, NULL, &error));
+  }
+  if (mode == ZKR_CREATE_PERSISTENT)
+    {
+      /* Ours to keep: our data goes back on it. */
+      CU_ASSERT_TRUE (wait_node_holds (direct, path, "mine"));
+      assert_exactly_one_of_ours (direct, root, node, "mine");
+    }
+  else
+    {
+      ItestWatchOn on = { path, zkr_session_get_id (session) };
+      g_autoptr (GBytes) held = NULL;
+      g_autoptr (GBytes) ours = NULL;
+
+      /* Read and watched by us since (so judged): not ours, left as it is. */
+      CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, ITEST_WAIT_MS));
+      held = zkr_node_get (direct, path, ITEST_CALL_MS, NULL, &stat, NULL);
+      CU_ASSERT_TRUE (held != NULL && itest_bytes_equal (held, "theirs") && stat.version == 0);
+      CU_ASSERT_EQUAL (stat.ephemeral_owner, zkr_session_get_id (foreign));
+      zkr_session_close (foreign);
+      CU_ASSERT_TRUE (wait_node_holds (direct, path, "mine"));
+      ours = zkr_node_get (direct, path, ITEST_CALL_MS, NULL, &stat, NULL);
+      CU_ASSERT_PTR_NOT_NULL (ours);
+      CU_ASSERT_EQUAL (stat.ephemeral_owner, zkr_session_get_id (session));
+    }
+  close_and_check (node, direct, root);
+  zkr_persistent_node_unref (node);
+  itest_cleanup_root (direct, NULL, root);
+}
+
+static void
+test_persistent_node__a_persistent_node_recreated_by_another_at_a_lower_version_is_kept (void)
+{
+  foreign_recreate ("pn-foreign", ZKR_CREATE_PERSISTENT, FALSE);
+}
+
+static void
+test_persistent_node__a_persistent_node_recreated_by_another_across_an_expiry_is_kept (void)
+{
+  foreign_recreate ("pn-foreign-exp", ZKR_CREATE_PERSISTENT, TRUE);
+}
+
+static void
+test_persistent_node__an_ephemeral_recreated_by_another_session_is_not_taken (void)
+{
+  foreign_recreate ("pn-foreign-eph", ZKR_CREATE_EPHEMERAL, FALSE);
+}
 
 static void
 test_persistent_node__bad_input_is_named (void)
@@ -758,6 +896,10 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_persistent_node__unref_inside_its_listener_with_events_queued),
   ZKR_TEST_CASE (test_persistent_node__last_unref_deletes_the_node_in_the_background),
   ZKR_TEST_CASE (test_persistent_node__bad_input_is_named),
+  ZKR_TEST_CASE (test_persistent_node__a_persistent_node_recreated_by_another_at_a_lower_version_is_kept),
+  ZKR_TEST_CASE (test_persistent_node__a_persistent_node_recreated_by_another_across_an_expiry_is_kept),
+  ZKR_TEST_CASE (test_persistent_node__an_ephemeral_recreated_by_another_session_is_not_taken),
+  ZKR_TEST_CASE (test_persistent_node__a_cancel_racing_the_waits_answer_from_another_thread),
   { NULL, NULL },
 };
 

@@ -234,6 +234,134 @@ test_service_cache__a_deeply_nested_foreign_node_is_skipped (void)
   fixture_finish (&f);
 }
 
+/* The address of the cached instance @id, NULL if not cached. (transfer full) */
+static char *
+cached_address (Fixture *f, const char *id)
+{
+  g_autoptr (GPtrArray) instances = zkr_service_cache_dup_instances (f->cache);
+
+  for (guint i = 0; i < instances->len; i++)
+    {
+      ZkrServiceInstance *instance = g_ptr_array_index (instances, i);
+
+      if (strcmp (zkr_service_instance_get_id (instance), id) == 0)
+        return g_strdup (zkr_service_instance_get_address (instance));
+    }
+  return NULL;
+}
+
+typedef struct {
+  Fixture *f;
+  const char *address;
+} AddressWait;
+
+static gboolean
+address_is (gpointer data)
+{
+  AddressWait *wait = data;
+  g_autofree char *address = cached_address (wait->f, "a");
+
+  return g_strcmp0 (address, wait->address) == 0;
+}
+
+static void
+assert_address_becomes (Fixture *f, const char *address)
+{
+  AddressWait wait = { f, address };
+
+  if (!itest_wait_for (address_is, &wait, ITEST_WAIT_MS))
+    {
+      g_autofree char *seen = cached_address (f, "a");
+
+      g_printerr ("cache has address %s for a, not %s\n", seen != NULL ? seen : "(none)",
+                  address);
+      CU_FAIL ("the cache did not take the re-created instance");
+    }
+}
+
+/* The instance node of "a", as the registrar writes it, holding @address
+ * (written straight to ZooKeeper: a node of its own life). */
+static void
+write_instance (Fixture *f, ZkrSession *writer, const char *address, gboolean create)
+{
+  g_autoptr (ZkrServiceInstance) instance = zkr_service_instance_new ("api", "a", NULL);
+  g_autofree char *path = g_strconcat (f->base, "/api/a", NULL);
+  g_autofree char *json = NULL;
+
+  zkr_service_instance_set_address (instance, address);
+  json = zkr_service_instance_to_json (instance, NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (json);
+  if (create)
+    {
+      CU_ASSERT_TRUE (zkr_node_create (writer, path, json, strlen (json), ZKR_CREATE_PERSISTENT,
+                                       ZKR_CREATE_PARENTS_CONTAINER, ITEST_CALL_MS, NULL, NULL,
+                                       NULL, NULL));
+    }
+  else
+    {
+      CU_ASSERT_TRUE (zkr_node_set (writer, path, json, strlen (json), -1, ITEST_CALL_MS, NULL,
+                                    NULL, NULL));
+    }
+}
+
+/* The instance node set five times (version 5), then deleted and created
+ * again with another address (version 0, a new czxid), while the cache's
+ * session is connected or (@expire) right after it was expired: the cache
+ * gives the new instance and its listener hears the change. */
+static void
+recreated_at_a_lower_version (const char *name, gboolean expire)
+{
+  Fixture f;
+  Heard heard = { 0 };
+  g_autofree char *path = NULL;
+  ZkrSession *writer = itest_connect (itest_hosts (), SESSION_MS);
+
+  fixture_init (&f, name);
+  path = g_strconcat (f.base, "/api/a", NULL);
+  itest_loop_thread_init (&heard.runner);
+  g_main_context_push_thread_default (heard.runner.context);
+  CU_ASSERT_TRUE (zkr_service_cache_add_listener (f.cache, cache_changed, &heard, NULL) > 0);
+  g_main_context_pop_thread_default (heard.runner.context);
+  itest_loop_thread_start (&heard.runner, "service-cache-heard");
+  write_instance (&f, writer, "10.0.0.0", TRUE);
+  fixture_start (&f);
+  for (int i = 1; i <= 5; i++)
+    {
+      g_autofree char *address = g_strdup_printf ("10.0.0.%d", i);
+
+      write_instance (&f, writer, address, FALSE);
+    }
+  assert_address_becomes (&f, "10.0.0.5");
+  g_atomic_int_set (&heard.changes, 0);
+  if (expire)
+    CU_ASSERT_TRUE (zkr__session_test_expire_once (f.direct, itest_hosts ()));
+  CU_ASSERT_TRUE (zkr_node_delete (writer, path, -1, ITEST_CALL_MS, NULL, NULL));
+  write_instance (&f, writer, "10.9.9.9", TRUE);
+  assert_address_becomes (&f, "10.9.9.9");
+  CU_ASSERT_TRUE (itest_wait_for (heard_some, &heard, ITEST_WAIT_MS));
+  /* Still watched: a later write is heard and read. */
+  g_atomic_int_set (&heard.changes, 0);
+  write_instance (&f, writer, "10.9.9.10", FALSE);
+  assert_address_becomes (&f, "10.9.9.10");
+  CU_ASSERT_TRUE (itest_wait_for (heard_some, &heard, ITEST_WAIT_MS));
+  zkr_service_cache_close (f.cache);
+  itest_loop_thread_stop (&heard.runner, NULL, NULL);
+  zkr_session_unref (writer);
+  fixture_finish (&f);
+}
+
+static void
+test_service_cache__an_instance_recreated_at_a_lower_version_is_read_anew (void)
+{
+  recreated_at_a_lower_version ("service-cache-lower", FALSE);
+}
+
+static void
+test_service_cache__an_instance_recreated_at_a_lower_version_across_an_expiry (void)
+{
+  recreated_at_a_lower_version ("service-cache-lower-exp", TRUE);
+}
+
 /* @n picks, their ids joined: "a,b,c". (transfer full) */
 static char *
 picks (ZkrServiceProvider *provider, guint n)
@@ -386,6 +514,8 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_service_cache__providers_pick_round_robin_random_and_sticky),
   ZKR_TEST_CASE (test_service_cache__an_instance_noted_failing_is_left_out_until_down_ms),
   ZKR_TEST_CASE (test_service_cache__bad_input_is_named),
+  ZKR_TEST_CASE (test_service_cache__an_instance_recreated_at_a_lower_version_is_read_anew),
+  ZKR_TEST_CASE (test_service_cache__an_instance_recreated_at_a_lower_version_across_an_expiry),
   { NULL, NULL },
 };
 

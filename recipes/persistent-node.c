@@ -54,35 +54,58 @@ zkr__persistent_node_core_unref (ZkrPersistentCore *core)
 /* ==== the initial-create waiters ======================================= */
 
 typedef struct {
-  GTask *task;                /* (owned) */
+  gatomicrefcount ref;        /* its answer's, and its cancel's (connected or posted) */
+  GTask *task;                /* (owned) (nullable) until answered */
   ZkrPersistentNode *node;    /* (owned) */
   GSource *timer;             /* (owned) (nullable) */
-  GSource *cancel_source;     /* (owned) (nullable) */
+  GCancellable *cancellable;  /* (owned) (nullable) */
+  gulong cancel_id;           /* its cancel, posted to the task's context */
   GError *answer;             /* (owned) (nullable) set when taken off the list */
 } Waiter;
 
-static void
-waiter_free (Waiter *waiter)
+static Waiter *
+waiter_ref (Waiter *waiter)
 {
-  if (waiter->timer != NULL)
-    g_source_destroy (waiter->timer);
+  g_atomic_ref_count_inc (&waiter->ref);
+  return waiter;
+}
+
+/* The last reference may go with the waiter's context (a cancel posted
+ * there and never run), after the answer. */
+static void
+waiter_unref (gpointer data)
+{
+  Waiter *waiter = data;
+
+  if (!g_atomic_ref_count_dec (&waiter->ref))
+    return;
   g_clear_pointer (&waiter->timer, g_source_unref);
-  if (waiter->cancel_source != NULL)
-    g_source_destroy (waiter->cancel_source);
-  g_clear_pointer (&waiter->cancel_source, g_source_unref);
+  g_clear_object (&waiter->cancellable);
   g_clear_error (&waiter->answer);
-  g_object_unref (waiter->task);
+  g_clear_object (&waiter->task);
   zkr_persistent_node_unref (waiter->node);
   g_free (waiter);
 }
 
-/* In the waiter's context: its answer, then it goes. */
+/* In the waiter's context: its answer, then its answer's reference goes.
+ * The timer is destroyed and the cancel disconnected first: a blocking
+ * wait's context is finalized as soon as it returns. The cancel is a
+ * handler that only posts (zkr__context_cancel_connect), not a
+ * GCancellableSource: a cancel in another thread racing the answer could
+ * reach such a source after its context was finalized and lock the freed
+ * context (GLib 2.74); the disconnect waits for a cancel running
+ * meanwhile, and a cancel already posted finds the waiter answered. The
+ * task goes with the answer: it holds its context, where such a posted
+ * cancel may stay queued, unrun, holding the waiter. */
 static void
 waiter_answer (Waiter *waiter, GError *error)
 {
-  GTask *task = g_object_ref (waiter->task);
+  GTask *task = g_steal_pointer (&waiter->task);
 
-  waiter_free (waiter);
+  if (waiter->timer != NULL)
+    g_source_destroy (waiter->timer);
+  zkr__context_cancel_disconnect (waiter->cancellable, &waiter->cancel_id);
+  waiter_unref (waiter);
   if (error != NULL)
     g_task_return_error (task, error);
   else
@@ -148,12 +171,12 @@ waiter_timed_out (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Posted by the cancel's handler, holding a reference of its own. */
 static gboolean
-waiter_cancelled (GCancellable *cancellable, gpointer data)
+waiter_cancelled (gpointer data)
 {
   Waiter *waiter = data;
 
-  (void) cancellable;
   if (waiter_take (waiter))
     waiter_answer (waiter, zkr__error_new_cancelled ("persistent node %s: wait for the "
                                                      "initial create",
@@ -410,13 +433,14 @@ zkr_persistent_node_wait_for_initial_create_async (ZkrPersistentNode *node, int 
 
   g_return_if_fail (node != NULL);
   waiter = g_new0 (Waiter, 1);
+  g_atomic_ref_count_init (&waiter->ref);
   waiter->task = g_task_new (NULL, NULL, callback, user_data);
   g_task_set_source_tag (waiter->task, zkr_persistent_node_wait_for_initial_create_async);
   g_task_set_task_data (waiter->task, GINT_TO_POINTER (timeout_ms), NULL);
   waiter->node = zkr_persistent_node_ref (node);
   context = g_task_get_context (waiter->task);
-  /* The sources first: once enlisted, the node's thread may answer (by a
-   * post to this context, so never before they are attached). */
+  /* The timer and the cancel first: once enlisted, the node's thread may
+   * answer (by a post to this context, so never before they are set). */
   if (timeout_ms > 0)
     {
       waiter->timer = g_timeout_source_new (timeout_ms);
@@ -425,10 +449,9 @@ zkr_persistent_node_wait_for_initial_create_async (ZkrPersistentNode *node, int 
     }
   if (cancellable != NULL)
     {
-      waiter->cancel_source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (waiter->cancel_source, G_SOURCE_FUNC (waiter_cancelled), waiter,
-                             NULL);
-      g_source_attach (waiter->cancel_source, context);
+      waiter->cancellable = g_object_ref (cancellable);
+      waiter->cancel_id = zkr__context_cancel_connect (context, cancellable, waiter_cancelled,
+                                                       waiter_ref (waiter), waiter_unref);
     }
   answer = waiter_enlist (node->core, waiter, &done);
   if (!done && timeout_ms == 0 && waiter_take (waiter))

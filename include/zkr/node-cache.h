@@ -11,8 +11,10 @@
  *
  * The same engine as zkr/tree-cache.h with a depth of 0, and the same
  * rules: paths under the session's namespace, returned without it; each
- * change reported once (CHANGED only when the node's mzxid moved; a node
- * deleted and created again unseen is DELETED then CREATED); the node read
+ * change reported once (CHANGED only when the node's mzxid moved); the node
+ * known by its creation (its czxid), never by its version alone: a node
+ * deleted and created again, unseen or at a lower version (even while the
+ * session was expired), is DELETED then CREATED with the new data; the node read
  * again after RECONNECTED and on the new session after LOST; listeners in
  * the GMainContext that was thread-default when they were added; every
  * function from any thread, also from inside a listener.

@@ -25,7 +25,12 @@
  *
  * An ephemeral node found at our (unprotected, non-sequential) path that
  * another session owns is not ours: it is watched, and ours is made once
- * it is gone (Curator would take it over by writing its data).
+ * it is gone (Curator would take it over by writing its data). Our node
+ * deleted and created again by someone else (at a lower version, or while
+ * our session was expired) is judged by what a read finds, never by
+ * version: a PERSISTENT node there is ours to keep and our data is written
+ * back on it (no creation event: we did not make it); an EPHEMERAL one of
+ * another session is left alone as above.
  *
  * Threads: every function may be called from any thread. The node's work
  * (requests, watches, the session listener) runs on a thread of its own

@@ -146,7 +146,10 @@ ZKR_API gboolean zkr_service_cache_wait_initialized (ZkrServiceCache *cache, int
  *
  * The instances cached now, sorted by node name. A node whose data is not
  * an instance is left out, with one g_warning() naming its path per
- * version of its data. Never waits for the server.
+ * write of its data (its mzxid: a node deleted and created again is
+ * another node, warned about again). An instance node deleted and created
+ * again, at any version, is read anew: what is given is always the data
+ * of the node the server has now. Never waits for the server.
  *
  * Thread: any thread.
  *

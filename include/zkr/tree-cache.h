@@ -19,10 +19,11 @@
  * children), NODE_UPDATED when a node's data changed (its mzxid moved: a
  * read that returns what is cached reports nothing), NODE_REMOVED when a
  * node went (children before their parent; the event carries the last
- * data cached). A node deleted and created again while no watch could see
- * it (a partition, an expired session) is reported NODE_REMOVED (with its
- * subtree) and then NODE_ADDED, since it is not the same node: its czxid
- * differs. INITIALIZED once, after the first full read; the
+ * data cached). A node is known by its creation (its czxid), never by its
+ * version alone: one deleted and created again, whatever its new version
+ * (lower too), also while no watch could see it (a partition, an expired
+ * session), is reported NODE_REMOVED (with its subtree) and then
+ * NODE_ADDED with its new data, since it is not the same node. INITIALIZED once, after the first full read; the
  * CONNECTION_* events relay the session's SUSPENDED, RECONNECTED (also for
  * the new session after LOST) and LOST.
  *

@@ -7,6 +7,13 @@
  *
  *   zkr-cache-worker --role writer --hosts H --path P --ops N --duration-ms D --seed S
  *   zkr-cache-worker --role cache --hosts H --path P --dir DIR --id I --session-timeout MS
+ *   zkr-cache-worker --role recreate --hosts H --path P --ops N --seed S
+ *
+ * The re-creator (a nemesis fault of cache_mode.py) picks N nodes of the
+ * tree, sets each three times, then deletes it (with its subtree) and
+ * creates it again with other data in one transaction: a new node at a
+ * lower version (0), which no watch sees missing; only its czxid tells
+ * it is not the one cached. Its line: "recreated N of M".
  *
  * Output, one line each: the writer "write N failed at T ms: ..." for each
  * failed write, then "writes N ok N failed N" (its last line); a cache client
@@ -135,7 +142,96 @@ writer_main (const Options *o)
   return 0;
 }
 
+/* ---- the re-creator ------------------------------------------------ */
+
+/* @path and every node below it, children before their parent. */
+static void
+collect_subtree (ZkrSession *session, const char *path, GPtrArray *out)
+{
+  g_auto (GStrv) children = zkr_node_get_children (session, path, CALL_MS, NULL, NULL, NULL);
+
+  for (guint i = 0; children != NULL && children[i] != NULL; i++)
+    {
+      g_autofree char *child = g_strdup_printf ("%s/%s", path, children[i]);
+
+      collect_subtree (session, child, out);
+    }
+  g_ptr_array_add (out, g_strdup (path));
+}
+
+/* Sets @path three times (its version climbs), then deletes it with its
+ * subtree and creates it again holding other data, atomically. TRUE when
+ * the transaction went through; FALSE when the tree moved meanwhile (the
+ * writer's own writes) or the connection failed. */
+static gboolean
+recreate_one (ZkrSession *session, const char *path, int n)
+{
+  g_autoptr (GPtrArray) subtree = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (ZkrTxn) txn = zkr_txn_new (session);
+  g_autofree char *data = g_strdup_printf ("r%d", n);
+
+  g_autoptr (GError) error = NULL;
+
+  for (int i = 0; i < 3 && error == NULL; i++)
+    {
+      g_autofree char *set = g_strdup_printf ("s%d-%d", n, i);
+
+      zkr_node_set (session, path, set, strlen (set), -1, CALL_MS, NULL, NULL, &error);
+    }
+  if (error == NULL)
+    {
+      collect_subtree (session, path, subtree);
+      for (guint i = 0; i < subtree->len; i++)
+        zkr_txn_delete (txn, g_ptr_array_index (subtree, i), -1);
+      zkr_txn_create (txn, path, data, strlen (data), ZKR_CREATE_PERSISTENT);
+      zkr_txn_commit (txn, CALL_MS, NULL, &error);
+    }
+  if (error != NULL)
+    printf ("recreate of %s: %s\n", path, error->message);
+  return error == NULL;
+}
+
+static int
+recreate_main (const Options *o)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ZkrSessionOptions) options = zkr_session_options_new ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32) o->seed);
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func (g_free);
+  ZkrSession *session;
+  int done = 0, tried = 0;
+
+  zkr_session_options_set_hosts (options, o->hosts);
+  zkr_session_options_set_session_timeout_ms (options, 10000);
+  session = zkr_session_new (options, &error);
+  if (session == NULL || !zkr_session_wait_connected (session, 30000, NULL, &error))
+    {
+      printf ("recreate: %s\n", error->message);
+      g_clear_pointer (&session, zkr_session_unref);
+      return 2;
+    }
+  collect_subtree (session, o->path, nodes);
+  g_ptr_array_remove_index (nodes, nodes->len - 1); /* the root stays */
+  for (; tried < o->ops && nodes->len > 0; tried++)
+    {
+      guint pick = (guint) g_rand_int_range (rand, 0, (gint32) nodes->len);
+
+      done += recreate_one (session, g_ptr_array_index (nodes, pick), o->seed + tried);
+      g_ptr_array_remove_index_fast (nodes, pick);
+    }
+  printf ("recreated %d of %d\n", done, tried);
+  zkr_session_unref (session);
+  return 0;
+}
+
 /* ---- the cache client ---------------------------------------------- */
+
+/* What the events say of a node: the node (its czxid: one deleted and
+ * created again is another) and its last change. */
+typedef struct {
+  gint64 czxid;
+  gint64 mzxid;
+} Modelled;
 
 typedef struct {
   const Options *options;
@@ -143,10 +239,11 @@ typedef struct {
   ZkrTreeCache *cache;
   GMainLoop *loop;
   GMutex lock;
-  GHashTable *model;     /* path -> mzxid (gint64 *): the events replayed; under lock */
+  GHashTable *model;     /* path -> Modelled: the events replayed; under lock */
   guint events;          /* under lock */
   guint violations;      /* under lock: ADDED of a known node, UPDATED or REMOVED
-                          * of an unknown one, UPDATED not moving mzxid */
+                          * of an unknown one, UPDATED not moving mzxid or of
+                          * another node (its czxid) */
   char *first_violation; /* under lock */
   char *verdict;         /* the check's line */
   gboolean passed;
@@ -164,7 +261,8 @@ static void
 on_event (ZkrTreeCache *cache, const ZkrTreeCacheEvent *event, gpointer user_data)
 {
   Client *c = user_data;
-  gint64 *known;
+  Modelled *known;
+  Modelled seen = { event->stat.czxid, event->stat.mzxid };
 
   (void) cache;
   if (event->path == NULL)
@@ -175,14 +273,16 @@ on_event (ZkrTreeCache *cache, const ZkrTreeCacheEvent *event, gpointer user_dat
   if (event->type == ZKR_TREE_CACHE_NODE_ADDED && known != NULL)
     note_violation_locked (c, "ADDED of a known node", event->path);
   else if (event->type == ZKR_TREE_CACHE_NODE_UPDATED &&
-           (known == NULL || *known >= event->stat.mzxid))
+           (known == NULL || known->mzxid >= seen.mzxid))
     note_violation_locked (c, "UPDATED without a change", event->path);
+  else if (event->type == ZKR_TREE_CACHE_NODE_UPDATED && known->czxid != seen.czxid)
+    note_violation_locked (c, "UPDATED of another node (a new czxid)", event->path);
   else if (event->type == ZKR_TREE_CACHE_NODE_REMOVED && known == NULL)
     note_violation_locked (c, "REMOVED of an unknown node", event->path);
   if (event->type == ZKR_TREE_CACHE_NODE_REMOVED)
     g_hash_table_remove (c->model, event->path);
   else
-    g_hash_table_insert (c->model, g_strdup (event->path), g_memdup2 (&event->stat.mzxid, sizeof (gint64)));
+    g_hash_table_insert (c->model, g_strdup (event->path), g_memdup2 (&seen, sizeof seen));
   g_mutex_unlock (&c->lock);
 }
 
@@ -214,7 +314,7 @@ compare_node (Client *c, const char *path, guint *count, char **why)
   g_auto (GStrv) server_children = NULL;
   g_auto (GStrv) cached_children = NULL;
   ZkrStat server_stat, cached_stat;
-  gint64 *modelled;
+  Modelled *modelled;
   gboolean same_model;
 
   on_server = zkr_node_get (c->session, path, CALL_MS, NULL, &server_stat, &error);
@@ -227,7 +327,8 @@ compare_node (Client *c, const char *path, guint *count, char **why)
   g_mutex_lock (&c->lock);
   modelled = g_hash_table_lookup (c->model, path);
   same_model = on_server == NULL ? modelled == NULL
-                                 : modelled != NULL && *modelled == server_stat.mzxid;
+                                 : modelled != NULL && modelled->mzxid == server_stat.mzxid &&
+                                     modelled->czxid == server_stat.czxid;
   g_mutex_unlock (&c->lock);
   if ((on_server == NULL) != (cached == NULL) || !same_model)
     {
@@ -411,12 +512,12 @@ main (int argc, char **argv)
   Options o = { .ops = 1000, .duration_ms = 30000, .seed = 1, .session_timeout_ms = 4000,
                 .dir = NULL };
   GOptionEntry entries[] = {
-    { "role", 0, 0, G_OPTION_ARG_STRING, &o.role, "writer or cache", "ROLE" },
+    { "role", 0, 0, G_OPTION_ARG_STRING, &o.role, "writer, cache or recreate", "ROLE" },
     { "hosts", 0, 0, G_OPTION_ARG_STRING, &o.hosts, "connect string", "HOSTS" },
     { "path", 0, 0, G_OPTION_ARG_STRING, &o.path, "the tree's root", "PATH" },
     { "dir", 0, 0, G_OPTION_ARG_STRING, &o.dir, "the run's directory (cache)", "DIR" },
     { "id", 0, 0, G_OPTION_ARG_INT, &o.id, "the client's number (cache)", "N" },
-    { "ops", 0, 0, G_OPTION_ARG_INT, &o.ops, "writes to make (writer)", "N" },
+    { "ops", 0, 0, G_OPTION_ARG_INT, &o.ops, "writes to make (writer), nodes to re-create (recreate)", "N" },
     { "duration-ms", 0, 0, G_OPTION_ARG_INT, &o.duration_ms, "spread them over (writer)", "MS" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "the writer's seed", "N" },
     { "session-timeout", 0, 0, G_OPTION_ARG_INT, &o.session_timeout_ms, "session timeout", "MS" },
@@ -438,6 +539,8 @@ main (int argc, char **argv)
     rc = writer_main (&o);
   else if (g_strcmp0 (o.role, "cache") == 0)
     rc = cache_main (&o);
+  else if (g_strcmp0 (o.role, "recreate") == 0)
+    rc = recreate_main (&o);
   else
     {
       printf ("usage: unknown role %s\n", o.role);

@@ -2,7 +2,10 @@
 makes random creates, sets and deletes in a 3-level tree (10,000 in the full
 run) while 3 cache clients, each behind its own proxy, mirror the tree with a
 ZkrTreeCache and the nemesis kills and pauses members, expires the caches'
-sessions and black-holes their proxies. Once the faults and the writes have
+sessions, black-holes their proxies, and deletes and creates again nodes of
+the tree at a lower version (after three sets, version 0 with other data, in
+one transaction, so no watch sees the node missing; also right after it
+expired a cache's session): a cache must know a node by its czxid. Once the faults and the writes have
 stopped, each client must find, within one session timeout, its cache and
 the replay of its events equal to a fresh read of the server
 (integration/faults/cache-worker.c does the comparing)."""
@@ -12,7 +15,7 @@ import signal
 import subprocess
 import time
 
-from nemesis import stop_processes
+from nemesis import now_us, stop_processes
 
 CACHES = 3
 # writes and fault-phase seconds per run
@@ -24,7 +27,11 @@ CACHE_FAULT_KINDS = [
     ("pause-member", 1.0),
     ("expire-session", 1.5),
     ("partition-client", 1.5),
+    ("recreate-nodes", 1.0),
+    ("expire-and-recreate", 1.0),
 ]
+# nodes each re-creation fault deletes and creates again
+RECREATED = 3
 PATH = "/zkr-faults/cache"
 
 
@@ -51,6 +58,35 @@ def last_line(path):
         return "(no log)"
 
 
+
+
+def cache_nemesis(base, args):
+    """The nemesis class with the cache mode's own faults: nodes deleted
+    and created again at a lower version (cache-worker.c --role recreate),
+    alone or right after a cache's session was expired."""
+
+    class CacheNemesis(base):
+        def recreate(self):
+            result = subprocess.run(
+                [args.cache_worker, "--role", "recreate", "--hosts", self.ensemble.hosts,
+                 "--path", PATH, "--ops", str(RECREATED),
+                 "--seed", str(self.targets.randint(1, 1 << 30))],
+                capture_output=True, text=True, timeout=60)
+            return result.stdout.strip() or f"recreate exited with {result.returncode}"
+
+        def fault_recreate_nodes(self, length, member):
+            start = now_us()
+            note = self.recreate()
+            return {"target": "tree", "start": start, "end": now_us(), "scope": "all",
+                    "note": note}
+
+        def fault_expire_and_recreate(self, length, member):
+            record = self.fault_expire_session(length, member)
+            record["note"] = f"{record.get('note', '')}; {self.recreate()}"
+            record["end"] = now_us()
+            return record
+
+    return CacheNemesis
 
 
 def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_timeout_ms, say):
@@ -80,7 +116,7 @@ def run(args, ensemble, proxies, run_dir, seed, full, nemesis_class, session_tim
              "--ops", str(ops), "--duration-ms", str(fault_s * 1000), "--seed", str(seed)],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()
-        nemesis = nemesis_class(seed, ensemble, proxies[:CACHES], caches, run_dir, args,
+        nemesis = cache_nemesis(nemesis_class, args)(seed, ensemble, proxies[:CACHES], caches, run_dir, args,
                                 kinds=CACHE_FAULT_KINDS)
         nemesis.run(time.monotonic() + fault_s)
         # The writes end by themselves, spread over the fault phase; slow
