@@ -193,6 +193,10 @@ gboolean zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out)
  * connected (the expiry then reaches @session shortly). For tests and the
  * demo; any thread but the worker. */
 gboolean zkr__session_test_expire_once (ZkrSession *session, const char *hosts);
+/* The next close of @session's handle takes @ms longer, as libzookeeper's
+ * zookeeper_close() does when the server does not answer its closeSession
+ * (a connection whose session another client took over and closed). */
+void zkr__session_test_stall_next_close (ZkrSession *session, guint ms);
 void zkr__session_test_drop_next_create_reply (ZkrSession *session);
 gboolean zkr__session_test_take_drop_create_reply (ZkrSession *session);
 /* The same for the next zkr__op_set()'s reply: the data set, the answer
