@@ -88,9 +88,12 @@ void zkr__session_stand_in_end (ZkrSession *session);
  * meanwhile runs the worker's posts in this thread when they need running
  * (taking the turn): a reply that ends the wait then wakes this thread
  * directly instead of the worker, which would then wake it. For waits that
- * the session's posts end (a blocking acquire). From the worker it is a
- * plain zkr__wait_block(). Clears @wait like zkr__wait_block(). */
-void zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait);
+ * the session's posts end (a blocking acquire). @deadline (monotonic µs;
+ * G_MAXINT64: none) is the call's: the wait has it too, and once it passed
+ * this thread runs the due timers itself (the call's deadline timer among
+ * them) rather than count on the worker waking for them. From the worker
+ * it is a plain zkr__wait_block(). Clears @wait like zkr__wait_block(). */
+void zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait, gint64 deadline);
 
 /* A one-shot timer (the executor's, which serves every timer of the
  * session's code) run by the worker between @delay_ms and @delay_ms +

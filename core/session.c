@@ -123,9 +123,9 @@ zkr__session_stand_in_end (ZkrSession *session)
 }
 
 void
-zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait)
+zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait, gint64 deadline)
 {
-  zkr__executor_block_standing_in (session->executor, wait);
+  zkr__executor_block_standing_in (session->executor, wait, deadline);
 }
 
 GMainContext *
