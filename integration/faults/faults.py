@@ -4,7 +4,9 @@ loopback ensemble of its own while a seeded nemesis kills and pauses members,
 expires sessions, partitions clients and pauses client processes; then a
 checker reads every client's history and fails on any safety or liveness
 violation. One run covers the mutex, the rwlock (6 writers, 2 readers), a
-3-lease semaphore and a leader latch, one after the other; then the cache
+3-lease semaphore and a leader latch, one after the other; then the expiry
+storm (3 mutex clients whose sessions are expired from outside every 0.3 s,
+each looping blocking 1 s acquires); then the cache
 mode (cache_mode.py): tree caches mirroring a tree under random writes must
 equal the server's once the faults stop; then the barrier mode
 (barrier_mode.py): members looping on a double barrier must never pass early
@@ -14,7 +16,7 @@ history must explain its final value; then the group mode (group_mode.py):
 10 group members joining and leaving, some killed and restarted, whose views
 must follow the group and equal the server's once the faults stop.
 
-Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter,group]
+Usage: faults.py [--full] [--seed N] [--modes mutex,...,storm,cache,barrier,counter,group]
                  [--worker EXE] [--cache-worker EXE] [--barrier-worker EXE]
                  [--counter-worker EXE] [--group-worker EXE] [--proxy EXE]
                  [--ensemble-sh SH] [--out DIR]
@@ -22,12 +24,15 @@ Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter,gr
 
 Why the checker is right, in short (docs/testing.md, "The fault suite", has it all):
 - A hold is the interval [acquire returned, min(release called, LOST heard)]:
-  a holder that was told its lock is lost no longer counts.
+  a holder that was told its lock is lost no longer counts. A hold starts
+  at the acquire's answer.
 - Too many holders at once among those intervals is a violation, except for
   holds whose process the nemesis SIGSTOPped past its session deadline: a
   stopped process cannot hear anything, so it may overlap the next holder in
   wall time. Those overlaps are counted apart, and what makes them safe is
-  checked instead: the fenced resource refuses their stale writes.
+  checked instead: the fenced resource refuses their stale writes. So are
+  holds whose session was expired from outside while they were asked for or
+  held: the server drops it at once, before the client can know.
 - The resource log (written under flock, in the resource's own order) must
   never show a write accepted with a token below the fence, nor a valid one
   refused.
