@@ -186,6 +186,8 @@ typedef struct {
   ZkrHandleContext *handle_ctx;
 } HandleClosing;
 
+static gboolean open_fresh_after_close (gpointer data);
+
 static gpointer
 handle_closer_main (gpointer data)
 {
@@ -194,6 +196,8 @@ handle_closer_main (gpointer data)
 
   handle_close_taken (session, closing->zh, closing->handle_ctx);
   g_free (closing);
+  /* Behind everything the old handle answered (session_reopen). */
+  zkr__session_post (session, open_fresh_after_close, session, NULL);
   g_mutex_lock (&session->lock);
   session->closers--;
   g_cond_broadcast (&session->cond);
@@ -202,7 +206,8 @@ handle_closer_main (gpointer data)
 }
 
 /* Turn held, no lock held: closes the handle on a thread of its own and
- * returns at once. zookeeper_close() waits for the server's answer to the
+ * returns at once: TRUE when there was one (its closer then posts
+ * open_fresh_after_close). zookeeper_close() waits for the server's answer to the
  * closeSession it sends while its connection is up: up to 1.5 s (with a
  * 4 s session timeout) when nothing answers, as on a connection whose
  * session another client took over and closed, which stays open on a
@@ -212,7 +217,7 @@ handle_closer_main (gpointer data)
  * standing in that ran the LOST returned only after it: an acquire
  * answered SESSION_EXPIRED 1.5 s after a 1 s deadline. The session is
  * freed only once every such closer ended (it posts to the session). */
-static void
+static gboolean
 handle_close_detached (ZkrSession *session)
 {
   HandleClosing *closing = g_new0 (HandleClosing, 1);
@@ -227,9 +232,10 @@ handle_close_detached (ZkrSession *session)
     {
       g_free (closing->handle_ctx);
       g_free (closing);
-      return;
+      return FALSE;
     }
   g_thread_unref (g_thread_new ("zkr-close", handle_closer_main, closing));
+  return TRUE;
 }
 
 void
@@ -265,18 +271,16 @@ zkr__session_unlock_handle (ZkrSession *session)
 
 static gboolean reopen_tick (gpointer data);
 
-/* Worker thread. After LOST: drop the old handle and start a fresh
- * session; when the client cannot even be created, retry with the
- * policy's backoff (never giving up while the session is open). */
+/* Worker thread: starts a fresh session (the old handle is gone); when the
+ * client cannot even be created, retries with the policy's backoff (never
+ * giving up while the session is open). */
 static void
-session_reopen (ZkrSession *session)
+session_open_fresh (ZkrSession *session)
 {
   g_autoptr (GError) error = NULL;
   guint sleep_ms = 0;
   gint64 elapsed_ms;
 
-  zkr__session_handle_timers_stop (session);
-  handle_close_detached (session);
   if (zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED)
     return;
   if (session->reopen_attempt == 0)
@@ -295,13 +299,33 @@ session_reopen (ZkrSession *session)
   session->reopen_timer = timer_start (session, sleep_ms, reopen_tick);
 }
 
+/* Worker thread. After LOST: drop the old handle and start a fresh
+ * session. With an old handle, its closer posts the fresh start once the
+ * close is over (handle_close_detached): everything the old handle still
+ * answers (its calls failed ZCLOSING, or completed after it) then reaches
+ * the worker before any event of the fresh session, as when the close ran
+ * here. */
+static void
+session_reopen (ZkrSession *session)
+{
+  zkr__session_handle_timers_stop (session);
+  if (!handle_close_detached (session))
+    session_open_fresh (session);
+}
 static gboolean
 reopen_tick (gpointer data)
 {
   ZkrSession *session = data;
 
   session->reopen_timer = 0;
-  session_reopen (session);
+  session_open_fresh (session);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+open_fresh_after_close (gpointer data)
+{
+  session_open_fresh (data);
   return G_SOURCE_REMOVE;
 }
 
