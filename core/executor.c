@@ -418,16 +418,18 @@ stand_in_run_posts (ZkrExecutor *executor)
   zkr__executor_stand_in_end (executor);
 }
 
-/* Sleeps until @wait is done or kicked; returns whether it is done, and
- * clears the kick into *@kicked. */
+static guint timers_run_due (ZkrExecutor *executor);
+
+/* Sleeps until @wait is done or kicked, or @until passed; returns whether
+ * it is done, and clears the kick into *@kicked. */
 static gboolean
-stand_in_sleep (ZkrWait *wait, gboolean *kicked)
+stand_in_sleep (ZkrWait *wait, gint64 until, gboolean *kicked)
 {
   gboolean done;
 
   g_mutex_lock (&wait->lock);
-  while (!wait->done && !wait->kicked)
-    zkr__wait_sleep_locked (wait);
+  while (!wait->done && !wait->kicked && zkr__wait_sleep_until_locked (wait, until))
+    ;
   done = wait->done;
   *kicked = wait->kicked;
   wait->kicked = FALSE;
@@ -435,12 +437,31 @@ stand_in_sleep (ZkrWait *wait, gboolean *kicked)
   return done;
 }
 
+/* The call's deadline passed and it has not answered: this thread runs
+ * the posts and the timers that are due itself, in the worker's place,
+ * so that the call's deadline timer fires now whether or not the worker
+ * was woken for it, or is scheduled at all. */
+static void
+stand_in_run_due (ZkrExecutor *executor)
+{
+  zkr__executor_stand_in_begin (executor);
+  g_atomic_int_add (&executor->stand_in_posts, (gint) posts_run (executor, FALSE));
+  (void) timers_run_due (executor);
+  zkr__executor_stand_in_end (executor);
+}
+
+/* After its deadline, a stand-in looks again this often until its call
+ * answers (the deadline timer counts whole milliseconds, so it is due up
+ * to a millisecond after the call's own deadline). */
+#define STAND_IN_RETRY_US 2000
+
 void
-zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait)
+zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait, gint64 deadline)
 {
   /* In the stand-ins' queue while this call blocks: its frame outlives it. */
   GList stand_in_link = { .data = wait };
   gboolean done, kicked, owed;
+  gint64 until = deadline;
 
   if (zkr__executor_in_worker (executor))
     {
@@ -455,9 +476,14 @@ zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait)
   g_mutex_unlock (&executor->post_lock);
   do
     {
-      done = stand_in_sleep (wait, &kicked);
+      done = stand_in_sleep (wait, until, &kicked);
       if (kicked)
         stand_in_run_posts (executor);
+      else if (!done)
+        {
+          stand_in_run_due (executor);
+          until = g_get_monotonic_time () + STAND_IN_RETRY_US;
+        }
     }
   while (!done);
   g_mutex_lock (&executor->post_lock);
@@ -621,16 +647,15 @@ timers_check (GSource *source)
   return due;
 }
 
-/* Worker thread, holding the turn: runs the timers that are due. */
-static gboolean
-timers_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+/* Whoever holds the turn (the worker, or a stand-in past its call's
+ * deadline): runs the timers due now, soonest first; returns how many. */
+static guint
+timers_run_due (ZkrExecutor *executor)
 {
-  ZkrExecutor *executor = ((ExecutorSource *) source)->executor;
   gint64 now = g_get_monotonic_time ();
+  guint ran = 0;
 
-  (void) callback;
-  (void) user_data;
-  for (;;)
+  for (;; ran++)
     {
       Timer *timer = NULL;
 
@@ -639,11 +664,21 @@ timers_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
         timer = g_queue_pop_head_link (&executor->timers)->data;
       g_mutex_unlock (&executor->post_lock);
       if (timer == NULL)
-        return G_SOURCE_CONTINUE;
+        return ran;
       /* One-shot: the return value is not looked at. */
       (void) timer->func (timer->data);
       timer_free (executor, timer);
     }
+}
+
+/* Worker thread, holding the turn: runs the timers that are due. */
+static gboolean
+timers_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  (void) callback;
+  (void) user_data;
+  (void) timers_run_due (((ExecutorSource *) source)->executor);
+  return G_SOURCE_CONTINUE;
 }
 
 static GSourceFuncs timers_funcs = {

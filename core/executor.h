@@ -72,9 +72,12 @@ void zkr__executor_post_in_place (ZkrExecutor *executor, GSourceFunc func, gpoin
 void zkr__executor_stand_in_begin (ZkrExecutor *executor);
 void zkr__executor_stand_in_end (ZkrExecutor *executor);
 /* Blocks until @wait is done, running the posts meanwhile when a waking
- * post asks for them (taking the turn). From the worker: a plain
- * zkr__wait_block(). Clears @wait. */
-void zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait);
+ * post asks for them (taking the turn). @deadline (monotonic µs;
+ * G_MAXINT64: none) is the blocked call's: once it passed, this thread
+ * runs the posts and the due timers itself (the call's deadline timer
+ * among them) every few milliseconds until the call answers, whatever the
+ * worker does. From the worker: a plain zkr__wait_block(). Clears @wait. */
+void zkr__executor_block_standing_in (ZkrExecutor *executor, ZkrWait *wait, gint64 deadline);
 
 /* A one-shot timer: @func(@data) runs on the worker, with the turn,
  * between @delay_ms and @delay_ms + @slack_ms from now (its return value

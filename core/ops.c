@@ -249,7 +249,7 @@ zkr__ops_test_count_blocking (ZkrSession *session)
 }
 
 void
-zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh)
+zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh, guint generation)
 {
   GPtrArray *leftovers = g_ptr_array_new ();
   gboolean closed;
@@ -261,9 +261,10 @@ zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh)
 
       next = l->next;
       /* The address of a freed handle can come back, in another
-       * session's next handle: the session tells them apart (its own
-       * next handle is opened only after this returns). */
-      if (call->session == session && call->zh == zh)
+       * session's next handle or in this one's (an old handle is closed
+       * off the turn, while the next ones go on): the session and the
+       * handle's generation tell them apart. */
+      if (call->session == session && call->zh == zh && call->reply.generation == generation)
         {
           g_ptr_array_add (leftovers, call);
           flight_unlink_locked (call);

@@ -217,9 +217,10 @@ typedef void (*ZkrSendFunc) (ZkrSession *session, ZkrReplyFunc func, gpointer us
 int zkr__op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out);
 void zkr__reply_clear (ZkrReply *reply);
 
-/* The session, right after zookeeper_close(@zh) returned: completes with
- * ZCLOSING the blocking calls sent on @zh that libzookeeper dropped. */
-void zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh);
+/* Right after zookeeper_close(@zh) returned (any thread: the worker, or
+ * the thread closing an old handle after LOST): completes the calls sent
+ * on @zh, the handle of @generation, that libzookeeper dropped. */
+void zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh, guint generation);
 /* Tests: blocking requests of @session sent and not yet answered. */
 guint zkr__ops_test_count_blocking (ZkrSession *session);
 

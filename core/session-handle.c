@@ -130,26 +130,121 @@ zkr__session_handle_open (ZkrSession *session, GError **error)
   return TRUE;
 }
 
+/* Under the session's lock: takes the handle away (no request leaves on
+ * it from now on, and its events are of an old generation). */
+static zhandle_t *
+handle_steal_locked (ZkrSession *session, ZkrHandleContext **handle_ctx)
+{
+  *handle_ctx = g_steal_pointer (&session->handle_ctx);
+  session->generation++;
+  return g_steal_pointer (&session->zh);
+}
+
+/* Closes a handle taken away, on whatever thread calls it. zookeeper_close()
+ * fails the handle's pending completions with ZCLOSING; they arrive as
+ * stale-generation posts and are ignored; the calls it dropped are
+ * completed after it returned. The handle's context is freed only then:
+ * until then libzookeeper's threads may read it. */
+static void
+handle_close_taken (ZkrSession *session, zhandle_t *zh, ZkrHandleContext *handle_ctx)
+{
+  guint stall_ms;
+
+  g_mutex_lock (&session->lock);
+  stall_ms = session->close_stall_ms;
+  session->close_stall_ms = 0;
+  g_mutex_unlock (&session->lock);
+  if (stall_ms != 0)
+    /* A test's stand-in for libzookeeper waiting for a server that does
+     * not answer the close (session-private.h). */
+    g_usleep ((gulong) stall_ms * 1000);
+  zookeeper_close (zh);
+  zkr__ops_handle_closed (session, zh, handle_ctx->generation);
+  g_free (handle_ctx);
+}
+
 /* Worker thread (or the finalizing thread once the worker is gone), no
- * lock held. zookeeper_close() fails the handle's pending completions with
- * ZCLOSING; they arrive as stale-generation posts and are ignored. */
+ * lock held. */
 void
 zkr__session_handle_close (ZkrSession *session)
 {
-  zhandle_t *zh;
   ZkrHandleContext *handle_ctx;
+  zhandle_t *zh;
 
   g_mutex_lock (&session->lock);
-  zh = g_steal_pointer (&session->zh);
-  handle_ctx = g_steal_pointer (&session->handle_ctx);
-  session->generation++;
+  zh = handle_steal_locked (session, &handle_ctx);
   g_mutex_unlock (&session->lock);
   if (zh != NULL)
+    handle_close_taken (session, zh, handle_ctx);
+  else
+    g_free (handle_ctx);
+}
+
+typedef struct {
+  ZkrSession *session;
+  zhandle_t *zh;
+  ZkrHandleContext *handle_ctx;
+} HandleClosing;
+
+static gboolean open_fresh_after_close (gpointer data);
+
+static gpointer
+handle_closer_main (gpointer data)
+{
+  HandleClosing *closing = data;
+  ZkrSession *session = closing->session;
+
+  handle_close_taken (session, closing->zh, closing->handle_ctx);
+  g_free (closing);
+  /* Behind everything the old handle answered (session_reopen). */
+  zkr__session_post (session, open_fresh_after_close, session, NULL);
+  g_mutex_lock (&session->lock);
+  session->closers--;
+  g_cond_broadcast (&session->cond);
+  g_mutex_unlock (&session->lock);
+  return NULL;
+}
+
+/* Turn held, no lock held: closes the handle on a thread of its own and
+ * returns at once: TRUE when there was one (its closer then posts
+ * open_fresh_after_close). zookeeper_close() waits for the server's answer to the
+ * closeSession it sends while its connection is up: up to 1.5 s (with a
+ * 4 s session timeout) when nothing answers, as on a connection whose
+ * session another client took over and closed, which stays open on a
+ * follower until then (the LOST found through a request answered "session
+ * expired"). Closed on the turn, that wait stopped every deadline timer of
+ * the session and every call's start (they need the turn), and a caller
+ * standing in that ran the LOST returned only after it: an acquire
+ * answered SESSION_EXPIRED 1.5 s after a 1 s deadline. The session is
+ * freed only once every such closer ended (it posts to the session). */
+static gboolean
+handle_close_detached (ZkrSession *session)
+{
+  HandleClosing *closing = g_new0 (HandleClosing, 1);
+
+  closing->session = session;
+  g_mutex_lock (&session->lock);
+  closing->zh = handle_steal_locked (session, &closing->handle_ctx);
+  if (closing->zh != NULL)
+    session->closers++;
+  g_mutex_unlock (&session->lock);
+  if (closing->zh == NULL)
     {
-      zookeeper_close (zh);
-      zkr__ops_handle_closed (session, zh);
+      g_free (closing->handle_ctx);
+      g_free (closing);
+      return FALSE;
     }
-  g_free (handle_ctx);
+  g_thread_unref (g_thread_new ("zkr-close", handle_closer_main, closing));
+  return TRUE;
+}
+
+void
+zkr__session_handle_wait_closers (ZkrSession *session)
+{
+  g_mutex_lock (&session->lock);
+  while (session->closers != 0)
+    g_cond_wait (&session->cond, &session->lock);
+  g_mutex_unlock (&session->lock);
 }
 
 zhandle_t *
@@ -176,18 +271,16 @@ zkr__session_unlock_handle (ZkrSession *session)
 
 static gboolean reopen_tick (gpointer data);
 
-/* Worker thread. After LOST: drop the old handle and start a fresh
- * session; when the client cannot even be created, retry with the
- * policy's backoff (never giving up while the session is open). */
+/* Worker thread: starts a fresh session (the old handle is gone); when the
+ * client cannot even be created, retries with the policy's backoff (never
+ * giving up while the session is open). */
 static void
-session_reopen (ZkrSession *session)
+session_open_fresh (ZkrSession *session)
 {
   g_autoptr (GError) error = NULL;
   guint sleep_ms = 0;
   gint64 elapsed_ms;
 
-  zkr__session_handle_timers_stop (session);
-  zkr__session_handle_close (session);
   if (zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED)
     return;
   if (session->reopen_attempt == 0)
@@ -206,13 +299,33 @@ session_reopen (ZkrSession *session)
   session->reopen_timer = timer_start (session, sleep_ms, reopen_tick);
 }
 
+/* Worker thread. After LOST: drop the old handle and start a fresh
+ * session. With an old handle, its closer posts the fresh start once the
+ * close is over (handle_close_detached): everything the old handle still
+ * answers (its calls failed ZCLOSING, or completed after it) then reaches
+ * the worker before any event of the fresh session, as when the close ran
+ * here. */
+static void
+session_reopen (ZkrSession *session)
+{
+  zkr__session_handle_timers_stop (session);
+  if (!handle_close_detached (session))
+    session_open_fresh (session);
+}
 static gboolean
 reopen_tick (gpointer data)
 {
   ZkrSession *session = data;
 
   session->reopen_timer = 0;
-  session_reopen (session);
+  session_open_fresh (session);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+open_fresh_after_close (gpointer data)
+{
+  session_open_fresh (data);
   return G_SOURCE_REMOVE;
 }
 

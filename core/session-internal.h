@@ -37,6 +37,8 @@ struct _ZkrSession {
   gint64 handle_opened;       /* monotonic time of zookeeper_init2; lock */
   gboolean auth_failed;       /* protected by lock */
   gboolean close_done;        /* protected by lock */
+  guint closers;              /* old handles still being closed off the
+                               * turn (after LOST); protected by lock */
   guint lost_count;           /* protected by lock */
   guint pending_deletes;      /* protected by lock */
   /* The state of the tests' fault hooks (set in session-test-hooks.c, which
@@ -44,6 +46,8 @@ struct _ZkrSession {
    * zkr__session_test_take_*, which therefore stay in the library). */
   gboolean drop_next_create_reply; /* protected by lock */
   gboolean drop_next_set_reply; /* protected by lock */
+  guint close_stall_ms;       /* the next handle's close takes this much
+                               * longer; protected by lock */
   gint rewrite_rc;            /* the answer given instead; atomic */
   gint rewrite_left;          /* answers still to rewrite (-1: all); atomic */
   gint rewritten;             /* answers rewritten so far; atomic */
@@ -92,8 +96,13 @@ void zkr__session_clock_reset (ZkrSession *session, gint64 send_time);
 
 /* session-handle.c. Any thread, no lock held: opens a fresh handle. */
 gboolean zkr__session_handle_open (ZkrSession *session, GError **error);
-/* Turn held, no lock held: closes the handle, if any. */
+/* Turn held, no lock held: closes the handle, if any, and returns once
+ * it is closed (the user's close: the server drops our ephemeral nodes at
+ * once). */
 void zkr__session_handle_close (ZkrSession *session);
+/* No lock held: returns once no old handle is being closed any more
+ * (before the session is freed). */
+void zkr__session_handle_wait_closers (ZkrSession *session);
 /* Turn held: stops the ping, the suspended deadline and the reopen. */
 void zkr__session_handle_timers_stop (ZkrSession *session);
 

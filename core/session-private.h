@@ -88,9 +88,12 @@ void zkr__session_stand_in_end (ZkrSession *session);
  * meanwhile runs the worker's posts in this thread when they need running
  * (taking the turn): a reply that ends the wait then wakes this thread
  * directly instead of the worker, which would then wake it. For waits that
- * the session's posts end (a blocking acquire). From the worker it is a
- * plain zkr__wait_block(). Clears @wait like zkr__wait_block(). */
-void zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait);
+ * the session's posts end (a blocking acquire). @deadline (monotonic µs;
+ * G_MAXINT64: none) is the call's: the wait has it too, and once it passed
+ * this thread runs the due timers itself (the call's deadline timer among
+ * them) rather than count on the worker waking for them. From the worker
+ * it is a plain zkr__wait_block(). Clears @wait like zkr__wait_block(). */
+void zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait, gint64 deadline);
 
 /* A one-shot timer (the executor's, which serves every timer of the
  * session's code) run by the worker between @delay_ms and @delay_ms +
@@ -196,6 +199,10 @@ gboolean zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out)
  * connected (the expiry then reaches @session shortly). For tests and the
  * demo; any thread but the worker. */
 gboolean zkr__session_test_expire_once (ZkrSession *session, const char *hosts);
+/* The next close of @session's handle takes @ms longer, as libzookeeper's
+ * zookeeper_close() does when the server does not answer its closeSession
+ * (a connection whose session another client took over and closed). */
+void zkr__session_test_stall_next_close (ZkrSession *session, guint ms);
 void zkr__session_test_drop_next_create_reply (ZkrSession *session);
 gboolean zkr__session_test_take_drop_create_reply (ZkrSession *session);
 /* The same for the next zkr__op_set()'s reply: the data set, the answer

@@ -17,6 +17,14 @@ zkr__session_test_drop_next_create_reply (ZkrSession *session)
 }
 
 void
+zkr__session_test_stall_next_close (ZkrSession *session, guint ms)
+{
+  g_mutex_lock (&session->lock);
+  session->close_stall_ms = ms;
+  g_mutex_unlock (&session->lock);
+}
+
+void
 zkr__session_test_drop_next_set_reply (ZkrSession *session)
 {
   g_mutex_lock (&session->lock);

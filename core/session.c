@@ -123,9 +123,9 @@ zkr__session_stand_in_end (ZkrSession *session)
 }
 
 void
-zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait)
+zkr__session_block_standing_in (ZkrSession *session, ZkrWait *wait, gint64 deadline)
 {
-  zkr__executor_block_standing_in (session->executor, wait);
+  zkr__executor_block_standing_in (session->executor, wait, deadline);
 }
 
 GMainContext *
@@ -555,6 +555,8 @@ session_free (ZkrSession *session)
   /* First: from here on the diagnostics of zkr__sessions_wait_freed()
    * no longer read it. */
   live_sessions_remove (session);
+  /* An old handle closed off the turn posts to the session until then. */
+  zkr__session_handle_wait_closers (session);
   zkr__notifier_free (session->listeners);
   g_array_unref (session->internal_listeners);
   g_hash_table_unref (session->watches);

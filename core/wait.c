@@ -20,6 +20,22 @@ zkr__wait_sleep_locked (ZkrWait *wait)
   wait->sleeping = FALSE;
 }
 
+gboolean
+zkr__wait_sleep_until_locked (ZkrWait *wait, gint64 end_time)
+{
+  gboolean woken;
+
+  if (end_time == G_MAXINT64)
+    {
+      zkr__wait_sleep_locked (wait);
+      return TRUE;
+    }
+  wait->sleeping = TRUE;
+  woken = g_cond_wait_until (&wait->cond, &wait->lock, end_time);
+  wait->sleeping = FALSE;
+  return woken;
+}
+
 void
 zkr__wait_wake_locked (ZkrWait *wait)
 {

@@ -24,6 +24,9 @@ typedef struct {
 
 /* Under @wait's lock: sleeps on its cond once (the caller loops). */
 void zkr__wait_sleep_locked (ZkrWait *wait);
+/* The same, at most until @end_time (monotonic µs; G_MAXINT64: no
+ * limit); FALSE once @end_time passed. */
+gboolean zkr__wait_sleep_until_locked (ZkrWait *wait, gint64 end_time);
 /* Under @wait's lock: wakes the waiter if it sleeps. */
 void zkr__wait_wake_locked (ZkrWait *wait);
 

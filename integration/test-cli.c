@@ -7,11 +7,13 @@
  * This program doubles as the CMD the tests lock (--cmd-hold), which
  * records monotonic timestamps. */
 
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -873,11 +875,72 @@ test_cli__holders_lists_the_leader_first (void)
   zkr_session_unref (session);
 }
 
+/* ---- --timeout counts the connect -------------------------------------- */
+
+/* A listening socket nobody accepts on: the kernel completes every TCP
+ * handshake, and what the client sends is never answered, as from a hung
+ * server, a TLS port or another service. Returns its "127.0.0.1:PORT"
+ * (transfer full) and its descriptor in *@fd. */
+static char *
+mute_listener_new (int *fd)
+{
+  struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof addr;
+
+  *fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  CU_ASSERT_TRUE_FATAL (*fd >= 0);
+  CU_ASSERT_EQUAL_FATAL (bind (*fd, (struct sockaddr *) &addr, sizeof addr), 0);
+  CU_ASSERT_EQUAL_FATAL (listen (*fd, 64), 0);
+  CU_ASSERT_EQUAL_FATAL (getsockname (*fd, (struct sockaddr *) &addr, &len), 0);
+  return g_strdup_printf ("127.0.0.1:%u", ntohs (addr.sin_port));
+}
+
+/* Every command with --timeout counts its connect in it: against a server
+ * that accepts and never answers, --timeout 2 exits 75 (not done within
+ * --timeout), not 69 once the 15 s connection timeout passed. How long
+ * each took is printed, not asserted. */
+static void
+test_cli__timeout_counts_the_connect (void)
+{
+  int fd;
+  g_autofree char *mute = mute_listener_new (&fd);
+  const char *const runs[][14] = {
+    { "get", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", NULL },
+    { "ls", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", NULL },
+    { "set", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", "x", NULL },
+    { "members", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", NULL },
+    { "watch", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", NULL },
+    { "counter", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", NULL },
+    { "lock", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", "--", "true", NULL },
+    { "elect", "--hosts", mute, "--timeout", "2", "/zkr-it/mute", "--", "true", NULL },
+    { "barrier", "--hosts", mute, "--timeout", "2", "wait", "/zkr-it/mute", NULL },
+    { "barrier", "--hosts", mute, "--timeout", "2", "--members", "2", "/zkr-it/mute", "--",
+      "true", NULL },
+    { "register", "--hosts", mute, "--timeout", "2", "--address", "localhost", "--port",
+      "1", "mute", "--", "true", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_autofree char *err = NULL;
+      gint64 started = g_get_monotonic_time ();
+      int status = zkr_run_v (runs[i], NULL, &err);
+
+      g_print ("  zkr %s --timeout 2 on a mute server: exit %d after %.1f s\n", runs[i][0], status,
+               (g_get_monotonic_time () - started) / 1e6);
+      if (status != 75)
+        g_printerr ("%s", err != NULL ? err : "(nothing on stderr)\n");
+      CU_ASSERT_EQUAL (status, 75);
+    }
+  close (fd);
+}
+
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_cli__bad_arguments_print_usage_and_exit_64),
   ZKR_TEST_CASE (test_cli__every_command_has_help),
   ZKR_TEST_CASE (test_cli__lock_passes_the_commands_exit_status),
   ZKR_TEST_CASE (test_cli__timeout_exits_75_with_one_line),
+  ZKR_TEST_CASE (test_cli__timeout_counts_the_connect),
   ZKR_TEST_CASE (test_cli__processes_exclude_each_other_and_tokens_increase),
   ZKR_TEST_CASE (test_cli__deleted_lock_node_stops_the_command_and_exits_70),
   ZKR_TEST_CASE (test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost),

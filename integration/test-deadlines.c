@@ -1174,6 +1174,55 @@ waiter_answers_when_its_session_expires (const Kind *kind)
   fixture_finish (&f);
 }
 
+/* How long the test hook makes a lost handle's close wait: longer than a
+ * call's deadline plus its margin. libzookeeper's own close waits up to
+ * 1.5 s (4 s session) for a server that does not answer its closeSession,
+ * as on a connection whose session another client took over and closed. */
+#define CLOSE_STALL_MS 3000
+
+/* (e') The same, while the old handle's close after LOST takes long: the
+ * caller, standing in for the worker, is handed the LOST and answers
+ * SESSION_EXPIRED then, not once the close is over. */
+static void
+waiter_answers_at_lost_while_its_handle_closes (const Kind *kind)
+{
+  Fixture f;
+  Call *call;
+  gint64 lost_at = 0;
+  guint from;
+
+  fixture_init (&f, kind, "expired-closing", DIRECT_SESSION_MS);
+  fixture_hold (&f);
+  call = call_start (&f, -1, NULL, FALSE);
+  CU_ASSERT_TRUE_FATAL (fixture_wait_queued (&f, g_get_monotonic_time () + WAIT_MS * G_GINT64_CONSTANT (1000)));
+  zkr__session_test_stall_next_close (f.proxied, CLOSE_STALL_MS);
+  from = itest_recorder_count (f.recorder);
+  CU_ASSERT_TRUE_FATAL (itest_expire_session (f.proxied));
+  CU_ASSERT_TRUE (itest_recorder_wait_state (f.recorder, ZKR_SESSION_STATE_LOST, from, WAIT_MS,
+                                             &lost_at) >= 0);
+  call_expect (&f, call, ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
+               lost_at > 0 ? lost_at : g_get_monotonic_time ());
+  fixture_finish (&f);
+}
+
+/* (e'') A call made right after LOST, while the old handle's close takes
+ * long: queued behind a holder on the fresh session, it times out on
+ * time; its start does not wait for the close. */
+static void
+times_out_while_the_lost_handle_closes (const Kind *kind, gboolean async)
+{
+  Fixture f;
+  Call *call;
+
+  fixture_init (&f, kind, async ? "async-lost-closing" : "lost-closing", DIRECT_SESSION_MS);
+  fixture_hold (&f);
+  zkr__session_test_stall_next_close (f.proxied, CLOSE_STALL_MS);
+  CU_ASSERT_TRUE_FATAL (itest_expire_session (f.proxied));
+  call = call_start (&f, CALL_TIMEOUT_MS, NULL, async);
+  call_expect (&f, call, ZKR_ERROR, ZKR_ERROR_TIMEOUT, call->started + CALL_TIMEOUT_MS * 1000);
+  fixture_finish (&f);
+}
+
 /* (f) A release has no deadline of its own: cut off and not noticed, its
  * delete is stuck in the black hole, and it answers CONNECTION_LOSS when
  * the session reports SUSPENDED (docs/design.md §5.4), not later. */
@@ -1375,6 +1424,28 @@ static void
 test_deadlines__mutex_waiter_answers_when_its_session_expires (void)
 {
   waiter_answers_when_its_session_expires (&mutex_kind);
+}
+
+/* Answered SESSION_EXPIRED 3 s late: the caller, standing in, ran the old
+ * handle's close before returning. */
+static void
+test_deadlines__mutex_waiter_answers_at_lost_while_its_handle_closes (void)
+{
+  waiter_answers_at_lost_while_its_handle_closes (&mutex_kind);
+}
+
+/* Timed out 3 s late: the call's start waited for the turn, which the
+ * worker held while closing the old handle. */
+static void
+test_deadlines__mutex_times_out_while_the_lost_handle_closes (void)
+{
+  times_out_while_the_lost_handle_closes (&mutex_kind, FALSE);
+}
+
+static void
+test_deadlines__mutex_async_times_out_while_the_lost_handle_closes (void)
+{
+  times_out_while_the_lost_handle_closes (&mutex_kind, TRUE);
 }
 
 static void
@@ -1709,6 +1780,9 @@ static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_deadlines__mutex_times_out_while_suspended),
   ZKR_TEST_CASE (test_deadlines__mutex_times_out_while_lost),
   ZKR_TEST_CASE (test_deadlines__mutex_waiter_answers_when_its_session_expires),
+  ZKR_TEST_CASE (test_deadlines__mutex_waiter_answers_at_lost_while_its_handle_closes),
+  ZKR_TEST_CASE (test_deadlines__mutex_times_out_while_the_lost_handle_closes),
+  ZKR_TEST_CASE (test_deadlines__mutex_async_times_out_while_the_lost_handle_closes),
   ZKR_TEST_CASE (test_deadlines__mutex_async_times_out_while_black_holed),
   ZKR_TEST_CASE (test_deadlines__mutex_async_cancel_answers_while_black_holed),
   ZKR_TEST_CASE (test_deadlines__mutex_async_queued_waiter_times_out_while_black_holed),

@@ -257,14 +257,17 @@ zkr__queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
   ZkrQueueWait wait = { 0 };
   ZkrQueueWaiter waiter = { .wait = &wait };
   ZkrQueueAcquire *acquire;
+  gint64 deadline;
 
   g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
   acquire = zkr__lock_acquire_new (lock, timeout_ms, cancellable, fixed_suffix, error);
   if (acquire == NULL)
     return FALSE;
+  /* The wait's own deadline: the acquire's, taken a moment later. */
+  deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000 : G_MAXINT64;
   zkr__wait_init (&wait.wait);
   zkr__lock_acquire_post_start (acquire, &waiter);
-  zkr__session_block_standing_in (lock->session, &wait.wait);
+  zkr__session_block_standing_in (lock->session, &wait.wait, deadline);
   if (wait.error != NULL)
     {
       g_propagate_error (error, wait.error);

@@ -170,13 +170,50 @@ test_executor__a_thread_blocked_standing_in_runs_the_posts (void)
   handoff.blocked = g_thread_self ();
   zkr__wait_init (&handoff.wait);
   poster = g_thread_new ("poster", handoff_poster, &handoff);
-  zkr__executor_block_standing_in (handoff.executor, &handoff.wait);
+  zkr__executor_block_standing_in (handoff.executor, &handoff.wait, G_MAXINT64);
   g_thread_join (poster);
   CU_ASSERT_TRUE (g_atomic_int_get (&handoff.finished));
   CU_ASSERT_TRUE (handoff.in_worker);
   CU_ASSERT_TRUE (zkr__executor_count_stand_in_posts (handoff.executor) >= 1);
   CU_ASSERT_FALSE (zkr__executor_in_worker (handoff.executor));
   zkr__executor_stop (handoff.executor, (GDestroyNotify) zkr__executor_free, handoff.executor);
+}
+
+/* ---- a stand-in's own deadline --------------------------------------- */
+
+typedef struct {
+  ZkrWait wait;
+  GThread *ran_on;       /* the thread that ran the timer */
+} DueTimer;
+
+static gboolean
+due_timer_fire (gpointer data)
+{
+  DueTimer *due = data;
+
+  due->ran_on = g_thread_self ();
+  zkr__wait_done (&due->wait);
+  return G_SOURCE_REMOVE;
+}
+
+/* A call's deadline timer whose wake-up the worker does not get in time
+ * (here: a slack that lets the worker sleep 60 s past it) is run by the
+ * caller blocked standing in, at the deadline the wait was given. */
+static void
+test_executor__a_stand_in_runs_its_due_deadline_timer_itself (void)
+{
+  ZkrExecutor *executor = zkr__executor_new ("zkr-test-executor", NULL, NULL, NULL);
+  DueTimer due = { 0 };
+  gint64 deadline;
+
+  zkr__wait_init (&due.wait);
+  zkr__executor_stand_in_begin (executor);
+  deadline = g_get_monotonic_time () + 50 * 1000;
+  (void) zkr__executor_timer_add (executor, 50, 60 * 1000, due_timer_fire, &due, NULL);
+  zkr__executor_stand_in_end (executor);
+  zkr__executor_block_standing_in (executor, &due.wait, deadline);
+  CU_ASSERT_PTR_EQUAL (due.ran_on, g_thread_self ());
+  zkr__executor_stop (executor, (GDestroyNotify) zkr__executor_free, executor);
 }
 
 /* ---- in-place runs -------------------------------------------------- */
@@ -457,6 +494,7 @@ main (int argc, char **argv)
     ZKR_TEST_CASE (test_executor__quiet_post_waits_for_the_next_waking_post),
     ZKR_TEST_CASE (test_executor__a_stand_in_keeps_the_worker_out),
     ZKR_TEST_CASE (test_executor__a_thread_blocked_standing_in_runs_the_posts),
+    ZKR_TEST_CASE (test_executor__a_stand_in_runs_its_due_deadline_timer_itself),
     ZKR_TEST_CASE (test_executor__a_waking_in_place_post_runs_on_the_posting_thread),
     ZKR_TEST_CASE (test_executor__a_queued_post_that_may_not_run_in_place_holds_back_the_rest),
     ZKR_TEST_CASE (test_executor__timers_run_in_time_order),

@@ -19,6 +19,9 @@ typedef struct {
   const char *verb;             /* set, remove, wait; NULL: the double barrier */
   int members;                  /* MEMBERS_UNSET: no --members (the simple barrier) */
   double timeout_s;
+  gint64 first_deadline;        /* of --timeout > 0 for the first call (the
+                                 * enter, or the verb), taken before
+                                 * connecting: the connect counts in it */
   ZkrSession *session;          /* (owned) */
   ZkrGuard *guard;              /* (owned) the double barrier's CMD */
   GMainLoop *loop;              /* (owned) */
@@ -42,6 +45,13 @@ static int
 timeout_ms_of (BarrierRun *run)
 {
   return run->timeout_s < 0 ? -1 : (int) MIN (run->timeout_s * 1000, G_MAXINT);
+}
+
+/* The first call's: what the connect left of --timeout. */
+static int
+first_timeout_ms_of (BarrierRun *run)
+{
+  return run->first_deadline != 0 ? zkr_cli_left_ms (run->first_deadline) : timeout_ms_of (run);
 }
 
 static void
@@ -87,7 +97,7 @@ simple_run (BarrierRun *run)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (ZkrBarrier) barrier = zkr_barrier_new (run->session, run->path, &error);
-  int timeout_ms = timeout_ms_of (run);
+  int timeout_ms = first_timeout_ms_of (run);
 
   if (barrier == NULL)
     return zkr_cli_report (&run->cli, error);
@@ -182,7 +192,7 @@ double_run (BarrierRun *run, char **command)
   cancellable = zkr_guard_get_cancellable (run->guard);
   run->object = barrier;
   run->finish = (gpointer) zkr_double_barrier_enter_finish;
-  zkr_double_barrier_enter_async (barrier, timeout_ms_of (run), cancellable, on_done, run);
+  zkr_double_barrier_enter_async (barrier, first_timeout_ms_of (run), cancellable, on_done, run);
   if (!await_call (run))
     return call_failed (run, "enter");
   if (zkr_guard_get_signal (run->guard) != 0)
@@ -245,7 +255,8 @@ zkr_cmd_barrier (int argc, char **argv)
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && barrier_check_arguments (&run, argc, argv, command))
     {
-      run.session = zkr_cli_connect (&run.cli, &status);
+      run.first_deadline = zkr_cli_deadline (run.timeout_s);
+      run.session = zkr_cli_connect_by (&run.cli, run.first_deadline, &status);
       if (run.session != NULL)
         {
           run.loop = g_main_loop_new (NULL, FALSE);

@@ -319,13 +319,30 @@ zkr_cli_report (ZkrCli *cli, const GError *error)
   return zkr_cli_exit_status_for (error);
 }
 
+/* How long connecting may take when the command's --timeout allows more
+ * (or it has none): then giving up means ZooKeeper is unreachable (69). */
+#define CLI_CONNECT_TIMEOUT_MS 15000
+
 ZkrSession *
 zkr_cli_connect (ZkrCli *cli, int *exit_status)
+{
+  return zkr_cli_connect_by (cli, 0, exit_status);
+}
+
+ZkrSession *
+zkr_cli_connect_by (ZkrCli *cli, gint64 deadline, int *exit_status)
 {
   g_autoptr (ZkrSessionOptions) options = zkr_session_options_new ();
   g_autoptr (GError) error = NULL;
   ZkrSession *session;
+  gint64 left_ms = deadline != 0 ? (deadline - g_get_monotonic_time ()) / 1000 : G_MAXINT64;
+  /* The command's deadline is the nearer limit: running out of it is a
+   * timeout (75), as for any other step of the command. */
+  gboolean by_deadline = left_ms < CLI_CONNECT_TIMEOUT_MS;
 
+  zkr_session_options_set_connection_timeout_ms (options,
+                                                 by_deadline ? (int) MAX (left_ms, 1)
+                                                             : CLI_CONNECT_TIMEOUT_MS);
   zkr_session_options_set_hosts (options, cli->hosts);
   if (cli->name_space != NULL)
     zkr_session_options_set_namespace (options, cli->name_space);
@@ -342,11 +359,32 @@ zkr_cli_connect (ZkrCli *cli, int *exit_status)
   if (session == NULL)
     {
       *exit_status = zkr_cli_exit_status_for (error);
+      if (*exit_status == ZKR_EXIT_TIMEOUT && by_deadline)
+        {
+          zkr_cli_error (cli, "not connected within --timeout: %s", error->message);
+          return NULL;
+        }
       if (*exit_status == ZKR_EXIT_TIMEOUT)
         *exit_status = ZKR_EXIT_UNAVAILABLE;
       zkr_cli_error (cli, "%s", error->message);
     }
   return session;
+}
+
+gint64
+zkr_cli_deadline (double timeout_s)
+{
+  if (!(timeout_s > 0))
+    return 0;
+  return g_get_monotonic_time () + (gint64) MIN (timeout_s * G_USEC_PER_SEC, (double) G_MAXINT64 / 2);
+}
+
+int
+zkr_cli_left_ms (gint64 deadline)
+{
+  gint64 left_ms = (deadline - g_get_monotonic_time ()) / 1000;
+
+  return (int) CLAMP (left_ms, 1, G_MAXINT);
 }
 
 void

@@ -64,6 +64,17 @@ void zkr_cli_note (ZkrCli *cli, const char *format, ...) G_GNUC_PRINTF (2, 3);
  * *@exit_status set (ZKR_EXIT_USAGE for bad values, ZKR_EXIT_NOPERM for
  * refused credentials, ZKR_EXIT_UNAVAILABLE otherwise). (transfer full) */
 ZkrSession *zkr_cli_connect (ZkrCli *cli, int *exit_status);
+/* The same within a command's --timeout: @deadline (monotonic µs,
+ * zkr_cli_deadline(); 0 for none) bounds the connect too. Not connected by
+ * then: an error line and *@exit_status ZKR_EXIT_TIMEOUT (75); connecting
+ * still gives up after 15 s (ZKR_EXIT_UNAVAILABLE, 69) when the
+ * deadline is further. (transfer full) */
+ZkrSession *zkr_cli_connect_by (ZkrCli *cli, gint64 deadline, int *exit_status);
+/* The deadline of a --timeout of @timeout_s seconds from now, taken before
+ * connecting; 0 (none) for @timeout_s <= 0. */
+gint64 zkr_cli_deadline (double timeout_s);
+/* What is left of @deadline, in ms, at least 1. */
+int zkr_cli_left_ms (gint64 deadline);
 
 /* Splits "... -- CMD ARGS" at the first "--" (GOption would keep or drop
  * it depending on what follows): returns CMD ARGS, NULL without "--", and

@@ -68,12 +68,14 @@ print_value (CounterCmd *cmd, const char *path, const ZkrAtomicLongValue *value)
 }
 
 static int
-counter_run (CounterCmd *cmd, ZkrSession *session, const char *path, gint64 add, gint64 set)
+counter_run (CounterCmd *cmd, ZkrSession *session, const char *path, gint64 add, gint64 set,
+             gint64 deadline)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (ZkrAtomicLong) atomic = NULL;
   ZkrAtomicLongValue value = { 0 };
-  int timeout_ms = cmd->timeout_s > 0 ? (int) (cmd->timeout_s * 1000) : -1;
+  /* What the connect left of --timeout. */
+  int timeout_ms = deadline != 0 ? zkr_cli_left_ms (deadline) : -1;
   gboolean ok;
 
   atomic = cmd->lock_path != NULL
@@ -109,7 +111,7 @@ zkr_cmd_counter (int argc, char **argv)
   };
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (ZkrSession) session = NULL;
-  gint64 add = 0, set = 0;
+  gint64 add = 0, set = 0, deadline = 0;
   int status = 0;
 
   context = zkr_cli_context_new (&cmd.cli, entries);
@@ -122,8 +124,9 @@ zkr_cmd_counter (int argc, char **argv)
   else if (!parse_int64 (&cmd, "--add", cmd.add, &add) ||
            !parse_int64 (&cmd, "--set", cmd.set, &set))
     status = ZKR_EXIT_USAGE;
-  else if ((session = zkr_cli_connect (&cmd.cli, &status)) != NULL)
-    status = counter_run (&cmd, session, argv[1], add, set);
+  else if ((deadline = zkr_cli_deadline (cmd.timeout_s)),
+           (session = zkr_cli_connect_by (&cmd.cli, deadline, &status)) != NULL)
+    status = counter_run (&cmd, session, argv[1], add, set, deadline);
   g_free (cmd.add);
   g_free (cmd.set);
   g_free (cmd.lock_path);

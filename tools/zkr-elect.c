@@ -14,6 +14,7 @@ typedef struct {
   const char *path;
   char *id;                 /* --id, else hostname:pid */
   double timeout_s;
+  gint64 deadline;            /* of --timeout, taken before connecting */
   char *on_loss_text;
   ZkrOnLoss on_loss;
   ZkrSession *session;      /* (owned) */
@@ -80,8 +81,8 @@ elect_wait (ElectRun *run)
   guint timer = 0;
   gulong handler;
 
-  if (run->timeout_s >= 0)
-    timer = g_timeout_add ((guint) MIN (run->timeout_s * 1000, G_MAXINT), on_wait_timeout, run);
+  if (run->deadline != 0)
+    timer = g_timeout_add ((guint) zkr_cli_left_ms (run->deadline), on_wait_timeout, run);
   handler = g_cancellable_connect (cancellable, G_CALLBACK (on_wait_cancelled), run, NULL);
   while (!run->timed_out && !g_cancellable_is_cancelled (cancellable)
          && !(zkr_leader_latch_has_leadership (run->latch)
@@ -210,7 +211,8 @@ zkr_cmd_elect (int argc, char **argv)
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && elect_check_arguments (&run, argc, argv, command))
     {
-      run.session = zkr_cli_connect (&run.cli, &status);
+      run.deadline = zkr_cli_deadline (run.timeout_s);
+      run.session = zkr_cli_connect_by (&run.cli, run.deadline, &status);
       if (run.session != NULL)
         {
           run.loop = g_main_loop_new (NULL, FALSE);

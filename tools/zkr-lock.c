@@ -18,6 +18,7 @@ typedef struct {
   const char *path;
   LockMode mode;
   double timeout_s;
+  gint64 deadline;            /* of --timeout > 0, taken before connecting */
   int max_leases;
   gboolean shared;
   gboolean revocable;
@@ -148,7 +149,8 @@ static gboolean
 lock_acquire (LockRun *run)
 {
   GCancellable *cancellable = zkr_guard_get_cancellable (run->guard);
-  int timeout_ms = run->timeout_s < 0 ? -1 : (int) MIN (run->timeout_s * 1000, G_MAXINT);
+  /* --timeout 0 tries once; a longer one is what the connect left. */
+  int timeout_ms = run->timeout_s < 0 ? -1 : run->deadline == 0 ? 0 : zkr_cli_left_ms (run->deadline);
 
   if (run->mode == MODE_MUTEX)
     zkr_mutex_acquire_async (run->mutex, timeout_ms, cancellable, on_acquired, run);
@@ -305,7 +307,8 @@ zkr_cmd_lock (int argc, char **argv)
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && lock_check_arguments (&run, argc, argv, command))
     {
-      run.session = zkr_cli_connect (&run.cli, &status);
+      run.deadline = zkr_cli_deadline (run.timeout_s);
+      run.session = zkr_cli_connect_by (&run.cli, run.deadline, &status);
       if (run.session != NULL)
         {
           run.loop = g_main_loop_new (NULL, FALSE);

@@ -84,8 +84,9 @@ zkr_node_cmd_connect (ZkrNodeCmd *cmd)
 {
   int status = 0;
 
-  cmd->session = zkr_cli_connect (&cmd->cli, &status);
+  /* One deadline for the whole command, the connect included. */
   cmd->deadline = g_get_monotonic_time () + (gint64) (cmd->timeout_s * G_USEC_PER_SEC);
+  cmd->session = zkr_cli_connect_by (&cmd->cli, cmd->timeout_s > 0 ? cmd->deadline : 0, &status);
   return cmd->session != NULL ? 0 : status;
 }
 

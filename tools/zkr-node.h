@@ -19,7 +19,8 @@ typedef struct {
   gboolean fenced;          /* --fenced: NODE is $ZKR_LOCK_NODE */
   const char *fence_node;   /* the node a write is fenced by, NULL for none */
   ZkrSession *session;      /* (owned) once connected */
-  gint64 deadline;          /* monotonic µs: --timeout counted from the connect */
+  gint64 deadline;          /* monotonic µs: --timeout counted from before
+                             * the connect, which it bounds too */
 } ZkrNodeCmd;
 
 #define ZKR_NODE_CMD_INIT(name) \

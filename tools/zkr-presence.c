@@ -14,6 +14,8 @@
 typedef struct {
   ZkrCli cli;
   double timeout_s;
+  gint64 deadline;                 /* of --timeout > 0, taken before
+                                    * connecting: the connect counts in it */
   char *address;
   char *port_text;
   char *ssl_port_text;
@@ -106,7 +108,7 @@ register_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellab
 {
   RegisterRun *run = task_data;
   GError *error = NULL;
-  int timeout_ms = (int) MIN (run->timeout_s * 1000, G_MAXINT);
+  int timeout_ms = run->deadline != 0 ? zkr_cli_left_ms (run->deadline) : 0;
 
   (void) source;
   if (zkr_service_discovery_register (run->discovery, run->instance, timeout_ms, cancellable,
@@ -233,7 +235,8 @@ zkr_cmd_register (int argc, char **argv)
   if (zkr_cli_parse (&run.cli, context, &argc, &argv)
       && register_check_arguments (&run, argc, argv, command))
     {
-      run.session = zkr_cli_connect (&run.cli, &status);
+      run.deadline = zkr_cli_deadline (run.timeout_s);
+      run.session = zkr_cli_connect_by (&run.cli, run.deadline, &status);
       if (run.session != NULL)
         {
           run.loop = g_main_loop_new (NULL, FALSE);

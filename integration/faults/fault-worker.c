@@ -7,6 +7,9 @@
  * Other modes of the same program, for the nemesis and the checker:
  *   --expire SIDFILE  expire the session named in SIDFILE from outside
  *   --count PATH      print the ephemeral nodes left under PATH, then delete it
+ *   --storm DIR       an expiry storm: expire the sessions of DIR's clients
+ *                     from outside again and again (--clients, --every-ms,
+ *                     --for-ms), logged to DIR/storm.log
  *
  * A lock kind is a ModeOps table (open, acquire, release, close); the leader
  * latch is one too (a term is a hold).
@@ -70,6 +73,7 @@ struct _Worker {
   int session_timeout_ms;
   int leases;              /* resource window: the N highest tokens are current */
   int hold_max_us;
+  gboolean plain_calls;    /* every acquire a blocking 1 s one, no cancel */
   GRand *rand;
 
   int history_fd;
@@ -293,7 +297,7 @@ call_plan (Worker *worker, Call *call)
   memset (call, 0, sizeof *call);
   call->timeout_ms = PLAIN_TIMEOUT_MS;
   call->cancel_after_us = -1;
-  if (g_rand_double (rand) >= SHORT_CALL_SHARE)
+  if (worker->plain_calls || g_rand_double (rand) >= SHORT_CALL_SHARE)
     return;
   call->timeout_ms = g_rand_int_range (rand, 200, 1501);
   call->cancellable = g_cancellable_new ();
@@ -672,6 +676,7 @@ typedef struct {
   GMutex lock;
   GCond cond;
   gboolean connected;
+  gboolean expired;        /* the session to resume was gone already */
 } RawWait;
 
 static void
@@ -681,30 +686,36 @@ raw_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
 
   (void) zh;
   (void) path;
-  if (type == ZOO_SESSION_EVENT && state == ZOO_CONNECTED_STATE)
+  if (type == ZOO_SESSION_EVENT &&
+      (state == ZOO_CONNECTED_STATE || state == ZOO_EXPIRED_SESSION_STATE))
     {
       g_mutex_lock (&wait->lock);
-      wait->connected = TRUE;
+      if (state == ZOO_CONNECTED_STATE)
+        wait->connected = TRUE;
+      else
+        wait->expired = TRUE;
       g_cond_broadcast (&wait->cond);
       g_mutex_unlock (&wait->lock);
     }
 }
 
 /* A connected raw handle, optionally resuming @client (an expiry from
- * outside); NULL after 20 s. */
+ * outside); NULL once @client's session turns out to be expired already,
+ * or at @deadline (monotonic). */
 static zhandle_t *
-raw_connect (const char *hosts, const clientid_t *client, RawWait *wait)
+raw_connect_until (const char *hosts, const clientid_t *client, RawWait *wait, gint64 deadline)
 {
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   zhandle_t *zh;
   gboolean connected;
 
   g_mutex_init (&wait->lock);
   g_cond_init (&wait->cond);
   wait->connected = FALSE;
+  wait->expired = FALSE;
   zh = zookeeper_init2 (hosts, raw_watcher, 10000, client, wait, 0, zkr__log_zookeeper_message);
   g_mutex_lock (&wait->lock);
-  while (!wait->connected && g_cond_wait_until (&wait->cond, &wait->lock, deadline))
+  while (!wait->connected && !wait->expired &&
+         g_cond_wait_until (&wait->cond, &wait->lock, deadline))
     ;
   connected = wait->connected;
   g_mutex_unlock (&wait->lock);
@@ -714,6 +725,13 @@ raw_connect (const char *hosts, const clientid_t *client, RawWait *wait)
       zh = NULL;
     }
   return zh;
+}
+
+/* The same, waiting up to 20 s. */
+static zhandle_t *
+raw_connect (const char *hosts, const clientid_t *client, RawWait *wait)
+{
+  return raw_connect_until (hosts, client, wait, g_get_monotonic_time () + 20 * G_USEC_PER_SEC);
 }
 
 static void
@@ -802,32 +820,144 @@ count_main (const char *hosts, const char *path)
   return rc == ZOK ? 0 : 2;
 }
 
+/* The session id and password a client published in @sid_path
+ * (fault_publish_session); FALSE when there is none (yet). */
+static gboolean
+read_sid (const char *sid_path, clientid_t *client)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) words = NULL;
+
+  memset (client, 0, sizeof *client);
+  if (!g_file_get_contents (sid_path, &text, NULL, NULL))
+    return FALSE;
+  words = g_strsplit (g_strstrip (text), " ", 2);
+  if (g_strv_length (words) != 2 || strlen (words[1]) != 2 * sizeof client->passwd)
+    return FALSE;
+  client->client_id = (int64_t) g_ascii_strtoull (words[0], NULL, 16);
+  for (gsize i = 0; i < sizeof client->passwd; i++)
+    {
+      char byte[3] = { words[1][2 * i], words[1][2 * i + 1], '\0' };
+      client->passwd[i] = (char) g_ascii_strtoull (byte, NULL, 16);
+    }
+  return TRUE;
+}
+
 /* --expire: the standard way to expire a session from outside: a second
  * handle joins it with its id and password, then closes it. */
 static int
 expire_main (const char *hosts, const char *sid_path)
 {
-  g_autofree char *text = NULL;
-  g_auto (GStrv) words = NULL;
-  clientid_t client = { 0 };
+  clientid_t client;
   RawWait wait;
   zhandle_t *zh;
 
-  if (!g_file_get_contents (sid_path, &text, NULL, NULL))
+  if (!read_sid (sid_path, &client))
     return 2;
-  words = g_strsplit (g_strstrip (text), " ", 2);
-  if (g_strv_length (words) != 2 || strlen (words[1]) != 2 * sizeof client.passwd)
-    return 2;
-  client.client_id = (int64_t) g_ascii_strtoull (words[0], NULL, 16);
-  for (gsize i = 0; i < sizeof client.passwd; i++)
-    {
-      char byte[3] = { words[1][2 * i], words[1][2 * i + 1], '\0' };
-      client.passwd[i] = (char) g_ascii_strtoull (byte, NULL, 16);
-    }
   zh = raw_connect (hosts, &client, &wait);
   printf ("expire %" PRIx64 " %s\n", (uint64_t) client.client_id, zh != NULL ? "done" : "failed");
   raw_close (zh, &wait);
   return zh != NULL ? 0 : 1;
+}
+
+/* --storm: an expiry storm. One thread per client expires that client's
+ * current session (its .sid file) from outside every @every_ms, for
+ * @for_ms, each expiry logged to storm.log as "expire CLIENT START END
+ * OUTCOME" (monotonic us; OUTCOME: done, gone when the published session
+ * had expired already, failed, or no-sid). The clients' starts are spread
+ * over the period, so the ensemble sees one expiry every @every_ms/N. */
+typedef struct {
+  const char *hosts;
+  char *sid_path;
+  int client;
+  gint64 every_us;
+  gint64 offset_us;
+  gint64 until;
+  int log_fd;
+  GThread *thread;
+} StormClient;
+
+/* How long one expiry may take to connect before it is given up. */
+#define STORM_CONNECT_US (2 * G_USEC_PER_SEC)
+
+static const char *
+storm_expire_once (StormClient *storm)
+{
+  clientid_t client;
+  RawWait wait;
+  zhandle_t *zh;
+  const char *outcome;
+
+  if (!read_sid (storm->sid_path, &client))
+    return "no-sid";
+  zh = raw_connect_until (storm->hosts, &client, &wait, g_get_monotonic_time () + STORM_CONNECT_US);
+  outcome = zh != NULL ? "done" : wait.expired ? "gone" : "failed";
+  raw_close (zh, &wait);
+  return outcome;
+}
+
+static gpointer
+storm_client_main (gpointer data)
+{
+  StormClient *storm = data;
+  gint64 next = g_get_monotonic_time () + storm->offset_us;
+
+  for (;;)
+    {
+      gint64 now = g_get_monotonic_time (), start;
+      const char *outcome;
+      g_autofree char *line = NULL;
+
+      if (next > now)
+        g_usleep ((gulong) (next - now));
+      start = g_get_monotonic_time ();
+      if (start >= storm->until)
+        return NULL;
+      outcome = storm_expire_once (storm);
+      line = g_strdup_printf ("expire %d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %s\n",
+                              storm->client, start, g_get_monotonic_time (), outcome);
+      if (write (storm->log_fd, line, strlen (line)) < 0)
+        g_printerr ("storm: log write: %s\n", g_strerror (errno));
+      /* The next slot, never a burst to catch up with a slow expiry. */
+      next = MAX (next + storm->every_us, g_get_monotonic_time ());
+    }
+}
+
+static int
+storm_main (const char *hosts, const char *dir, int clients, int every_ms, int for_ms)
+{
+  g_autofree char *log_path = g_build_filename (dir, "storm.log", NULL);
+  int log_fd = open (log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  gint64 until = g_get_monotonic_time () + (gint64) for_ms * 1000;
+  StormClient *storms;
+
+  if (log_fd < 0 || clients < 1 || every_ms < 1 || for_ms < 0)
+    {
+      g_printerr ("storm: %s\n", log_fd < 0 ? g_strerror (errno)
+                                            : "--clients and --every-ms must be positive");
+      if (log_fd >= 0)
+        close (log_fd);
+      return 2;
+    }
+  storms = g_new0 (StormClient, clients);
+  for (int i = 0; i < clients; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("w%d.sid", i + 1);
+
+      storms[i] = (StormClient) { .hosts = hosts, .sid_path = g_build_filename (dir, name, NULL),
+                                  .client = i + 1, .every_us = (gint64) every_ms * 1000,
+                                  .offset_us = (gint64) every_ms * 1000 * i / clients,
+                                  .until = until, .log_fd = log_fd };
+      storms[i].thread = g_thread_new ("storm", storm_client_main, &storms[i]);
+    }
+  for (int i = 0; i < clients; i++)
+    {
+      g_thread_join (storms[i].thread);
+      g_free (storms[i].sid_path);
+    }
+  g_free (storms);
+  close (log_fd);
+  return 0;
 }
 
 /* At exit: every node this client's current session owns must be gone once
@@ -899,7 +1029,10 @@ hold_once (Worker *worker, guint64 seq, gint64 t_req)
     ok = acquire_async (worker, &call, &token, &error);
   else
     ok = worker->ops->acquire (worker, &call, &token, &error);
-  t_got = g_get_monotonic_time ();
+  /* The hold starts at the answer, not after the token was read: a loss
+   * right after the answer (an expiry from outside, say) then falls inside
+   * the hold, whose token reads 0 (not held any more). */
+  t_got = call.t_answer != 0 ? call.t_answer : g_get_monotonic_time ();
   call_log (worker, seq, &call, ok, error);
   g_clear_object (&call.cancellable);
   if (!ok)
@@ -907,6 +1040,10 @@ hold_once (Worker *worker, guint64 seq, gint64 t_req)
       acquire_failed (worker, seq, error);
       return;
     }
+  /* Token 0: lost already (its loss listener may not have run yet); the
+   * hold makes no writes. */
+  if (token == 0)
+    g_atomic_int_set (&worker->lost, 1);
   set_state (worker, 'H');
   history (worker, "acq %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
            " %" G_GINT64_FORMAT " %" G_GINT64_MODIFIER "x\n",
@@ -1009,6 +1146,8 @@ main (int argc, char **argv)
   g_autofree char *expire = NULL;
   g_autofree char *count = NULL;
   g_autofree char *dir = NULL;
+  g_autofree char *storm = NULL;
+  int storm_every_ms = 300, storm_for_ms = 0, storm_clients = 0;
   int seed = 0;
   GOptionEntry entries[] = {
     { "mode", 0, 0, G_OPTION_ARG_STRING, &mode, "mutex, writer, reader, semaphore or latch", "MODE" },
@@ -1022,6 +1161,13 @@ main (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT, &seed, "Random seed", "N" },
     { "expire", 0, 0, G_OPTION_ARG_FILENAME, &expire, "Expire the session in FILE", "FILE" },
     { "count", 0, 0, G_OPTION_ARG_STRING, &count, "List and delete nodes under PATH", "PATH" },
+    { "storm", 0, 0, G_OPTION_ARG_FILENAME, &storm,
+      "Expire the sessions of the clients of run directory DIR again and again", "DIR" },
+    { "clients", 0, 0, G_OPTION_ARG_INT, &storm_clients, "--storm: how many clients", "N" },
+    { "every-ms", 0, 0, G_OPTION_ARG_INT, &storm_every_ms, "--storm: each client's period", "MS" },
+    { "for-ms", 0, 0, G_OPTION_ARG_INT, &storm_for_ms, "--storm: how long", "MS" },
+    { "plain-calls", 0, 0, G_OPTION_ARG_NONE, &worker.plain_calls,
+      "Every acquire blocking, 1 s, no cancel", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = g_option_context_new ("- zkr fault-suite client");
@@ -1034,12 +1180,14 @@ main (int argc, char **argv)
       return 2;
     }
   zoo_set_debug_level (ZOO_LOG_LEVEL_ERROR);
-  if (expire != NULL || count != NULL)
+  if (expire != NULL || count != NULL || storm != NULL)
     {
       /* The one-shot commands: what the options took is freed here too
        * (the sanitizer builds run them and fail on a leak). */
       int rc = expire != NULL ? expire_main (worker.hosts, expire)
-                              : count_main (worker.hosts, count);
+               : count != NULL ? count_main (worker.hosts, count)
+                               : storm_main (worker.hosts, storm, storm_clients, storm_every_ms,
+                                             storm_for_ms);
 
       g_free (worker.hosts);
       g_free (worker.path);

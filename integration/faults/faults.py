@@ -4,7 +4,9 @@ loopback ensemble of its own while a seeded nemesis kills and pauses members,
 expires sessions, partitions clients and pauses client processes; then a
 checker reads every client's history and fails on any safety or liveness
 violation. One run covers the mutex, the rwlock (6 writers, 2 readers), a
-3-lease semaphore and a leader latch, one after the other; then the cache
+3-lease semaphore and a leader latch, one after the other; then the expiry
+storm (3 mutex clients whose sessions are expired from outside every 0.3 s,
+each looping blocking 1 s acquires); then the cache
 mode (cache_mode.py): tree caches mirroring a tree under random writes must
 equal the server's once the faults stop; then the barrier mode
 (barrier_mode.py): members looping on a double barrier must never pass early
@@ -14,7 +16,7 @@ history must explain its final value; then the group mode (group_mode.py):
 10 group members joining and leaving, some killed and restarted, whose views
 must follow the group and equal the server's once the faults stop.
 
-Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter,group]
+Usage: faults.py [--full] [--seed N] [--modes mutex,...,storm,cache,barrier,counter,group]
                  [--worker EXE] [--cache-worker EXE] [--barrier-worker EXE]
                  [--counter-worker EXE] [--group-worker EXE] [--proxy EXE]
                  [--ensemble-sh SH] [--out DIR]
@@ -22,12 +24,15 @@ Usage: faults.py [--full] [--seed N] [--modes mutex,...,cache,barrier,counter,gr
 
 Why the checker is right, in short (docs/testing.md, "The fault suite", has it all):
 - A hold is the interval [acquire returned, min(release called, LOST heard)]:
-  a holder that was told its lock is lost no longer counts.
+  a holder that was told its lock is lost no longer counts. A hold starts
+  at the acquire's answer.
 - Too many holders at once among those intervals is a violation, except for
   holds whose process the nemesis SIGSTOPped past its session deadline: a
   stopped process cannot hear anything, so it may overlap the next holder in
   wall time. Those overlaps are counted apart, and what makes them safe is
-  checked instead: the fenced resource refuses their stale writes.
+  checked instead: the fenced resource refuses their stale writes. So are
+  holds whose session was expired from outside while they were asked for or
+  held: the server drops it at once, before the client can know.
 - The resource log (written under flock, in the resource's own order) must
   never show a write accepted with a token below the fence, nor a valid one
   refused.
@@ -56,7 +61,8 @@ import barrier_mode
 import cache_mode
 import counter_mode
 import group_mode
-from nemesis import FAULT_KINDS, SESSION_TIMEOUT_MS, Nemesis, now_us, say
+from nemesis import (FAULT_KINDS, SESSION_TIMEOUT_MS, Nemesis, StormNemesis, now_us,
+                     say)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Proxies, one per client: the most clients of any mode (the group's 10;
@@ -70,6 +76,11 @@ MODES = {
     "rwlock": {"workers": ["writer"] * 6 + ["reader"] * 2, "leases": 1},
     "semaphore": {"workers": ["semaphore"] * 8, "leases": 3},
     "latch": {"workers": ["latch"] * 8, "leases": 1},
+    # The expiry storm: 3 mutex clients whose sessions StormNemesis expires
+    # from outside every 0.3 s, each looping blocking 1 s acquires
+    # (--plain-calls): every answer must still come by its deadline.
+    "storm": {"workers": ["mutex"] * 3, "leases": 1, "nemesis": StormNemesis,
+              "worker_args": ["--plain-calls"], "phases": {"quick": (45, 14), "full": (100, 14)}},
     # Not a lock: cache_mode.py runs it, with a checker of its own.
     "cache": {"workers": [], "leases": 0},
     # Not a lock either: barrier_mode.py runs it and checks its logs.
@@ -188,7 +199,7 @@ def start_workers(args, mode_name, run_dir, proxies, seed):
             [args.worker, "--mode", worker_mode, "--hosts", proxies[i - 1].address,
              "--path", f"/zkr-faults/{mode_name}", "--dir", run_dir, "--id", str(i),
              "--session-timeout", str(SESSION_TIMEOUT_MS), "--leases", str(spec["leases"]),
-             "--hold-max-us", "3000", "--seed", str(seed)],
+             "--hold-max-us", "3000", "--seed", str(seed), *spec.get("worker_args", [])],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()
         workers.append(proc)
@@ -394,6 +405,10 @@ def check_resource(run_dir, leases, holds, problems):
 
 
 def check_tokens(holds, ordered, problems):
+    # A hold lost between the acquire's answer and the reading of its token
+    # has none (a mutex answers 0 once not held): nothing to order.
+    holds = [h for h in holds if h.token != 0]
+    ordered = [h for h in ordered if h.token != 0]
     tokens = [h.token for h in holds]
     if len(set(tokens)) != len(tokens):
         problems.append("a fencing token was handed out twice")
@@ -558,9 +573,17 @@ def check_mode(run_dir, mode_name, faults, stop_at):
     # last_ok_send + 0.98 T - margin and last_ok_send is at most T/3 old)
     # cannot hear its loss: its overlaps are expected and fencing's job.
     stops = [f for f in faults if f.get("stopped") and f["end"] - f["start"] >= t_us // 2]
+    # Likewise a hold whose session was expired from outside while it was
+    # asked for or held: the server drops the session (and the node) at
+    # once, not T after it last heard from the client, and the client
+    # hears of it only when its connection goes; until then it believes it
+    # holds, which no lock can prevent. An expiry that found the session
+    # gone already expired nothing.
+    cuts = stops + [f for f in faults if f["kind"] in ("expire-session", "expire-storm")
+                    and f.get("outcome") not in ("gone", "no-sid")]
     for h in holds:
         h.excluded = any(f["worker"] == h.worker and f["start"] < h.end and f["end"] > h.req
-                         for f in stops)
+                         for f in cuts)
     counted = [h for h in holds if not h.excluded]
     for breach in overlaps(counted, capacity):
         problems.append("holders overlap: " + "; ".join(map(repr, breach)))
@@ -570,7 +593,7 @@ def check_mode(run_dir, mode_name, faults, stop_at):
         others = [o for o in holds if o is not h and o.got < h.end and h.got < o.end]
         if too_many(set(others + [h]), capacity) or (capacity > 1 and len(others) >= capacity):
             expected += 1
-            resumed = max(f["end"] for f in stops if f["worker"] == h.worker
+            resumed = max(f["end"] for f in cuts if f["worker"] == h.worker
                           and f["start"] < h.end and f["end"] > h.req)
             late = [ok for t, ok in h.writes if t >= resumed]
             if late and not any(late):
@@ -604,7 +627,8 @@ def run_mode(args, ensemble, proxies, mode_name, run_dir, seed, phases):
     say(f"{mode_name}: {len(MODES[mode_name]['workers'])} clients, "
         f"{phases[0]}s of faults, {phases[1]}s quiet")
     workers = start_workers(args, mode_name, run_dir, proxies, seed)
-    nemesis = Nemesis(seed, ensemble, proxies, workers, run_dir, args)
+    nemesis = MODES[mode_name].get("nemesis", Nemesis)(seed, ensemble, proxies, workers, run_dir,
+                                                       args)
     try:
         nemesis.run(time.monotonic() + phases[0])
         time.sleep(phases[1])
@@ -782,8 +806,9 @@ def main():
                 caches_ok = caches_ok and mode_ok
                 cache_lines.append((line, problems))
                 continue
+            mode_phases = MODES[mode_name].get("phases", PHASES)["full" if args.full else "quick"]
             results.append(run_mode(args, ensemble, proxies, mode_name,
-                                    os.path.join(out, mode_name), seed + 1000 * i, phases))
+                                    os.path.join(out, mode_name), seed + 1000 * i, mode_phases))
         ok = summarize(seed, results) if results else True
         for line, problems in cache_lines:
             say(line)

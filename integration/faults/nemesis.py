@@ -1,6 +1,8 @@
 """The fault suite's nemesis (faults.py): faults from a seeded schedule
 (leader kills, member pauses, session expiries, client partitions and
-pauses), each logged with its start, end and scope for the checkers."""
+pauses), each logged with its start, end and scope for the checkers; and
+the expiry storm's (StormNemesis): every client's session expired from
+outside every few hundred milliseconds."""
 
 import os
 import random
@@ -20,6 +22,11 @@ FAULT_KINDS = [
     ("pause-client", 1.5),
     ("partition-waiter", 1.0),
 ]
+
+# The expiry storm (StormNemesis): each client's session is expired from
+# outside this often, in ms.
+STORM_EVERY_MS = 300
+
 
 def now_us():
     return int(time.monotonic() * 1_000_000)
@@ -183,3 +190,43 @@ class Nemesis:
         os.kill(pid, signal.SIGCONT)
         return {"target": f"client {client}", "worker": client, "holding": holding,
                 "start": start, "end": now_us(), "scope": "client", "stopped": True}
+
+
+class StormNemesis:
+    """The storm mode's nemesis: `zkr-fault-worker --storm` expires each
+    client's current session from outside (a second handle with its id and
+    password, then closed) every STORM_EVERY_MS for the whole fault phase,
+    one thread per client, their starts spread over the period. Each expiry
+    is a fault record (kind expire-storm) with its own start and end, so the
+    checkers see exactly which calls and holds an expiry hit."""
+
+    def __init__(self, seed, ensemble, proxies, workers, run_dir, args, kinds=None):
+        self.ensemble = ensemble
+        self.workers = workers
+        self.run_dir = run_dir
+        self.args = args
+        self.log = []
+
+    def run(self, until):
+        length_ms = max(0, int((until - time.monotonic()) * 1000))
+        subprocess.run([self.args.worker, "--hosts", self.ensemble.hosts, "--storm", self.run_dir,
+                        "--clients", str(len(self.workers)), "--every-ms", str(STORM_EVERY_MS),
+                        "--for-ms", str(length_ms)],
+                       capture_output=True, text=True, timeout=length_ms / 1000 + 120)
+        outcomes = {}
+        path = os.path.join(self.run_dir, "storm.log")
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    words = line.split()
+                    if len(words) != 5 or words[0] != "expire":
+                        continue
+                    client = int(words[1])
+                    self.log.append({"kind": "expire-storm", "target": f"client {client}",
+                                     "worker": client, "start": int(words[2]),
+                                     "end": int(words[3]), "scope": "client",
+                                     "outcome": words[4]})
+                    outcomes[words[4]] = outcomes.get(words[4], 0) + 1
+        self.log.sort(key=lambda f: f["start"])
+        say(f"  storm: {len(self.log)} expiries from outside over {length_ms / 1000:.0f}s ("
+            + ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())) + ")")
