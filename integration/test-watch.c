@@ -509,6 +509,9 @@ test_watch__survives_a_killed_member (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   session_id = zkr_session_get_id (session);
   CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (direct, root, WAIT_MS), ZOK);
+  /* Made through another session: the follower this one reads from may
+   * not have applied the create yet. */
+  CU_ASSERT_TRUE (zkr_node_sync (session, root, CALL_MS, NULL, NULL));
   seen_init (&seen);
   data = zkr_watch_data (session, root, on_watch, &seen, on_destroy, CALL_MS, NULL, NULL, &id,
                          &error);
