@@ -684,12 +684,6 @@ zkr__protected_create_abandon (ZkrProtectedCreate *create)
   create_finish (create, ZOK, NULL, NULL);
 }
 
-const char *
-zkr__protected_create_get_id (ZkrProtectedCreate *create)
-{
-  return create->id;
-}
-
 /* ---- data watch ---------------------------------------------------- */
 
 struct _ZkrDataWatch {

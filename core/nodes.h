@@ -81,9 +81,6 @@ ZkrProtectedCreate *zkr__protected_create (ZkrSession *session,
  * is deleted in the background (find-and-delete by our prefix). */
 void zkr__protected_create_abandon (ZkrProtectedCreate *create);
 
-/* The protected id (uuid) of @create. (transfer none) */
-const char *zkr__protected_create_get_id (ZkrProtectedCreate *create);
-
 /**
  * zkr__guaranteed_delete:
  * Deletes @path (any version). ZNONODE counts as done. On connection loss

@@ -851,83 +851,24 @@ zkr__op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrRepl
   return out->rc;
 }
 
-typedef struct {
-  const char *path;
-  const char *data;
-  int len;
-  int flags;
-  int version;
-} SyncArgs;
-
-static void
-send_create (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
-{
-  SyncArgs *args = send_data;
-  zkr__op_create (session, args->path, args->data, args->len, args->flags, func, user_data);
-}
-
 static void
 send_delete (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
-  SyncArgs *args = send_data;
+  ZkrSyncArgs *args = send_data;
   zkr__op_delete (session, args->path, args->version, func, user_data);
-}
-
-static void
-send_exists (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
-{
-  SyncArgs *args = send_data;
-  zkr__op_exists (session, args->path, FALSE, func, user_data);
 }
 
 static void
 send_sync_path (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
 {
-  SyncArgs *args = send_data;
+  ZkrSyncArgs *args = send_data;
   zkr__op_sync_path (session, args->path, func, user_data);
-}
-
-static void
-send_set (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
-{
-  SyncArgs *args = send_data;
-  zkr__op_set (session, args->path, args->data, args->len, args->version, func, user_data);
-}
-
-static void
-send_get (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
-{
-  SyncArgs *args = send_data;
-  zkr__op_get (session, args->path, FALSE, func, user_data);
-}
-
-static void
-send_get_children (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, gpointer send_data)
-{
-  SyncArgs *args = send_data;
-  zkr__op_get_children (session, args->path, FALSE, func, user_data);
-}
-
-int
-zkr__op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
-                     int flags, char **created_path, struct Stat *stat)
-{
-  SyncArgs args = { path, data, len, flags, -1 };
-  ZkrReply reply = { 0 };
-  int rc = zkr__op_sync (session, send_create, &args, &reply);
-
-  if (created_path != NULL)
-    *created_path = g_steal_pointer (&reply.path);
-  if (stat != NULL && reply.has_stat)
-    *stat = reply.stat;
-  zkr__reply_clear (&reply);
-  return rc;
 }
 
 int
 zkr__op_delete_sync (ZkrSession *session, const char *path, int version)
 {
-  SyncArgs args = { path, NULL, 0, 0, version };
+  ZkrSyncArgs args = { path, NULL, 0, 0, version };
   ZkrReply reply = { 0 };
   int rc = zkr__op_sync (session, send_delete, &args, &reply);
 
@@ -936,61 +877,9 @@ zkr__op_delete_sync (ZkrSession *session, const char *path, int version)
 }
 
 int
-zkr__op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat)
-{
-  SyncArgs args = { path, NULL, 0, 0, -1 };
-  ZkrReply reply = { 0 };
-  int rc = zkr__op_sync (session, send_exists, &args, &reply);
-
-  if (stat != NULL && reply.has_stat)
-    *stat = reply.stat;
-  zkr__reply_clear (&reply);
-  return rc;
-}
-
-int
-zkr__op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children)
-{
-  SyncArgs args = { path, NULL, 0, 0, -1 };
-  ZkrReply reply = { 0 };
-  int rc = zkr__op_sync (session, send_get_children, &args, &reply);
-
-  if (children != NULL)
-    *children = g_steal_pointer (&reply.children);
-  zkr__reply_clear (&reply);
-  return rc;
-}
-
-int
-zkr__op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat)
-{
-  SyncArgs args = { path, NULL, 0, 0, -1 };
-  ZkrReply reply = { 0 };
-  int rc = zkr__op_sync (session, send_get, &args, &reply);
-
-  if (data != NULL)
-    *data = g_steal_pointer (&reply.data);
-  if (stat != NULL && reply.has_stat)
-    *stat = reply.stat;
-  zkr__reply_clear (&reply);
-  return rc;
-}
-
-int
-zkr__op_set_sync (ZkrSession *session, const char *path, const char *data, int len)
-{
-  SyncArgs args = { path, data, len, 0, -1 };
-  ZkrReply reply = { 0 };
-  int rc = zkr__op_sync (session, send_set, &args, &reply);
-
-  zkr__reply_clear (&reply);
-  return rc;
-}
-
-int
 zkr__op_sync_path_sync (ZkrSession *session, const char *path)
 {
-  SyncArgs args = { path, NULL, 0, 0, -1 };
+  ZkrSyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
   int rc = zkr__op_sync (session, send_sync_path, &args, &reply);
 

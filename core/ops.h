@@ -224,15 +224,27 @@ void zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh, guint generatio
 /* Tests: blocking requests of @session sent and not yet answered. */
 guint zkr__ops_test_count_blocking (ZkrSession *session);
 
-/* Convenience blocking calls built on zkr__op_sync(). */
+/* What a blocking call's ZkrSendFunc gets as its send_data. */
+typedef struct {
+  const char *path;
+  const char *data;
+  int len;
+  int flags;
+  int version;
+} ZkrSyncArgs;
+
+/* Convenience blocking calls built on zkr__op_sync(): the ones the library
+ * uses (a release's delete, a verify's sync). */
+int zkr__op_delete_sync (ZkrSession *session, const char *path, int version);
+int zkr__op_sync_path_sync (ZkrSession *session, const char *path);
+/* The tests' own (core/ops-test-sync.c, in the test hooks library only:
+ * never call them from the library). */
 int zkr__op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
                          int flags, char **created_path, struct Stat *stat);
-int zkr__op_delete_sync (ZkrSession *session, const char *path, int version);
 int zkr__op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat);
 int zkr__op_set_sync (ZkrSession *session, const char *path, const char *data, int len);
 int zkr__op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
 int zkr__op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
-int zkr__op_sync_path_sync (ZkrSession *session, const char *path);
 
 /* A copy of @len bytes of @data (nullable) with a NUL after them, for
  * requests that outlive the caller's buffer; NULL for NULL. */

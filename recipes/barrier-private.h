@@ -62,6 +62,9 @@ gboolean zkr__barrier_call_answered (ZkrBarrierCall *call);
 /* Ends the call: @error (transfer full) (nullable) prefixed with the
  * call's name, or success. */
 void zkr__barrier_call_end (ZkrBarrierCall *call, GError *error);
+/* A GAsyncReadyCallback for a zkr_node_delete_async() whose answer ends
+ * the call (@data): a node already gone is a success. */
+void zkr__barrier_call_end_deleted (GObject *source, GAsyncResult *result, gpointer data);
 /* A zkr_node_create_async() callback (@data: the call) that ends the call:
  * created, or made by someone else first (NODE_EXISTS), is success. The
  * barrier's set and the double barrier's ready node. */

@@ -500,8 +500,10 @@ zkr_barrier_set (ZkrBarrier *barrier, int timeout_ms, GCancellable *cancellable,
 
 /* ---- remove ------------------------------------------------------------- */
 
-static void
-remove_deleted (GObject *source, GAsyncResult *result, gpointer data)
+/* A delete's answer ends the call; the node already gone is the same
+ * success (every member tries the delete, as in Curator). */
+void
+zkr__barrier_call_end_deleted (GObject *source, GAsyncResult *result, gpointer data)
 {
   ZkrBarrierCall *call = data;
   GError *error = NULL;
@@ -529,7 +531,8 @@ zkr_barrier_remove_async (ZkrBarrier *barrier, int timeout_ms, GCancellable *can
                            zkr_barrier_remove_async, callback, user_data);
   call->in_flight = TRUE;
   zkr_node_delete_async (barrier->session, barrier->path, -1,
-                         zkr__barrier_call_remaining (call), call->cancel, remove_deleted, call);
+                         zkr__barrier_call_remaining (call), call->cancel,
+                         zkr__barrier_call_end_deleted, call);
 }
 
 gboolean

@@ -7,6 +7,7 @@
 
 #include "cache-private.h"
 #include "log.h"
+#include "node-private.h"
 #include "nodes.h"
 #include "ops.h"
 #include "path.h"
@@ -103,22 +104,6 @@ node_new (ZkrCacheEngine *engine, const char *path, guint depth)
   g_hash_table_insert (engine->nodes, node->path, node);
   g_mutex_unlock (&engine->lock);
   return node;
-}
-
-static void
-stat_copy (ZkrStat *out, const struct Stat *stat)
-{
-  out->czxid = stat->czxid;
-  out->mzxid = stat->mzxid;
-  out->pzxid = stat->pzxid;
-  out->ctime = stat->ctime;
-  out->mtime = stat->mtime;
-  out->version = stat->version;
-  out->cversion = stat->cversion;
-  out->aversion = stat->aversion;
-  out->ephemeral_owner = stat->ephemeralOwner;
-  out->data_length = stat->dataLength;
-  out->num_children = stat->numChildren;
 }
 
 /* Worker: hands one event to the owner, unless it stopped listening. */
@@ -362,7 +347,7 @@ node_judge_data (ZkrCacheEngine *engine, CacheNode *node, const char *path, ZkrR
       engine_read_failed (engine, reply->rc);
       return;
     }
-  stat_copy (&stat, &reply->stat);
+  zkr__node_stat_copy (&stat, &reply->stat);
   if (node->live && node->stat.czxid != stat.czxid)
     {
       /* A non-root node leaves the map (and is freed) here. */

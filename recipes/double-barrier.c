@@ -381,24 +381,6 @@ leave_ended (ZkrBarrierCall *call, const GError *error)
   member_settle (step->barrier, MEMBER_OUT, step->member_path, !step->member_gone);
 }
 
-static void
-leave_ready_deleted (GObject *source, GAsyncResult *result, gpointer data)
-{
-  ZkrBarrierCall *call = data;
-  GError *error = NULL;
-
-  (void) source;
-  if (!zkr_node_delete_finish (call->session, result, &error) &&
-      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE))
-    g_clear_error (&error);
-  if (!zkr__barrier_call_answered (call))
-    {
-      g_clear_error (&error);
-      return;
-    }
-  zkr__barrier_call_end (call, error);
-}
-
 /* Everybody left: PATH/ready goes (every member tries, as in Curator). */
 static void
 leave_done (ZkrBarrierCall *call)
@@ -408,7 +390,7 @@ leave_done (ZkrBarrierCall *call)
   zkr__barrier_call_unwatch (call);
   call->in_flight = TRUE;
   zkr_node_delete_async (call->session, step->barrier->ready_path, -1,
-                         zkr__barrier_call_remaining (call), call->cancel, leave_ready_deleted,
+                         zkr__barrier_call_remaining (call), call->cancel, zkr__barrier_call_end_deleted,
                          call);
 }
 
