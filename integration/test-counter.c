@@ -23,20 +23,28 @@
 #define THREADS 4
 #define INCREMENTS 200
 
-/* @session may be another session than the writer's, served by another
- * member: a sync first, so that the read sees every write made before. */
-static void
-assert_node_bytes (ZkrSession *session, const char *path, const guint8 *expected, gsize len)
+/* @path's data read by @session, which may be another session than the
+ * writer's, served by another member: a sync first, so that the read sees
+ * every write made before. (transfer full) (nullable) */
+static GBytes *
+node_get_synced (ZkrSession *session, const char *path)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GBytes) data = NULL;
-  gsize got = 0;
-  const void *bytes;
+  GBytes *data;
 
   CU_ASSERT_TRUE (zkr_node_sync (session, path, CALL_MS, NULL, &error));
   g_clear_error (&error);
   data = zkr_node_get (session, path, CALL_MS, NULL, NULL, &error);
-  bytes = data != NULL ? g_bytes_get_data (data, &got) : NULL;
+  CU_ASSERT_PTR_NULL (error);
+  return data;
+}
+
+static void
+assert_node_bytes (ZkrSession *session, const char *path, const guint8 *expected, gsize len)
+{
+  g_autoptr (GBytes) data = node_get_synced (session, path);
+  gsize got = 0;
+  const void *bytes = data != NULL ? g_bytes_get_data (data, &got) : NULL;
 
   CU_ASSERT_PTR_NOT_NULL (data);
   CU_ASSERT_EQUAL (got, len);
@@ -350,16 +358,9 @@ count_node_set (ZkrSession *session, const char *path, gint value)
 static gint
 count_node_value (ZkrSession *session, const char *path)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GBytes) data = NULL;
+  g_autoptr (GBytes) data = node_get_synced (session, path);
   gsize len = 0;
-  const guint8 *bytes;
-
-  /* The writer may be another session, on another member. */
-  CU_ASSERT_TRUE (zkr_node_sync (session, path, CALL_MS, NULL, &error));
-  g_clear_error (&error);
-  data = zkr_node_get (session, path, CALL_MS, NULL, NULL, &error);
-  bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
+  const guint8 *bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
 
   CU_ASSERT_EQUAL_FATAL (len, 4);
   return (gint) (gint32) ((guint32) bytes[0] << 24 | (guint32) bytes[1] << 16 |
