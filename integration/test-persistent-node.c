@@ -76,13 +76,19 @@ typedef struct {
   const char *text;
 } DataWait;
 
+/* A sync before each read: the last write may have come through another
+ * session, on another member, which the reading one's member may not
+ * have applied yet (it would show the data from before, maybe @text of a
+ * node since replaced). */
 static gboolean
 node_holds (gpointer data)
 {
   DataWait *wait = data;
-  g_autoptr (GBytes) bytes = zkr_node_get (wait->session, wait->path, ITEST_CALL_MS, NULL,
-                                           NULL, NULL);
+  g_autoptr (GBytes) bytes = NULL;
 
+  if (!zkr_node_sync (wait->session, wait->path, ITEST_CALL_MS, NULL, NULL))
+    return FALSE;
+  bytes = zkr_node_get (wait->session, wait->path, ITEST_CALL_MS, NULL, NULL, NULL);
   return bytes != NULL && itest_bytes_equal (bytes, wait->text);
 }
 
