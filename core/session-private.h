@@ -209,6 +209,9 @@ gboolean zkr__session_test_take_drop_create_reply (ZkrSession *session);
  * CONNECTION_LOSS. */
 void zkr__session_test_drop_next_set_reply (ZkrSession *session);
 gboolean zkr__session_test_take_drop_set_reply (ZkrSession *session);
+/* Whether the set-reply hook is still armed (no set's reply dropped yet),
+ * without disarming it. */
+gboolean zkr__session_test_drop_set_reply_armed (ZkrSession *session);
 /* Test hook: the next @count answers from the server (-1: every one, until
  * called again with 0) are replaced by @rc: ZSESSIONEXPIRED as the leader
  * answers a connection whose session was closed while a follower kept it

@@ -32,6 +32,17 @@ zkr__session_test_drop_next_set_reply (ZkrSession *session)
   g_mutex_unlock (&session->lock);
 }
 
+gboolean
+zkr__session_test_drop_set_reply_armed (ZkrSession *session)
+{
+  gboolean armed;
+
+  g_mutex_lock (&session->lock);
+  armed = session->drop_next_set_reply;
+  g_mutex_unlock (&session->lock);
+  return armed;
+}
+
 void
 zkr__session_test_rewrite_answers_under (ZkrSession *session, const char *prefix, int rc,
                                          int count)

@@ -389,6 +389,12 @@ test_persistent_node__wait_answers_by_its_deadline_while_black_holed (void)
   itest_proxied_finish (&f, TRUE);
 }
 
+static gboolean
+set_reply_dropped (gpointer session)
+{
+  return !zkr__session_test_drop_set_reply_armed (session);
+}
+
 /* A create whose reply is lost (the server made the node): adopted, not
  * made twice; a set whose reply is lost: written again. Both for a
  * protected EPHEMERAL_SEQUENTIAL node and a plain EPHEMERAL one. */
@@ -421,6 +427,9 @@ lost_replies (const char *name, ZkrCreateMode mode, gboolean protection)
   zkr__session_test_drop_next_set_reply (session);
   CU_ASSERT_TRUE (zkr_persistent_node_set_data (node, "second", 6, &error));
   actual = zkr_persistent_node_dup_actual_path (node);
+  /* The hook used (the set's reply dropped) is seen once that reply came
+   * back, which may be after the data is visible to another session. */
+  CU_ASSERT_TRUE (itest_wait_for (set_reply_dropped, session, ITEST_WAIT_MS));
   CU_ASSERT_TRUE (wait_node_holds (direct, actual, "second"));
   CU_ASSERT_FALSE (zkr__session_test_take_drop_set_reply (session));
   assert_exactly_one_of_ours (direct, root, node, "second");
