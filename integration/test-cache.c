@@ -823,14 +823,15 @@ log_length (Log *log)
   return length;
 }
 
-static gint64
-mzxid_on_server (ZkrSession *direct, const char *path)
+/* @path's stat as the server has it, read by @direct (the writer). */
+static ZkrStat
+stat_on_server (ZkrSession *direct, const char *path)
 {
   ZkrStat stat = { 0 };
   g_autoptr (GBytes) data = zkr_node_get (direct, path, CALL_MS, NULL, &stat, NULL);
 
   CU_ASSERT_PTR_NOT_NULL (data);
-  return stat.mzxid;
+  return stat;
 }
 
 /* TRUE once the events told @path's change @mzxid. */
@@ -847,16 +848,6 @@ log_wait_mzxid (Log *log, const char *path, gint64 mzxid)
       break;
   g_mutex_unlock (&log->lock);
   return ok;
-}
-
-static gint64
-czxid_on_server (ZkrSession *direct, const char *path)
-{
-  ZkrStat stat = { 0 };
-  g_autoptr (GBytes) data = zkr_node_get (direct, path, CALL_MS, NULL, &stat, NULL);
-
-  CU_ASSERT_PTR_NOT_NULL (data);
-  return stat.czxid;
 }
 
 /* The tree cache, its child ROOT/c and (for a root re-created) ROOT
@@ -914,7 +905,7 @@ tree_cache_recreated_at_a_lower_version (const char *name, gboolean expire, gboo
       CU_ASSERT_TRUE (log_wait (&log, ZKR_TREE_CACHE_CONNECTION_LOST, NULL, 1));
     }
   assert_equal_soon (cache, writer, top, -1, &log);
-  assert_removed_then_added (&log, target, mark, czxid_on_server (writer, target));
+  assert_removed_then_added (&log, target, mark, stat_on_server (writer, target).czxid);
   CU_ASSERT_EQUAL (log.violations, 0);
   /* Still watched: a later set is an UPDATED of the new node. */
   put (writer, target, "after");
@@ -1014,7 +1005,7 @@ node_cache_recreated_at_a_lower_version (const char *name, gboolean expire)
   set_five_times (writer, path);
   node_cache_assert_equal_soon (cache, writer, path);
   /* The events too (one-shot watches: several sets may make one CHANGED). */
-  CU_ASSERT_TRUE (log_wait_mzxid (&log, "node", mzxid_on_server (writer, path)));
+  CU_ASSERT_TRUE (log_wait_mzxid (&log, "node", stat_on_server (writer, path).mzxid));
   mark = log_length (&log);
   if (expire)
     {
@@ -1030,7 +1021,7 @@ node_cache_recreated_at_a_lower_version (const char *name, gboolean expire)
     }
   node_cache_assert_equal_soon (cache, writer, path);
   CU_ASSERT_TRUE (log_wait (&log, ZKR_NODE_CACHE_CREATED, NULL, 2));
-  assert_removed_then_added (&log, "node", mark, czxid_on_server (writer, path));
+  assert_removed_then_added (&log, "node", mark, stat_on_server (writer, path).czxid);
   CU_ASSERT_EQUAL (log.violations, 0);
   put (writer, path, "after");
   node_cache_assert_equal_soon (cache, writer, path);

@@ -169,6 +169,30 @@ test_discovery__register_update_unregister_and_query_round_trip (void)
   fixture_finish (&f);
 }
 
+/* A query of "api" lists @valid (id "m-valid") alone, with one warning
+ * for each of the @n_foreign nodes beside it; then @valid is unregistered. */
+static void
+assert_only_valid_listed (Fixture *f, ZkrServiceInstance *valid, guint n_foreign)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) instances = NULL;
+  g_autofree char *json = NULL, *listed = NULL;
+  guint warnings;
+
+  zkr_test_expect_criticals_begin ();
+  instances = zkr_service_discovery_query_instances (f->discovery, "api", ITEST_CALL_MS, NULL,
+                                                     &error);
+  warnings = zkr_test_expect_criticals_end ();
+  CU_ASSERT_EQUAL (warnings, n_foreign);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (instances);
+  CU_ASSERT_EQUAL_FATAL (instances->len, 1);
+  json = describe (valid);
+  listed = describe (g_ptr_array_index (instances, 0));
+  CU_ASSERT_STRING_EQUAL (listed, json);
+  CU_ASSERT_TRUE (zkr_service_discovery_unregister (f->discovery, "api", "m-valid",
+                                                    ITEST_CALL_MS, NULL, &error));
+}
+
 static void
 test_discovery__malformed_instances_are_skipped_beside_valid_ones (void)
 {
@@ -180,9 +204,6 @@ test_discovery__malformed_instances_are_skipped_beside_valid_ones (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (ZkrServiceInstance) valid = make_instance ("api", "m-valid", 7000,
                                                         ZKR_SERVICE_DYNAMIC);
-  g_autoptr (GPtrArray) instances = NULL;
-  g_autofree char *json = NULL, *listed = NULL;
-  guint warnings;
 
   fixture_init (&f, "discovery-malformed");
   CU_ASSERT_TRUE (zkr_service_discovery_register (f.discovery, valid, ITEST_CALL_MS, NULL,
@@ -197,18 +218,7 @@ test_discovery__malformed_instances_are_skipped_beside_valid_ones (void)
                                        ZKR_CREATE_PARENTS_NONE, ITEST_CALL_MS, NULL, NULL, NULL,
                                        NULL));
     }
-  zkr_test_expect_criticals_begin ();
-  instances = zkr_service_discovery_query_instances (f.discovery, "api", ITEST_CALL_MS, NULL,
-                                                     &error);
-  warnings = zkr_test_expect_criticals_end ();
-  CU_ASSERT_EQUAL (warnings, G_N_ELEMENTS (foreign));
-  CU_ASSERT_PTR_NOT_NULL_FATAL (instances);
-  CU_ASSERT_EQUAL_FATAL (instances->len, 1);
-  json = describe (valid);
-  listed = describe (g_ptr_array_index (instances, 0));
-  CU_ASSERT_STRING_EQUAL (listed, json);
-  CU_ASSERT_TRUE (zkr_service_discovery_unregister (f.discovery, "api", "m-valid",
-                                                    ITEST_CALL_MS, NULL, &error));
+  assert_only_valid_listed (&f, valid, G_N_ELEMENTS (foreign));
   fixture_finish (&f);
 }
 
@@ -223,12 +233,9 @@ test_discovery__deeply_nested_foreign_nodes_are_skipped_beside_valid_ones (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (ZkrServiceInstance) valid = make_instance ("api", "m-valid", 7000,
                                                         ZKR_SERVICE_DYNAMIC);
-  g_autoptr (GPtrArray) instances = NULL;
   g_autoptr (GString) deep = g_string_new (NULL);
   g_autoptr (GString) deep_payload = g_string_new ("{\"name\":\"api\",\"id\":\"p\",\"payload\":");
-  g_autofree char *json = NULL, *listed = NULL;
   const GString *const foreign[] = { deep, deep_payload };
-  guint warnings;
 
   for (guint i = 0; i < 100000; i++)
     g_string_append_c (deep, '[');
@@ -247,18 +254,7 @@ test_discovery__deeply_nested_foreign_nodes_are_skipped_beside_valid_ones (void)
                                        ZKR_CREATE_PERSISTENT, ZKR_CREATE_PARENTS_NONE,
                                        ITEST_CALL_MS, NULL, NULL, NULL, NULL));
     }
-  zkr_test_expect_criticals_begin ();
-  instances = zkr_service_discovery_query_instances (f.discovery, "api", ITEST_CALL_MS, NULL,
-                                                     &error);
-  warnings = zkr_test_expect_criticals_end ();
-  CU_ASSERT_EQUAL (warnings, G_N_ELEMENTS (foreign));
-  CU_ASSERT_PTR_NOT_NULL_FATAL (instances);
-  CU_ASSERT_EQUAL_FATAL (instances->len, 1);
-  json = describe (valid);
-  listed = describe (g_ptr_array_index (instances, 0));
-  CU_ASSERT_STRING_EQUAL (listed, json);
-  CU_ASSERT_TRUE (zkr_service_discovery_unregister (f.discovery, "api", "m-valid",
-                                                    ITEST_CALL_MS, NULL, &error));
+  assert_only_valid_listed (&f, valid, G_N_ELEMENTS (foreign));
   fixture_finish (&f);
 }
 
