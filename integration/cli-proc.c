@@ -104,12 +104,23 @@ proc_poll_exited (gpointer data)
 int
 proc_finish (Proc *proc, int timeout_ms, char **out, char **err)
 {
+  g_autofree char *err_text = NULL;
+
   if (!itest_wait_for (proc_poll_exited, proc, timeout_ms))
     return -1;
   if (out != NULL)
     g_file_get_contents (proc->out_path, out, NULL, NULL);
+  /* A sanitizer's report in zkr's stderr (a leak found at exit turns the
+   * status into 1) goes into the test's log whole, whatever the test then
+   * asserts: the status alone would not tell what happened. */
+  if (g_file_get_contents (proc->err_path, &err_text, NULL, NULL)
+      && strstr (err_text, "Sanitizer") != NULL)
+    {
+      g_printerr ("zkr (pid %d) printed a sanitizer report:\n%s\n", (int) proc->pid, err_text);
+      CU_FAIL ("a sanitizer reported on zkr's stderr");
+    }
   if (err != NULL)
-    g_file_get_contents (proc->err_path, err, NULL, NULL);
+    *err = g_steal_pointer (&err_text);
   if (WIFSIGNALED (proc->wait_status))
     return 128 + WTERMSIG (proc->wait_status);
   return WEXITSTATUS (proc->wait_status);

@@ -238,6 +238,8 @@ test_cli__timeout_exits_75_with_one_line (void)
   CU_ASSERT_EQUAL (zkr_run (NULL, &err, "lock", "--timeout=0.5", path, "--", "true"), 75);
   CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, "timed out") : NULL);
   CU_ASSERT_PTR_NOT_NULL (err != NULL ? strchr (err, '\n') : NULL);
+  if (err != NULL && strchr (err, '\n') != err + strlen (err) - 1)
+    g_printerr ("zkr lock --timeout=0.5 printed more than one line:\n%s", err);
   CU_ASSERT_TRUE (err != NULL && strchr (err, '\n') == err + strlen (err) - 1);
   CU_ASSERT_EQUAL (zkr_run (NULL, &quiet_err, "lock", "-q", "--timeout=0", path, "--", "true"), 75);
   CU_ASSERT_STRING_EQUAL (quiet_err != NULL ? quiet_err : "?", "");
@@ -349,7 +351,11 @@ assert_lost_and_cmd_stopped (Proc *proc, const char *dir, const char *message)
   g_auto (GStrv) stop = NULL;
   gint64 stopped;
 
-  CU_ASSERT_EQUAL (proc_finish (proc, WAIT_MS, NULL, &err), 70);
+  int status = proc_finish (proc, WAIT_MS, NULL, &err);
+
+  if (status != 70)
+    g_printerr ("zkr exited %d, not 70; its stderr: %s\n", status, err != NULL ? err : "(none)");
+  CU_ASSERT_EQUAL (status, 70);
   CU_ASSERT_PTR_NOT_NULL (err != NULL ? strstr (err, message) : NULL);
   stopped = stamp_read (dir, "stop", &stop);
   CU_ASSERT_TRUE (stopped > 0);
