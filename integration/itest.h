@@ -192,6 +192,28 @@ typedef gboolean (*ItestAsyncFinish) (gpointer object, GAsyncResult *result, GEr
 gboolean itest_async_call (gpointer object, ItestAsyncStart start, ItestAsyncFinish finish,
                            GCancellable *cancellable, GError **error);
 
+/* A lock's release_async and what it changes (a mutex, a lease, a
+ * multi-lock), for the checks below; each takes the lock as @lock. */
+typedef struct {
+  ItestAsyncStart start;     /* its release_async */
+  ItestAsyncFinish finish;   /* its release_finish */
+  gboolean (*is_held) (gpointer lock);
+  gboolean (*is_release_pending) (gpointer lock);
+} ItestRelease;
+
+/* release_async of the held @lock answers TRUE, in the caller's context
+ * after the call returned (itest_async_call()), and leaves it neither
+ * held nor pending: its nodes are gone by then. */
+void itest_assert_release_async_releases (gpointer lock, const ItestRelease *release);
+/* release_async of @lock, not held, answers NOT_HELD; with @named, its
+ * message names @named (the lost lock's path). */
+void itest_assert_release_async_not_held (gpointer lock, const ItestRelease *release,
+                                          const char *named);
+/* release_async of the held @lock with a cancellable cancelled beforehand
+ * answers CANCELLED; the lock is not held all the same, and the release
+ * under way in the background ends within ITEST_WAIT_MS. */
+void itest_assert_release_async_cancelled (gpointer lock, const ItestRelease *release);
+
 /* A session with namespace @ns through a proxy of its own (to black-hole
  * its link), its state recorder, a direct session, and a scratch root made
  * through the proxied one. */
