@@ -4,12 +4,19 @@
  * session through a proxy of its own. */
 
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
 #include "itest.h"
 
 /* ---- node calls' helpers -------------------------------------------- */
+
+char *
+itest_suite_namespace (const char *suite)
+{
+  return g_strdup_printf ("zkr-it-%s-%d", suite, (int) getpid ());
+}
 
 ZkrSession *
 itest_connect_ns (const char *hosts, const char *ns, int session_timeout_ms)

@@ -136,6 +136,9 @@ gboolean itest_watch_is_set (gpointer data);
 #define ITEST_CALL_MS 10000
 #define ITEST_WAIT_MS 30000
 
+/* The namespace of a node-call suite's sessions, "zkr-it-@suite-PID", so
+ * that runs side by side never share one. (transfer full) */
+char *itest_suite_namespace (const char *suite);
 /* Connects with namespace @ns (nullable) or fails the test. (transfer full) */
 ZkrSession *itest_connect_ns (const char *hosts, const char *ns, int session_timeout_ms);
 /* @path (under @ns, nullable) as the server sees it. (transfer full) */
