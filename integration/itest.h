@@ -83,6 +83,29 @@ void itest_in_thread_start (ItestInThread *run, const char *name, GDestroyNotify
 gboolean itest_in_thread_returned (gpointer data);
 void itest_in_thread_join (ItestInThread *run);
 
+/* A lock's per-thread hold as one thread saw it, for
+ * itest_assert_dead_threads_hold_stays(): @take and @look are the lock's
+ * own calls, run on threads of their own. */
+typedef struct {
+  gpointer lock;
+  GThread *self;
+  gboolean acquired;        /* the first thread (@take): took the lock */
+  gboolean held;            /* a later thread (@look): believed it held */
+  guint count;              /* ... the hold count it saw */
+  gboolean release_refused; /* ... a release answered NOT_HELD */
+  gboolean try_also;        /* ... tries to take it too */
+  gboolean try_refused;     /* ... and the try (0 ms) answered TIMEOUT */
+} ItestThreadHold;
+
+/* Holds were once kept per GThread address, and a thread started after
+ * another ended often gets its address. Runs @take on a first thread,
+ * which ends holding @lock, then @look on 64 later threads: none holds it
+ * (count 0), none can release it, the first four cannot take it; the
+ * first thread's node is still the one under @path. Prints how many later
+ * threads had the first one's address. */
+void itest_assert_dead_threads_hold_stays (ZkrSession *session, const char *path, gpointer lock,
+                                           GThreadFunc take, GThreadFunc look);
+
 /* A GMainContext of its own, run by a thread of its own (thread-default
  * there): where the recorders below hear their listeners. */
 typedef struct {
