@@ -1,14 +1,22 @@
 /* zkr integration tests: helpers of the node-call suites (node, node-full,
  * watch, txn): namespaced sessions and their server paths, error checks,
- * async answers, and a session through a proxy of its own. */
+ * async answers (and the locks' release_async checks on them), and a
+ * session through a proxy of its own. */
 
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
 #include "itest.h"
 
 /* ---- node calls' helpers -------------------------------------------- */
+
+char *
+itest_suite_namespace (const char *suite)
+{
+  return g_strdup_printf ("zkr-it-%s-%d", suite, (int) getpid ());
+}
 
 ZkrSession *
 itest_connect_ns (const char *hosts, const char *ns, int session_timeout_ms)
@@ -137,6 +145,59 @@ itest_async_call (gpointer object, ItestAsyncStart start, ItestAsyncFinish finis
     ok = finish (object, result, error);
   itest_async_end (&wait);
   return ok;
+}
+
+/* ---- a lock's release_async ---------------------------------------- */
+
+void
+itest_assert_release_async_releases (gpointer lock, const ItestRelease *release)
+{
+  g_autoptr (GError) error = NULL;
+
+  CU_ASSERT_TRUE (itest_async_call (lock, release->start, release->finish, NULL, &error));
+  CU_ASSERT_PTR_NULL (error);
+  CU_ASSERT_FALSE (release->is_held (lock));
+  CU_ASSERT_FALSE (release->is_release_pending (lock));
+}
+
+void
+itest_assert_release_async_not_held (gpointer lock, const ItestRelease *release,
+                                     const char *named)
+{
+  g_autoptr (GError) error = NULL;
+
+  CU_ASSERT_FALSE (itest_async_call (lock, release->start, release->finish, NULL, &error));
+  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  if (named != NULL)
+    CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, named) : NULL);
+}
+
+typedef struct {
+  gpointer lock;
+  const ItestRelease *release;
+} ReleaseOf;
+
+static gboolean
+release_settled (gpointer data)
+{
+  ReleaseOf *of = data;
+
+  return !of->release->is_release_pending (of->lock);
+}
+
+void
+itest_assert_release_async_cancelled (gpointer lock, const ItestRelease *release)
+{
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  ReleaseOf of = { lock, release };
+
+  g_cancellable_cancel (cancellable);
+  CU_ASSERT_FALSE (itest_async_call (lock, release->start, release->finish, cancellable,
+                                     &error));
+  ITEST_ASSERT_CANCELLED (error);
+  CU_ASSERT_FALSE (release->is_held (lock));
+  CU_ASSERT_TRUE (itest_wait_for (release_settled, &of, ITEST_WAIT_MS));
 }
 
 gint64

@@ -336,6 +336,35 @@ itest_in_thread_join (ItestInThread *run)
   g_thread_join (g_steal_pointer (&run->thread));
 }
 
+/* GLib's slice allocator hands a freed GThread out again only every so
+ * often: enough threads for it to happen. */
+#define LATER_THREADS 64
+
+void
+itest_assert_dead_threads_hold_stays (ZkrSession *session, const char *path, gpointer lock,
+                                      GThreadFunc take, GThreadFunc look)
+{
+  ItestThreadHold first = { .lock = lock };
+  guint reused = 0;
+
+  g_thread_join (g_thread_new ("first", take, &first));
+  CU_ASSERT_TRUE_FATAL (first.acquired);
+  for (int i = 0; i < LATER_THREADS; i++)
+    {
+      ItestThreadHold later = { .lock = lock, .try_also = i < 4 };
+
+      g_thread_join (g_thread_new ("later", look, &later));
+      reused += later.self == first.self;
+      CU_ASSERT_FALSE (later.held);
+      CU_ASSERT_EQUAL (later.count, 0);
+      CU_ASSERT_TRUE (later.release_refused);
+      CU_ASSERT_EQUAL (later.try_refused, later.try_also);
+    }
+  g_printerr ("(%u of %d later threads had the first one's GThread address) ", reused,
+              LATER_THREADS);
+  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
+}
+
 gboolean
 itest_wait_for (gboolean (*predicate) (gpointer data), gpointer data, int timeout_ms)
 {

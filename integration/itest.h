@@ -83,6 +83,29 @@ void itest_in_thread_start (ItestInThread *run, const char *name, GDestroyNotify
 gboolean itest_in_thread_returned (gpointer data);
 void itest_in_thread_join (ItestInThread *run);
 
+/* A lock's per-thread hold as one thread saw it, for
+ * itest_assert_dead_threads_hold_stays(): @take and @look are the lock's
+ * own calls, run on threads of their own. */
+typedef struct {
+  gpointer lock;
+  GThread *self;
+  gboolean acquired;        /* the first thread (@take): took the lock */
+  gboolean held;            /* a later thread (@look): believed it held */
+  guint count;              /* ... the hold count it saw */
+  gboolean release_refused; /* ... a release answered NOT_HELD */
+  gboolean try_also;        /* ... tries to take it too */
+  gboolean try_refused;     /* ... and the try (0 ms) answered TIMEOUT */
+} ItestThreadHold;
+
+/* Holds were once kept per GThread address, and a thread started after
+ * another ended often gets its address. Runs @take on a first thread,
+ * which ends holding @lock, then @look on 64 later threads: none holds it
+ * (count 0), none can release it, the first four cannot take it; the
+ * first thread's node is still the one under @path. Prints how many later
+ * threads had the first one's address. */
+void itest_assert_dead_threads_hold_stays (ZkrSession *session, const char *path, gpointer lock,
+                                           GThreadFunc take, GThreadFunc look);
+
 /* A GMainContext of its own, run by a thread of its own (thread-default
  * there): where the recorders below hear their listeners. */
 typedef struct {
@@ -136,6 +159,9 @@ gboolean itest_watch_is_set (gpointer data);
 #define ITEST_CALL_MS 10000
 #define ITEST_WAIT_MS 30000
 
+/* The namespace of a node-call suite's sessions, "zkr-it-@suite-PID", so
+ * that runs side by side never share one. (transfer full) */
+char *itest_suite_namespace (const char *suite);
 /* Connects with namespace @ns (nullable) or fails the test. (transfer full) */
 ZkrSession *itest_connect_ns (const char *hosts, const char *ns, int session_timeout_ms);
 /* @path (under @ns, nullable) as the server sees it. (transfer full) */
@@ -191,6 +217,28 @@ typedef gboolean (*ItestAsyncFinish) (gpointer object, GAsyncResult *result, GEr
  * test); returns what @finish returns. */
 gboolean itest_async_call (gpointer object, ItestAsyncStart start, ItestAsyncFinish finish,
                            GCancellable *cancellable, GError **error);
+
+/* A lock's release_async and what it changes (a mutex, a lease, a
+ * multi-lock), for the checks below; each takes the lock as @lock. */
+typedef struct {
+  ItestAsyncStart start;     /* its release_async */
+  ItestAsyncFinish finish;   /* its release_finish */
+  gboolean (*is_held) (gpointer lock);
+  gboolean (*is_release_pending) (gpointer lock);
+} ItestRelease;
+
+/* release_async of the held @lock answers TRUE, in the caller's context
+ * after the call returned (itest_async_call()), and leaves it neither
+ * held nor pending: its nodes are gone by then. */
+void itest_assert_release_async_releases (gpointer lock, const ItestRelease *release);
+/* release_async of @lock, not held, answers NOT_HELD; with @named, its
+ * message names @named (the lost lock's path). */
+void itest_assert_release_async_not_held (gpointer lock, const ItestRelease *release,
+                                          const char *named);
+/* release_async of the held @lock with a cancellable cancelled beforehand
+ * answers CANCELLED; the lock is not held all the same, and the release
+ * under way in the background ends within ITEST_WAIT_MS. */
+void itest_assert_release_async_cancelled (gpointer lock, const ItestRelease *release);
 
 /* A session with namespace @ns through a proxy of its own (to black-hole
  * its link), its state recorder, a direct session, and a scratch root made

@@ -665,10 +665,20 @@ multi_release_finish (gpointer multi, GAsyncResult *result, GError **error)
 }
 
 static gboolean
-multi_release_settled (gpointer multi)
+multi_is_held (gpointer multi)
 {
-  return !zkr_multi_lock_is_release_pending (multi);
+  return zkr_multi_lock_is_held (multi);
 }
+
+static gboolean
+multi_is_release_pending (gpointer multi)
+{
+  return zkr_multi_lock_is_release_pending (multi);
+}
+
+static const ItestRelease multi_release = {
+  multi_release_start, multi_release_finish, multi_is_held, multi_is_release_pending
+};
 
 /* release_async answers TRUE once every node is gone: another session's
  * multi-lock on the same paths takes them with a single try. Not held,
@@ -693,18 +703,12 @@ test_multi_lock__release_async_deletes_every_node_and_refuses_when_not_held (voi
   CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
   CU_ASSERT_PTR_NOT_NULL_FATAL (other);
   CU_ASSERT_TRUE_FATAL (zkr_multi_lock_acquire (multi, WAIT_MS, NULL, &error));
-  CU_ASSERT_TRUE (itest_async_call (multi, multi_release_start, multi_release_finish, NULL,
-                                    &error));
-  CU_ASSERT_PTR_NULL (error);
-  CU_ASSERT_FALSE (zkr_multi_lock_is_held (multi));
-  CU_ASSERT_FALSE (zkr_multi_lock_is_release_pending (multi));
+  itest_assert_release_async_releases (multi, &multi_release);
   CU_ASSERT_EQUAL (itest_count_children (other_session, path_a), 0);
   CU_ASSERT_EQUAL (itest_count_children (other_session, path_b), 0);
   CU_ASSERT_TRUE (zkr_multi_lock_acquire (other, 0, NULL, &error));
   CU_ASSERT_TRUE (zkr_multi_lock_release (other, &error));
-  CU_ASSERT_FALSE (itest_async_call (multi, multi_release_start, multi_release_finish, NULL,
-                                     &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  itest_assert_release_async_not_held (multi, &multi_release, NULL);
   zkr_multi_lock_unref (other);
   zkr_multi_lock_unref (multi);
   itest_assert_path_clean (session, base);
@@ -734,7 +738,6 @@ test_multi_lock__release_async_answers_a_cancel_and_names_a_lost_lock (void)
 {
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *base = itest_scratch_path ("multi-release-cancelled");
-  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autofree char *path_a = NULL;
   g_autofree char *path_b = NULL;
   g_autofree char *node_a = NULL;
@@ -748,13 +751,7 @@ test_multi_lock__release_async_answers_a_cancel_and_names_a_lost_lock (void)
   multi = multi_new (session, path_a, path_b);
   CU_ASSERT_PTR_NOT_NULL_FATAL (multi);
   CU_ASSERT_TRUE_FATAL (zkr_multi_lock_acquire (multi, WAIT_MS, NULL, &error));
-  g_cancellable_cancel (cancellable);
-  CU_ASSERT_FALSE (itest_async_call (multi, multi_release_start, multi_release_finish,
-                                     cancellable, &error));
-  ITEST_ASSERT_CANCELLED (error);
-  g_clear_error (&error);
-  CU_ASSERT_FALSE (zkr_multi_lock_is_held (multi));
-  CU_ASSERT_TRUE (itest_wait_for (multi_release_settled, multi, WAIT_MS));
+  itest_assert_release_async_cancelled (multi, &multi_release);
   CU_ASSERT_EQUAL (itest_count_children (session, path_a), 0);
   CU_ASSERT_EQUAL (itest_count_children (session, path_b), 0);
 
@@ -763,10 +760,7 @@ test_multi_lock__release_async_answers_a_cancel_and_names_a_lost_lock (void)
   CU_ASSERT_EQUAL (zkr__op_delete_sync (session, node_a, -1), ZOK);
   member = (MemberOf) { multi, path_a };
   CU_ASSERT_TRUE (itest_wait_for (member_dropped, &member, WAIT_MS));
-  CU_ASSERT_FALSE (itest_async_call (multi, multi_release_start, multi_release_finish, NULL,
-                                     &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
-  CU_ASSERT_PTR_NOT_NULL (error != NULL ? strstr (error->message, path_a) : NULL);
+  itest_assert_release_async_not_held (multi, &multi_release, path_a);
   CU_ASSERT_EQUAL (itest_count_children (session, path_b), 0);
   zkr_multi_lock_unref (multi);
   itest_assert_path_clean (session, base);

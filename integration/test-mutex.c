@@ -1175,10 +1175,20 @@ mutex_release_finish (gpointer mutex, GAsyncResult *result, GError **error)
 }
 
 static gboolean
-mutex_release_settled (gpointer mutex)
+mutex_is_held (gpointer mutex)
 {
-  return !zkr_mutex_is_release_pending (mutex);
+  return zkr_mutex_is_held (mutex);
 }
+
+static gboolean
+mutex_is_release_pending (gpointer mutex)
+{
+  return zkr_mutex_is_release_pending (mutex);
+}
+
+static const ItestRelease mutex_release = {
+  mutex_release_start, mutex_release_finish, mutex_is_held, mutex_is_release_pending
+};
 
 /* release_async of a held mutex answers TRUE, in the caller's context and
  * after the call returned, once its node is gone: another session takes
@@ -1201,17 +1211,11 @@ test_mutex__release_async_deletes_the_node_and_refuses_when_not_held (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (other);
   CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, WAIT_MS, NULL, &error));
   node = zkr_mutex_dup_node_path (mutex);
-  CU_ASSERT_TRUE (itest_async_call (mutex, mutex_release_start, mutex_release_finish, NULL,
-                                    &error));
-  CU_ASSERT_PTR_NULL (error);
-  CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
-  CU_ASSERT_FALSE (zkr_mutex_is_release_pending (mutex));
+  itest_assert_release_async_releases (mutex, &mutex_release);
   CU_ASSERT_TRUE (itest_node_absent (other_session, node));
   CU_ASSERT_TRUE (zkr_mutex_acquire (other, 0, NULL, &error));
   CU_ASSERT_TRUE (zkr_mutex_release (other, &error));
-  CU_ASSERT_FALSE (itest_async_call (mutex, mutex_release_start, mutex_release_finish, NULL,
-                                     &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
+  itest_assert_release_async_not_held (mutex, &mutex_release, NULL);
   zkr_mutex_unref (other);
   zkr_mutex_unref (mutex);
   itest_assert_path_clean (session, path);
@@ -1227,7 +1231,6 @@ test_mutex__a_cancelled_release_async_answers_cancelled_and_the_node_goes (void)
 {
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("mutex-release-cancelled");
-  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GError) error = NULL;
   g_autofree char *node = NULL;
   ZkrMutex *mutex;
@@ -1237,12 +1240,7 @@ test_mutex__a_cancelled_release_async_answers_cancelled_and_the_node_goes (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
   CU_ASSERT_TRUE_FATAL (zkr_mutex_acquire (mutex, WAIT_MS, NULL, &error));
   node = zkr_mutex_dup_node_path (mutex);
-  g_cancellable_cancel (cancellable);
-  CU_ASSERT_FALSE (itest_async_call (mutex, mutex_release_start, mutex_release_finish,
-                                     cancellable, &error));
-  ITEST_ASSERT_CANCELLED (error);
-  CU_ASSERT_FALSE (zkr_mutex_is_held (mutex));
-  CU_ASSERT_TRUE (itest_wait_for (mutex_release_settled, mutex, WAIT_MS));
+  itest_assert_release_async_cancelled (mutex, &mutex_release);
   CU_ASSERT_TRUE (itest_node_absent (session, node));
   zkr_mutex_unref (mutex);
   itest_assert_path_clean (session, path);

@@ -7,7 +7,6 @@
  * CLOSED answers are checked with the others' in test-node.c. */
 
 #include <string.h>
-#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -24,7 +23,7 @@
 /* Cut off but not noticed for 2/3 of it: every deadline below comes first. */
 #define UNNOTICED_SESSION_MS 15000
 
-static char *name_space; /* "zkr-it-node-full-<pid>" */
+static const char *name_space;  /* "zkr-it-node-full-<pid>", set in main() */
 
 /* TTL nodes (the ensemble runs with extended types), containers, and a
  * TTL mode refused where no TTL can be given. */
@@ -300,20 +299,6 @@ test_node__cancelled_protected_create_leaves_nothing (void)
   itest_proxied_finish (&f, TRUE);
 }
 
-static int
-suite_init (void)
-{
-  name_space = g_strdup_printf ("zkr-it-node-full-%d", (int) getpid ());
-  return 0;
-}
-
-static int
-suite_cleanup (void)
-{
-  g_clear_pointer (&name_space, g_free);
-  return 0;
-}
-
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_node__ttl_and_container_modes),
   ZKR_TEST_CASE (test_node__protected_create_recovers_a_lost_reply),
@@ -326,5 +311,8 @@ static const ZkrTestCase tests[] = {
 int
 main (int argc, char **argv)
 {
-  return zkr_test_main (argc, argv, "node-full", suite_init, suite_cleanup, tests);
+  g_autofree char *own_namespace = itest_suite_namespace ("node-full");
+
+  name_space = own_namespace;
+  return zkr_test_main (argc, argv, "node-full", NULL, NULL, tests);
 }

@@ -6,7 +6,6 @@
  * checks that nothing is left. */
 
 #include <string.h>
-#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -33,7 +32,7 @@
  * through it, so the session stays LOST until healed. */
 #define LOST_SESSION_MS 4000
 
-static char *name_space; /* "zkr-it-node-<pid>" */
+static const char *name_space;  /* "zkr-it-node-<pid>", set in main() */
 
 /* ---- every call, every mode ------------------------------------------------ */
 
@@ -839,20 +838,6 @@ test_node__reads_retry_writes_do_not (void)
   itest_cleanup_root (direct, name_space, root);
 }
 
-static int
-suite_init (void)
-{
-  name_space = g_strdup_printf ("zkr-it-node-%d", (int) getpid ());
-  return 0;
-}
-
-static int
-suite_cleanup (void)
-{
-  g_clear_pointer (&name_space, g_free);
-  return 0;
-}
-
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_node__roundtrip_without_namespace),
   ZKR_TEST_CASE (test_node__roundtrip_with_namespace),
@@ -876,5 +861,8 @@ static const ZkrTestCase tests[] = {
 int
 main (int argc, char **argv)
 {
-  return zkr_test_main (argc, argv, "node", suite_init, suite_cleanup, tests);
+  g_autofree char *own_namespace = itest_suite_namespace ("node");
+
+  name_space = own_namespace;
+  return zkr_test_main (argc, argv, "node", NULL, NULL, tests);
 }

@@ -1472,42 +1472,29 @@ test_ownership__leader_selector_unref_with_suspended_queued (void)
 
 /* ==== per-thread holds ===================================================== */
 
-#define LATER_THREADS 64
-
-typedef struct {
-  ZkrRwlock *rwlock;
-  GThread *self;
-  gboolean acquired;        /* the first thread: took the write lock */
-  gboolean held;            /* a later thread: believed it held */
-  guint count;
-  gboolean release_refused;
-  gboolean try_also;        /* a later thread: tries to take it too */
-  gboolean try_refused;
-} RwlockThread;
-
 static gpointer
 rwlock_thread_take (gpointer data)
 {
-  RwlockThread *run = data;
+  ItestThreadHold *run = data;
 
   run->self = g_thread_self ();
-  run->acquired = zkr_rwlock_acquire_write (run->rwlock, WAIT_MS, NULL, NULL);
+  run->acquired = zkr_rwlock_acquire_write (run->lock, WAIT_MS, NULL, NULL);
   return NULL; /* ends holding it */
 }
 
 static gpointer
 rwlock_thread_look (gpointer data)
 {
-  RwlockThread *run = data;
+  ItestThreadHold *run = data;
   g_autoptr (GError) error = NULL;
 
   run->self = g_thread_self ();
-  run->held = zkr_rwlock_is_write_held (run->rwlock);
-  run->count = zkr_rwlock_get_write_hold_count (run->rwlock);
-  run->release_refused = !zkr_rwlock_release_write (run->rwlock, &error) &&
+  run->held = zkr_rwlock_is_write_held (run->lock);
+  run->count = zkr_rwlock_get_write_hold_count (run->lock);
+  run->release_refused = !zkr_rwlock_release_write (run->lock, &error) &&
                          g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD);
   g_clear_error (&error);
-  run->try_refused = run->try_also && !zkr_rwlock_acquire_write (run->rwlock, 0, NULL, &error) &&
+  run->try_refused = run->try_also && !zkr_rwlock_acquire_write (run->lock, 0, NULL, &error) &&
                      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT);
   return NULL;
 }
@@ -1521,31 +1508,14 @@ test_ownership__rwlock_a_new_thread_does_not_inherit_a_dead_threads_hold (void)
 {
   ZkrSession *session = itest_connect (itest_hosts (), SESSION_MS);
   g_autofree char *path = itest_scratch_path ("rwlock-dead-thread");
-  RwlockThread first = { 0 };
-  guint reused = 0;
+  ZkrRwlock *rwlock;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  first.rwlock = zkr_rwlock_new (session, path, NULL);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (first.rwlock);
-  g_thread_join (g_thread_new ("first", rwlock_thread_take, &first));
-  CU_ASSERT_TRUE_FATAL (first.acquired);
-  /* GLib's slice allocator hands a freed GThread out again only every so
-   * often: enough threads for it to happen. */
-  for (int i = 0; i < LATER_THREADS; i++)
-    {
-      RwlockThread later = { .rwlock = first.rwlock, .try_also = i < 4 };
-
-      g_thread_join (g_thread_new ("later", rwlock_thread_look, &later));
-      reused += later.self == first.self;
-      CU_ASSERT_FALSE (later.held);
-      CU_ASSERT_EQUAL (later.count, 0);
-      CU_ASSERT_TRUE (later.release_refused);
-      CU_ASSERT_EQUAL (later.try_refused, later.try_also);
-    }
-  g_printerr ("(%u of %d later threads had the first one's GThread address) ", reused,
-              LATER_THREADS);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
-  zkr_rwlock_unref (first.rwlock);
+  rwlock = zkr_rwlock_new (session, path, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (rwlock);
+  itest_assert_dead_threads_hold_stays (session, path, rwlock, rwlock_thread_take,
+                                        rwlock_thread_look);
+  zkr_rwlock_unref (rwlock);
   CU_ASSERT_TRUE (itest_wait_for_children (session, path, 0, WAIT_MS));
   CU_ASSERT_TRUE (itest_delete_tree (session, path));
   zkr_session_unref (session);

@@ -120,44 +120,31 @@ test_reentrant_mutex__excludes_a_plain_mutex_on_the_same_path (void)
   zkr_session_unref (session);
 }
 
-#define LATER_THREADS 64
-
-typedef struct {
-  ZkrReentrantMutex *mutex;
-  GThread *self;
-  gboolean acquired;        /* the first thread: took the mutex */
-  gboolean held;            /* a later thread: believed it held */
-  guint count;
-  gboolean release_refused;
-  gboolean try_also;        /* a later thread: tries to take it too */
-  gboolean try_refused;
-} DeadHolder;
-
 static gpointer
 dead_holder_take (gpointer data)
 {
-  DeadHolder *run = data;
+  ItestThreadHold *run = data;
 
   run->self = g_thread_self ();
-  run->acquired = zkr_reentrant_mutex_acquire (run->mutex, 5000, NULL, NULL) &&
-                  zkr_reentrant_mutex_acquire (run->mutex, 5000, NULL, NULL);
+  run->acquired = zkr_reentrant_mutex_acquire (run->lock, 5000, NULL, NULL) &&
+                  zkr_reentrant_mutex_acquire (run->lock, 5000, NULL, NULL);
   return NULL; /* ends holding it, twice */
 }
 
 static gpointer
 later_thread_look (gpointer data)
 {
-  DeadHolder *run = data;
+  ItestThreadHold *run = data;
   g_autoptr (GError) error = NULL;
 
   run->self = g_thread_self ();
-  run->held = zkr_reentrant_mutex_is_held (run->mutex);
-  run->count = zkr_reentrant_mutex_get_hold_count (run->mutex);
-  run->release_refused = !zkr_reentrant_mutex_release (run->mutex, &error) &&
+  run->held = zkr_reentrant_mutex_is_held (run->lock);
+  run->count = zkr_reentrant_mutex_get_hold_count (run->lock);
+  run->release_refused = !zkr_reentrant_mutex_release (run->lock, &error) &&
                          g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD);
   g_clear_error (&error);
   run->try_refused = run->try_also &&
-                     !zkr_reentrant_mutex_acquire (run->mutex, 0, NULL, &error) &&
+                     !zkr_reentrant_mutex_acquire (run->lock, 0, NULL, &error) &&
                      g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT);
   return NULL;
 }
@@ -172,31 +159,14 @@ test_reentrant_mutex__a_new_thread_does_not_inherit_a_dead_threads_hold (void)
 {
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("reentrant-dead-thread");
-  DeadHolder first = { 0 };
-  guint reused = 0;
+  ZkrReentrantMutex *mutex;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  first.mutex = zkr_reentrant_mutex_new (session, path, NULL);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (first.mutex);
-  g_thread_join (g_thread_new ("first", dead_holder_take, &first));
-  CU_ASSERT_TRUE_FATAL (first.acquired);
-  /* GLib's slice allocator hands a freed GThread out again only every so
-   * often: enough threads for it to happen. */
-  for (int i = 0; i < LATER_THREADS; i++)
-    {
-      DeadHolder later = { .mutex = first.mutex, .try_also = i < 4 };
-
-      g_thread_join (g_thread_new ("later", later_thread_look, &later));
-      reused += later.self == first.self;
-      CU_ASSERT_FALSE (later.held);
-      CU_ASSERT_EQUAL (later.count, 0);
-      CU_ASSERT_TRUE (later.release_refused);
-      CU_ASSERT_EQUAL (later.try_refused, later.try_also);
-    }
-  g_printerr ("(%u of %d later threads had the first one's GThread address) ", reused,
-              LATER_THREADS);
-  CU_ASSERT_EQUAL (itest_count_children (session, path), 1);
-  zkr_reentrant_mutex_unref (first.mutex);
+  mutex = zkr_reentrant_mutex_new (session, path, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mutex);
+  itest_assert_dead_threads_hold_stays (session, path, mutex, dead_holder_take,
+                                        later_thread_look);
+  zkr_reentrant_mutex_unref (mutex);
   CU_ASSERT_TRUE (itest_wait_for_children (session, path, 0, 30000));
   CU_ASSERT_TRUE (itest_delete_tree (session, path));
   zkr_session_unref (session);

@@ -990,10 +990,20 @@ lease_release_finish (gpointer lease, GAsyncResult *result, GError **error)
 }
 
 static gboolean
-lease_release_settled (gpointer lease)
+lease_is_held (gpointer lease)
 {
-  return !zkr_lease_is_release_pending (lease);
+  return zkr_lease_is_held (lease);
 }
+
+static gboolean
+lease_is_release_pending (gpointer lease)
+{
+  return zkr_lease_is_release_pending (lease);
+}
+
+static const ItestRelease lease_release = {
+  lease_release_start, lease_release_finish, lease_is_held, lease_is_release_pending
+};
 
 /* With one lease of one taken, a lease's release_async answers TRUE once
  * its node is gone: another session gets the lease with a single try. A
@@ -1005,7 +1015,6 @@ test_semaphore__lease_release_async_deletes_refuses_and_answers_a_cancel (void)
   ZkrSession *session = itest_connect (itest_hosts (), 10000);
   ZkrSession *other_session = itest_connect (itest_hosts (), 10000);
   g_autofree char *path = itest_scratch_path ("semaphore-release-async");
-  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) leases = NULL;
   g_autoptr (GPtrArray) others = NULL;
@@ -1021,30 +1030,18 @@ test_semaphore__lease_release_async_deletes_refuses_and_answers_a_cancel (void)
   leases = zkr_semaphore_acquire (semaphore, 1, WAIT_MS, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (leases);
   lease = g_ptr_array_index (leases, 0);
-  CU_ASSERT_TRUE (itest_async_call (lease, lease_release_start, lease_release_finish, NULL,
-                                    &error));
-  CU_ASSERT_PTR_NULL (error);
-  CU_ASSERT_FALSE (zkr_lease_is_held (lease));
-  CU_ASSERT_FALSE (zkr_lease_is_release_pending (lease));
+  itest_assert_release_async_releases (lease, &lease_release);
   CU_ASSERT_EQUAL (leases_count (other_session, path), 0);
   others = zkr_semaphore_acquire (other, 1, 0, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (others);
   CU_ASSERT_TRUE (zkr_lease_release (g_ptr_array_index (others, 0), &error));
-  CU_ASSERT_FALSE (itest_async_call (lease, lease_release_start, lease_release_finish, NULL,
-                                     &error));
-  ITEST_ASSERT_CODE (error, ZKR_ERROR_NOT_HELD);
-  g_clear_error (&error);
+  itest_assert_release_async_not_held (lease, &lease_release, NULL);
   g_clear_pointer (&leases, g_ptr_array_unref);
 
   leases = zkr_semaphore_acquire (semaphore, 1, WAIT_MS, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (leases);
   lease = g_ptr_array_index (leases, 0);
-  g_cancellable_cancel (cancellable);
-  CU_ASSERT_FALSE (itest_async_call (lease, lease_release_start, lease_release_finish,
-                                     cancellable, &error));
-  ITEST_ASSERT_CANCELLED (error);
-  CU_ASSERT_FALSE (zkr_lease_is_held (lease));
-  CU_ASSERT_TRUE (itest_wait_for (lease_release_settled, lease, WAIT_MS));
+  itest_assert_release_async_cancelled (lease, &lease_release);
   CU_ASSERT_EQUAL (leases_count (other_session, path), 0);
   g_clear_pointer (&leases, g_ptr_array_unref);
   zkr_semaphore_unref (other);

@@ -7,7 +7,6 @@
  * Every test removes its nodes and checks that nothing is left. */
 
 #include <string.h>
-#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -27,7 +26,7 @@
 /* LOST about 3.5 s into the black hole. */
 #define LOST_SESSION_MS 4000
 
-static char *name_space; /* "zkr-it-txn-<pid>" */
+static const char *name_space;  /* "zkr-it-txn-<pid>", set in main() */
 
 /* The data of @path (under @session's namespace) is @text. */
 static gboolean
@@ -563,20 +562,6 @@ test_txn__async_commit_outlives_its_references (void)
   itest_cleanup_root (direct, name_space, root);
 }
 
-static int
-suite_init (void)
-{
-  name_space = g_strdup_printf ("zkr-it-txn-%d", (int) getpid ());
-  return 0;
-}
-
-static int
-suite_cleanup (void)
-{
-  g_clear_pointer (&name_space, g_free);
-  return 0;
-}
-
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_txn__all_operations_commit_together),
   ZKR_TEST_CASE (test_txn__all_operations_commit_together_with_namespace),
@@ -595,5 +580,8 @@ static const ZkrTestCase tests[] = {
 int
 main (int argc, char **argv)
 {
-  return zkr_test_main (argc, argv, "txn", suite_init, suite_cleanup, tests);
+  g_autofree char *own_namespace = itest_suite_namespace ("txn");
+
+  name_space = own_namespace;
+  return zkr_test_main (argc, argv, "txn", NULL, NULL, tests);
 }

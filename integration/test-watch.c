@@ -6,7 +6,6 @@
  * and checks that nothing is left. */
 
 #include <string.h>
-#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -21,7 +20,7 @@
 #define UNNOTICED_SESSION_MS 15000
 #define SUSPENDED_SESSION_MS 9000
 
-static char *name_space;
+static const char *name_space;  /* "zkr-it-watch-<pid>", set in main() */
 
 /* ---- what a watch saw ------------------------------------------------------ */
 
@@ -860,20 +859,6 @@ test_watch__bad_input_is_refused_with_nothing_sent (void)
   seen_clear (&seen);
 }
 
-static int
-suite_init (void)
-{
-  name_space = g_strdup_printf ("zkr-it-watch-%d", (int) getpid ());
-  return 0;
-}
-
-static int
-suite_cleanup (void)
-{
-  g_clear_pointer (&name_space, g_free);
-  return 0;
-}
-
 static const ZkrTestCase tests[] = {
   ZKR_TEST_CASE (test_watch__kinds_fire_once_on_their_own_events),
   ZKR_TEST_CASE (test_watch__kinds_fire_once_on_their_own_events_with_namespace),
@@ -891,5 +876,8 @@ static const ZkrTestCase tests[] = {
 int
 main (int argc, char **argv)
 {
-  return zkr_test_main (argc, argv, "watch", suite_init, suite_cleanup, tests);
+  g_autofree char *own_namespace = itest_suite_namespace ("watch");
+
+  name_space = own_namespace;
+  return zkr_test_main (argc, argv, "watch", NULL, NULL, tests);
 }

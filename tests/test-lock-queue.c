@@ -10,22 +10,10 @@
 static GPtrArray *
 listing (const char *const *names)
 {
-  GPtrArray *array = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *array = zkr_test_listing_new (names);
 
-  for (guint i = 0; names[i] != NULL; i++)
-    g_ptr_array_add (array, g_strdup (names[i]));
   (void) zkr__queue_mutex_recipe.sort (array, zkr__queue_mutex_recipe.lock_name, NULL);
   return array;
-}
-
-static guint
-index_of (GPtrArray *array, const char *name)
-{
-  for (guint i = 0; i < array->len; i++)
-    if (g_str_equal (g_ptr_array_index (array, i), name))
-      return i;
-  CU_FAIL ("name not in listing");
-  return 0;
 }
 
 static void
@@ -53,12 +41,13 @@ test_lock_queue__waiter_waits_on_its_predecessor_by_sequence (void)
   };
   g_autoptr (GPtrArray) sorted = listing (names);
   const char *wait_on = NULL;
-  guint ours = index_of (sorted, "_c_00000000-0000-4000-8000-000000000002-lock-0000000005");
+  guint ours = zkr_test_index_of (sorted,
+                                  "_c_00000000-0000-4000-8000-000000000002-lock-0000000005");
 
   CU_ASSERT_EQUAL (ours, 3);
   CU_ASSERT_FALSE (zkr__queue_predicate_first (sorted, ours, &wait_on, NULL));
   CU_ASSERT_STRING_EQUAL (wait_on, "lock-0000000004");
-  ours = index_of (sorted, "_c_ffffffff-0000-4000-8000-000000000001-lock-0000000003");
+  ours = zkr_test_index_of (sorted, "_c_ffffffff-0000-4000-8000-000000000001-lock-0000000003");
   CU_ASSERT_FALSE (zkr__queue_predicate_first (sorted, ours, &wait_on, NULL));
   CU_ASSERT_STRING_EQUAL (wait_on, "_c_77777777-0000-4000-8000-000000000003-lock-0000000001");
   CU_ASSERT_TRUE (zkr__queue_predicate_first (sorted, 0, &wait_on, NULL));

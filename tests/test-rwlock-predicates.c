@@ -19,36 +19,25 @@
 static GPtrArray *
 listing (const char *const *names)
 {
-  GPtrArray *array = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *array = zkr_test_listing_new (names);
 
-  for (guint i = 0; names[i] != NULL; i++)
-    g_ptr_array_add (array, g_strdup (names[i]));
   (void) zkr__rwlock_read_recipe.sort (array, zkr__rwlock_read_recipe.lock_name, NULL);
   return array;
-}
-
-static guint
-index_of (GPtrArray *array, const char *name)
-{
-  for (guint i = 0; i < array->len; i++)
-    if (g_str_equal (g_ptr_array_index (array, i), name))
-      return i;
-  CU_FAIL ("name not in listing");
-  return 0;
 }
 
 static gboolean
 read_through (GPtrArray *sorted, const char *ours, const char **wait_on)
 {
   *wait_on = NULL;
-  return zkr__rwlock_predicate_read (sorted, index_of (sorted, ours), wait_on, NULL);
+  return zkr__rwlock_predicate_read (sorted, zkr_test_index_of (sorted, ours), wait_on, NULL);
 }
 
 static gboolean
 write_through (GPtrArray *sorted, const char *ours, const char **wait_on)
 {
   *wait_on = NULL;
-  return zkr__rwlock_write_recipe.predicate (sorted, index_of (sorted, ours), wait_on, NULL);
+  return zkr__rwlock_write_recipe.predicate (sorted, zkr_test_index_of (sorted, ours), wait_on,
+                                             NULL);
 }
 
 static gboolean
@@ -56,7 +45,7 @@ listed_holder (GPtrArray *sorted, const char *name)
 {
   const char *wait_on = NULL;
 
-  return zkr__rwlock_predicate_listing (sorted, index_of (sorted, name), &wait_on, NULL);
+  return zkr__rwlock_predicate_listing (sorted, zkr_test_index_of (sorted, name), &wait_on, NULL);
 }
 
 static void
@@ -197,9 +186,9 @@ downgrade_round (const char *a_read, const char *a_write)
   g_autoptr (GPtrArray) sorted = listing (names);
   const char *wait_on;
 
-  CU_ASSERT_TRUE (index_of (sorted, a_read) < 2);
-  CU_ASSERT_TRUE (index_of (sorted, a_write) < 2);
-  CU_ASSERT_EQUAL (index_of (sorted, b_write), 2);
+  CU_ASSERT_TRUE (zkr_test_index_of (sorted, a_read) < 2);
+  CU_ASSERT_TRUE (zkr_test_index_of (sorted, a_write) < 2);
+  CU_ASSERT_EQUAL (zkr_test_index_of (sorted, b_write), 2);
   CU_ASSERT_TRUE (read_through (sorted, a_read, &wait_on));
   CU_ASSERT_FALSE (write_through (sorted, b_write, &wait_on));
   CU_ASSERT_TRUE (g_str_equal (wait_on, a_read) || g_str_equal (wait_on, a_write));
@@ -210,7 +199,7 @@ downgrade_round (const char *a_read, const char *a_write)
   CU_ASSERT_FALSE (listed_holder (sorted, b_write));
 
   /* A releases write: its read node keeps B out. */
-  g_ptr_array_remove_index (sorted, index_of (sorted, a_write));
+  g_ptr_array_remove_index (sorted, zkr_test_index_of (sorted, a_write));
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 0), a_read);
   CU_ASSERT_FALSE (write_through (sorted, b_write, &wait_on));
   CU_ASSERT_STRING_EQUAL (wait_on, a_read);
@@ -268,7 +257,7 @@ test_rwlock__names_without_the_lock_names (void)
   CU_ASSERT_FALSE (listed_holder (sorted, names[0]));
   CU_ASSERT_FALSE (listed_holder (sorted, names[2]));
   /* A foreign name that sorts first does block a writer, as in Curator. */
-  g_ptr_array_remove_index (sorted, index_of (sorted, names[0]));
+  g_ptr_array_remove_index (sorted, zkr_test_index_of (sorted, names[0]));
   g_ptr_array_add (sorted, g_strdup ("-sorts-first"));
   (void) zkr__rwlock_read_recipe.sort (sorted, NULL, NULL);
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 0), "-sorts-first");

@@ -17,10 +17,8 @@
 static GPtrArray *
 listing (const char *const *names)
 {
-  GPtrArray *array = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *array = zkr_test_listing_new (names);
 
-  for (guint i = 0; names[i] != NULL; i++)
-    g_ptr_array_add (array, g_strdup (names[i]));
   (void) zkr__semaphore_lease_recipe.sort (array, zkr__semaphore_lease_recipe.lock_name, NULL);
   return array;
 }

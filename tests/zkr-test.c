@@ -207,3 +207,23 @@ zkr_test_main (int argc,
   CU_cleanup_registry ();
   return passed ? 0 : 1;
 }
+
+GPtrArray *
+zkr_test_listing_new (const char *const *names)
+{
+  GPtrArray *array = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    g_ptr_array_add (array, g_strdup (names[i]));
+  return array;
+}
+
+guint
+zkr_test_index_of (GPtrArray *array, const char *name)
+{
+  for (guint i = 0; i < array->len; i++)
+    if (g_str_equal (g_ptr_array_index (array, i), name))
+      return i;
+  CU_FAIL ("name not in listing");
+  return 0;
+}

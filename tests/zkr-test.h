@@ -57,4 +57,11 @@ guint zkr_test_expect_criticals_end (void);
     CU_ASSERT_EQUAL (zkr_test_expect_criticals_end (), 1);                     \
   } G_STMT_END
 
+/* Hand-made listings for the lock recipes' predicates: a copy of the
+ * NULL-terminated @names in an array that frees them (transfer full), and
+ * the index of @name in @array (a CUnit failure and 0 when it is not
+ * there). */
+GPtrArray *zkr_test_listing_new (const char *const *names);
+guint zkr_test_index_of (GPtrArray *array, const char *name);
+
 G_END_DECLS

@@ -14,17 +14,13 @@
 #define MEMBERS_UNSET G_MININT
 
 typedef struct {
-  ZkrCli cli;
+  ZkrCliRun base;               /* timeout_s: --timeout, -1 none, for each
+                                 * call; its deadline bounds the first call
+                                 * (the enter, or the verb) */
   const char *path;
   const char *verb;             /* set, remove, wait; NULL: the double barrier */
   int members;                  /* MEMBERS_UNSET: no --members (the simple barrier) */
-  double timeout_s;
-  gint64 first_deadline;        /* of --timeout > 0 for the first call (the
-                                 * enter, or the verb), taken before
-                                 * connecting: the connect counts in it */
-  ZkrSession *session;          /* (owned) */
   ZkrGuard *guard;              /* (owned) the double barrier's CMD */
-  GMainLoop *loop;              /* (owned) */
   gpointer object;              /* the barrier of the call in progress */
   gboolean (*finish) (gpointer object, GAsyncResult *result, GError **error);
   gboolean ok;
@@ -44,14 +40,14 @@ typedef struct {
 static int
 timeout_ms_of (BarrierRun *run)
 {
-  return run->timeout_s < 0 ? -1 : (int) MIN (run->timeout_s * 1000, G_MAXINT);
+  return run->base.timeout_s < 0 ? -1 : (int) MIN (run->base.timeout_s * 1000, G_MAXINT);
 }
 
 /* The first call's: what the connect left of --timeout. */
 static int
 first_timeout_ms_of (BarrierRun *run)
 {
-  return run->first_deadline != 0 ? zkr_cli_left_ms (run->first_deadline) : timeout_ms_of (run);
+  return run->base.deadline != 0 ? zkr_cli_left_ms (run->base.deadline) : timeout_ms_of (run);
 }
 
 static void
@@ -61,7 +57,7 @@ on_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   (void) source;
   run->ok = run->finish (run->object, result, &run->error);
-  g_main_loop_quit (run->loop);
+  g_main_loop_quit (run->base.loop);
 }
 
 /* Runs the main loop until the call answers, so that a signal (the
@@ -69,7 +65,7 @@ on_done (GObject *source, GAsyncResult *result, gpointer user_data)
 static gboolean
 await_call (BarrierRun *run)
 {
-  g_main_loop_run (run->loop);
+  g_main_loop_run (run->base.loop);
   return run->ok;
 }
 
@@ -83,10 +79,11 @@ call_failed (BarrierRun *run, const char *what)
     return 128 + signo;
   if (g_error_matches (run->error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
     {
-      zkr_cli_note (&run->cli, "timed out after %g s: %s %s", run->timeout_s, what, run->path);
+      zkr_cli_note (&run->base.cli, "timed out after %g s: %s %s", run->base.timeout_s, what,
+                    run->path);
       return ZKR_EXIT_TIMEOUT;
     }
-  zkr_cli_error (&run->cli, "%s %s: %s", what, run->path, run->error->message);
+  zkr_cli_error (&run->base.cli, "%s %s: %s", what, run->path, run->error->message);
   return zkr_cli_exit_status_for (run->error);
 }
 
@@ -96,11 +93,11 @@ static int
 simple_run (BarrierRun *run)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (ZkrBarrier) barrier = zkr_barrier_new (run->session, run->path, &error);
+  g_autoptr (ZkrBarrier) barrier = zkr_barrier_new (run->base.session, run->path, &error);
   int timeout_ms = first_timeout_ms_of (run);
 
   if (barrier == NULL)
-    return zkr_cli_report (&run->cli, error);
+    return zkr_cli_report (&run->base.cli, error);
   run->object = barrier;
   run->finish = (gpointer) (g_str_equal (run->verb, "set") ? zkr_barrier_set_finish
                             : g_str_equal (run->verb, "remove") ? zkr_barrier_remove_finish
@@ -127,7 +124,7 @@ member_environment (BarrierRun *run, ZkrDoubleBarrier *barrier)
   env[0] = g_strdup_printf ("ZKR_BARRIER_PATH=%s", run->path);
   env[1] = g_strdup_printf ("ZKR_BARRIER_NODE=%s", node != NULL ? node : "");
   env[2] = g_strdup_printf ("ZKR_SESSION_ID=0x%016" G_GINT64_MODIFIER "x",
-                            zkr_session_get_id (run->session));
+                            zkr_session_get_id (run->base.session));
   return env;
 }
 
@@ -184,24 +181,19 @@ double_run (BarrierRun *run, char **command)
   GCancellable *cancellable;
   int status;
 
-  barrier = zkr_double_barrier_new (run->session, run->path, run->members, &error);
+  barrier = zkr_double_barrier_new (run->base.session, run->path, run->members, &error);
   if (barrier == NULL)
-    return zkr_cli_report (&run->cli, error);
+    return zkr_cli_report (&run->base.cli, error);
   /* No lock to lose: a dead session only ends our membership. */
-  run->guard = zkr_guard_new ("zkr barrier", ZKR_ON_LOSS_IGNORE, run->cli.quiet);
+  run->guard = zkr_guard_new ("zkr barrier", ZKR_ON_LOSS_IGNORE, run->base.cli.quiet);
   cancellable = zkr_guard_get_cancellable (run->guard);
   run->object = barrier;
   run->finish = (gpointer) zkr_double_barrier_enter_finish;
   zkr_double_barrier_enter_async (barrier, first_timeout_ms_of (run), cancellable, on_done, run);
   if (!await_call (run))
     return call_failed (run, "enter");
-  if (zkr_guard_get_signal (run->guard) != 0)
-    status = 128 + zkr_guard_get_signal (run->guard);
-  else
-    {
-      env = member_environment (run, barrier);
-      status = zkr_guard_run (run->guard, command, env);
-    }
+  env = member_environment (run, barrier);
+  status = zkr_guard_run (run->guard, command, env);
   g_clear_error (&run->error);
   if (!leave_run (run, barrier) && status == 0)
     return call_failed (run, "leave");
@@ -211,64 +203,57 @@ double_run (BarrierRun *run, char **command)
 /* ---- the command line ----------------------------------------------------- */
 
 static gboolean
-barrier_check_arguments (BarrierRun *run, int argc, char **argv, char **command)
+barrier_check_arguments (gpointer data, int argc, char **argv, char **command)
 {
-  if (run->timeout_s != -1 && !(run->timeout_s >= 0 && run->timeout_s < 1e9))
-    return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds >= 0", run->timeout_s),
-           FALSE;
+  BarrierRun *run = data;
+
+  if (run->base.timeout_s != -1 && !(run->base.timeout_s >= 0 && run->base.timeout_s < 1e9))
+    return zkr_cli_usage_error (&run->base.cli, "bad --timeout %g: need seconds >= 0",
+                                run->base.timeout_s), FALSE;
   if (run->members != MEMBERS_UNSET)
     {
       if (run->members < 1)
-        return zkr_cli_usage_error (&run->cli, "bad --members %d: need N >= 1", run->members),
+        return zkr_cli_usage_error (&run->base.cli, "bad --members %d: need N >= 1", run->members),
                FALSE;
-      if (!zkr_cli_check_path_and_command (&run->cli, argc, argv, command))
+      if (!zkr_cli_check_path_and_command (&run->base.cli, argc, argv, command))
         return FALSE;
       run->path = argv[1];
       return TRUE;
     }
   if (command != NULL)
-    return zkr_cli_usage_error (&run->cli, "CMD needs --members N"), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "CMD needs --members N"), FALSE;
   if (argc != 3 || !(g_str_equal (argv[1], "set") || g_str_equal (argv[1], "remove") ||
                      g_str_equal (argv[1], "wait")))
-    return zkr_cli_usage_error (&run->cli, "expected set|remove|wait PATH, or --members N "
+    return zkr_cli_usage_error (&run->base.cli, "expected set|remove|wait PATH, or --members N "
                                            "PATH -- CMD"), FALSE;
   run->verb = argv[1];
   run->path = argv[2];
   return TRUE;
 }
 
+static int
+barrier_run_connected (gpointer data, char **command)
+{
+  BarrierRun *run = data;
+
+  return run->verb != NULL ? simple_run (run) : double_run (run, command);
+}
+
 int
 zkr_cmd_barrier (int argc, char **argv)
 {
-  BarrierRun run = { .cli = { .command = "barrier", },
-                     .members = MEMBERS_UNSET, .timeout_s = -1 };
+  static const ZkrCliSteps steps = { barrier_check_arguments, barrier_run_connected, NULL };
+  BarrierRun run = { .base = { .cli = { .command = "barrier" }, .timeout_s = -1 },
+                     .members = MEMBERS_UNSET };
   GOptionEntry entries[] = {
     { "members", 'n', 0, G_OPTION_ARG_INT, &run.members, NULL, NULL },
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.base.timeout_s, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) context = NULL;
-  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
-  int status = ZKR_EXIT_USAGE;
+  int status = zkr_cli_run (&run.base, entries, &steps, argc, argv);
 
-  context = zkr_cli_context_new (&run.cli, entries);
-  if (zkr_cli_parse (&run.cli, context, &argc, &argv)
-      && barrier_check_arguments (&run, argc, argv, command))
-    {
-      run.first_deadline = zkr_cli_deadline (run.timeout_s);
-      run.session = zkr_cli_connect_by (&run.cli, run.first_deadline, &status);
-      if (run.session != NULL)
-        {
-          run.loop = g_main_loop_new (NULL, FALSE);
-          status = run.verb != NULL ? simple_run (&run) : double_run (&run, command);
-          zkr_session_close (run.session);
-          g_clear_pointer (&run.session, zkr_session_unref);
-          g_clear_pointer (&run.loop, g_main_loop_unref);
-        }
-    }
   g_clear_pointer (&run.guard, zkr_guard_free);
   g_clear_object (&run.leave_cancel);
   g_clear_error (&run.error);
-  zkr_cli_clear (&run.cli);
   return status;
 }

@@ -395,3 +395,33 @@ zkr_cli_clear (ZkrCli *cli)
   g_clear_pointer (&cli->auth, secret_free);
   g_clear_pointer (&cli->auth_file, g_free);
 }
+
+int
+zkr_cli_run (ZkrCliRun *run, const GOptionEntry *entries, const ZkrCliSteps *steps,
+             int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = NULL;
+  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
+  int status = ZKR_EXIT_USAGE;
+
+  context = zkr_cli_context_new (&run->cli, entries);
+  if (zkr_cli_parse (&run->cli, context, &argc, &argv)
+      && steps->check_arguments (run, argc, argv, command))
+    {
+      run->deadline = zkr_cli_deadline (run->timeout_s);
+      run->session = zkr_cli_connect_by (&run->cli, run->deadline, &status);
+      if (run->session != NULL)
+        {
+          run->loop = g_main_loop_new (NULL, FALSE);
+          status = steps->run_connected (run, command);
+          /* What was made on the session goes while it is still open. */
+          if (steps->drop != NULL)
+            steps->drop (run);
+          zkr_session_close (run->session);
+          g_clear_pointer (&run->session, zkr_session_unref);
+          g_clear_pointer (&run->loop, g_main_loop_unref);
+        }
+    }
+  zkr_cli_clear (&run->cli);
+  return status;
+}

@@ -98,6 +98,43 @@ int zkr_cli_report (ZkrCli *cli, const GError *error);
 
 void zkr_cli_clear (ZkrCli *cli);
 
+/* What a command that runs in a main loop after connecting (lock, elect,
+ * barrier, register) holds; its own state starts with one (as `base`), so
+ * that zkr_cli_run() takes the command's state as a ZkrCliRun. */
+typedef struct {
+  ZkrCli cli;
+  double timeout_s;     /* the command's --timeout, whatever it means there */
+  gint64 deadline;      /* zkr_cli_deadline (timeout_s), taken before
+                         * connecting: the connect counts in it */
+  ZkrSession *session;  /* (owned) while connected */
+  GMainLoop *loop;      /* (owned) while connected, in the default context */
+} ZkrCliRun;
+
+/* A command's own steps for zkr_cli_run(); @run is its state (a ZkrCliRun
+ * first). */
+typedef struct {
+  /* After parsing: checks what is left of the command line (argv[0] the
+   * subcommand) and CMD (NULL without "--"); on a bad one prints the usage
+   * error and returns FALSE. */
+  gboolean (*check_arguments) (gpointer run, int argc, char **argv, char **command);
+  /* Connected, the loop made: the command's work; returns its exit status. */
+  int (*run_connected) (gpointer run, char **command);
+  /* (nullable) Drops what run_connected made on the session, before the
+   * session closes. */
+  void (*drop) (gpointer run);
+} ZkrCliSteps;
+
+/* The whole of such a command: splits "-- CMD" off @argv, parses the
+ * command's @entries and the connection options, checks the arguments,
+ * connects within --timeout (zkr_cli_connect_by()), makes run->loop, runs
+ * the command, then drops its objects, closes the session and frees the
+ * session and the loop, in that order; clears run->cli last. The command
+ * frees its own fields (a guard, after the session closed) afterwards.
+ * Returns the exit status: ZKR_EXIT_USAGE for a bad command line,
+ * zkr_cli_connect_by()'s when not connected, else run_connected's. */
+int zkr_cli_run (ZkrCliRun *run, const GOptionEntry *entries, const ZkrCliSteps *steps,
+                 int argc, char **argv);
+
 /* The subcommands: each gets argv with argv[0] = its name. */
 int zkr_cmd_lock (int argc, char **argv);
 int zkr_cmd_elect (int argc, char **argv);

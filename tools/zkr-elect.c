@@ -10,18 +10,14 @@
 #include "zkr-guard.h"
 
 typedef struct {
-  ZkrCli cli;
+  ZkrCliRun base;           /* timeout_s: --timeout, -1 none */
   const char *path;
   char *id;                 /* --id, else hostname:pid */
-  double timeout_s;
-  gint64 deadline;            /* of --timeout, taken before connecting */
   char *on_loss_text;
   ZkrOnLoss on_loss;
-  ZkrSession *session;      /* (owned) */
   ZkrLeaderLatch *latch;    /* (owned) */
   guint listener;
   ZkrGuard *guard;          /* (owned) */
-  GMainLoop *loop;          /* (owned) runs while waiting for leadership */
   gboolean running;         /* leadership taken: CMD runs (or is about to) */
   gboolean timed_out;
 } ElectRun;
@@ -34,8 +30,8 @@ on_is_leader (ZkrLeaderLatch *latch, gpointer user_data)
   ElectRun *run = user_data;
 
   (void) latch;
-  if (!run->running && g_main_loop_is_running (run->loop))
-    g_main_loop_quit (run->loop);
+  if (!run->running && g_main_loop_is_running (run->base.loop))
+    g_main_loop_quit (run->base.loop);
 }
 
 static void
@@ -46,7 +42,7 @@ on_not_leader (ZkrLeaderLatch *latch, gpointer user_data)
   (void) latch;
   if (!run->running)
     return;  /* still waiting: the latch queues again by itself */
-  if (zkr_session_get_state (run->session) == ZKR_SESSION_STATE_SUSPENDED)
+  if (zkr_session_get_state (run->base.session) == ZKR_SESSION_STATE_SUSPENDED)
     zkr_guard_lost (run->guard, "no contact with ZooKeeper until the session's safe deadline "
                                 "(it must be presumed expired)");
   else
@@ -59,7 +55,7 @@ on_wait_timeout (gpointer user_data)
   ElectRun *run = user_data;
 
   run->timed_out = TRUE;
-  g_main_loop_quit (run->loop);
+  g_main_loop_quit (run->base.loop);
   return G_SOURCE_REMOVE;
 }
 
@@ -69,7 +65,7 @@ on_wait_cancelled (GCancellable *cancellable, gpointer user_data)
   ElectRun *run = user_data;
 
   (void) cancellable;
-  g_main_loop_quit (run->loop);
+  g_main_loop_quit (run->base.loop);
 }
 
 /* Waits in the main loop until we lead with a token, the timeout passes or
@@ -81,13 +77,13 @@ elect_wait (ElectRun *run)
   guint timer = 0;
   gulong handler;
 
-  if (run->deadline != 0)
-    timer = g_timeout_add ((guint) zkr_cli_left_ms (run->deadline), on_wait_timeout, run);
+  if (run->base.deadline != 0)
+    timer = g_timeout_add ((guint) zkr_cli_left_ms (run->base.deadline), on_wait_timeout, run);
   handler = g_cancellable_connect (cancellable, G_CALLBACK (on_wait_cancelled), run, NULL);
   while (!run->timed_out && !g_cancellable_is_cancelled (cancellable)
          && !(zkr_leader_latch_has_leadership (run->latch)
               && zkr_leader_latch_get_fencing_token (run->latch) > 0))
-    g_main_loop_run (run->loop);
+    g_main_loop_run (run->base.loop);
   g_cancellable_disconnect (cancellable, handler);
   if (timer != 0 && !run->timed_out)
     g_source_remove (timer);
@@ -107,7 +103,7 @@ elect_environment (ElectRun *run, gint64 token)
   env[2] = g_strdup_printf ("ZKR_LATCH_NODE=%s", node != NULL ? node : "");
   env[3] = g_strdup_printf ("ZKR_LATCH_PATH=%s", run->path);
   env[4] = g_strdup_printf ("ZKR_SESSION_ID=0x%016" G_GINT64_MODIFIER "x",
-                            zkr_session_get_id (run->session));
+                            zkr_session_get_id (run->base.session));
   return env;
 }
 
@@ -122,47 +118,51 @@ elect_leave (ElectRun *run)
     zkr_leader_latch_remove_listener (run->latch, run->listener);
   run->listener = 0;
   if (!zkr_leader_latch_close (run->latch, ZKR_LEADER_CLOSE_SILENT, &error))
-    zkr_cli_note (&run->cli, "leaving the election at %s not confirmed: %s", run->path,
+    zkr_cli_note (&run->base.cli, "leaving the election at %s not confirmed: %s", run->path,
                   error->message);
+}
+
+static int
+elect_wait_failed (ElectRun *run)
+{
+  int signo = zkr_guard_get_signal (run->guard);
+
+  if (signo != 0)
+    return 128 + signo;
+  zkr_cli_note (&run->base.cli, "timed out after %g s waiting for leadership at %s",
+                run->base.timeout_s, run->path);
+  return ZKR_EXIT_TIMEOUT;
 }
 
 /* Connected: join, wait for leadership, run CMD, leave. */
 static int
-elect_run_connected (ElectRun *run, char **command)
+elect_run_connected (gpointer data, char **command)
 {
+  ElectRun *run = data;
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) env = NULL;
   int status;
 
-  run->latch = zkr_leader_latch_new (run->session, run->path, run->id, &error);
+  run->latch = zkr_leader_latch_new (run->base.session, run->path, run->id, &error);
   if (run->latch == NULL)
-    return zkr_cli_report (&run->cli, error);
+    return zkr_cli_report (&run->base.cli, error);
   /* Like a lock: the term ends at the safe deadline, not at the first
    * connection loss, and CMD is stopped within the safety margin. */
   zkr_leader_latch_set_yield_policy (run->latch, ZKR_LEADER_YIELD_ON_LOST);
-  run->guard = zkr_guard_new ("zkr elect", run->on_loss, run->cli.quiet);
+  run->guard = zkr_guard_new ("zkr elect", run->on_loss, run->base.cli.quiet);
   zkr_guard_set_lost_label (run->guard, "leadership lost");
-  zkr_guard_set_grace_ms (run->guard,
-                          zkr_guard_grace_for_session_ms (zkr_session_get_timeout_ms (run->session)));
+  zkr_guard_set_grace_ms (run->guard, zkr_guard_grace_for_session_ms (
+                                        zkr_session_get_timeout_ms (run->base.session)));
   run->listener = zkr_leader_latch_add_listener (run->latch, on_is_leader, on_not_leader, run,
                                                  NULL);
   if (!zkr_leader_latch_start (run->latch, &error))
     {
-      zkr_cli_error (&run->cli, "could not join the election at %s: %s", run->path,
+      zkr_cli_error (&run->base.cli, "could not join the election at %s: %s", run->path,
                      error->message);
       status = zkr_cli_exit_status_for (error);
     }
   else if (!elect_wait (run))
-    {
-      if (zkr_guard_get_signal (run->guard) != 0)
-        status = 128 + zkr_guard_get_signal (run->guard);
-      else
-        {
-          zkr_cli_note (&run->cli, "timed out after %g s waiting for leadership at %s",
-                        run->timeout_s, run->path);
-          status = ZKR_EXIT_TIMEOUT;
-        }
-    }
+    status = elect_wait_failed (run);
   else
     {
       run->running = TRUE;
@@ -174,58 +174,50 @@ elect_run_connected (ElectRun *run, char **command)
 }
 
 static gboolean
-elect_check_arguments (ElectRun *run, int argc, char **argv, char **command)
+elect_check_arguments (gpointer data, int argc, char **argv, char **command)
 {
-  if (!zkr_cli_check_path_and_command (&run->cli, argc, argv, command))
+  ElectRun *run = data;
+
+  if (!zkr_cli_check_path_and_command (&run->base.cli, argc, argv, command))
     return FALSE;
-  if (run->timeout_s != -1 && !(run->timeout_s > 0 && run->timeout_s < 1e9))
-    return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds > 0", run->timeout_s),
-           FALSE;
+  if (run->base.timeout_s != -1 && !(run->base.timeout_s > 0 && run->base.timeout_s < 1e9))
+    return zkr_cli_usage_error (&run->base.cli, "bad --timeout %g: need seconds > 0",
+                                run->base.timeout_s), FALSE;
   if (run->on_loss_text != NULL && !zkr_on_loss_parse (run->on_loss_text, &run->on_loss))
-    return zkr_cli_usage_error (&run->cli, "bad --on-loss '%s': need term, kill or ignore",
+    return zkr_cli_usage_error (&run->base.cli, "bad --on-loss '%s': need term, kill or ignore",
                                 run->on_loss_text), FALSE;
   if (run->id != NULL && *run->id == '\0')
-    return zkr_cli_usage_error (&run->cli, "bad --id '': need a non-empty id"), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "bad --id '': need a non-empty id"), FALSE;
   if (run->id == NULL)
     run->id = g_strdup_printf ("%s:%ld", g_get_host_name (), (long) getpid ());
   run->path = argv[1];
   return TRUE;
 }
 
+static void
+elect_drop (gpointer data)
+{
+  ElectRun *run = data;
+
+  g_clear_pointer (&run->latch, zkr_leader_latch_unref);
+}
+
 int
 zkr_cmd_elect (int argc, char **argv)
 {
-  ElectRun run = { .cli = { .command = "elect" },
-                   .timeout_s = -1, .on_loss = ZKR_ON_LOSS_TERM };
+  static const ZkrCliSteps steps = { elect_check_arguments, elect_run_connected, elect_drop };
+  ElectRun run = { .base = { .cli = { .command = "elect" }, .timeout_s = -1 },
+                   .on_loss = ZKR_ON_LOSS_TERM };
   GOptionEntry entries[] = {
     { "id", 'i', 0, G_OPTION_ARG_STRING, &run.id, NULL, NULL },
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.base.timeout_s, NULL, NULL },
     { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) context = NULL;
-  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
-  int status = ZKR_EXIT_USAGE;
+  int status = zkr_cli_run (&run.base, entries, &steps, argc, argv);
 
-  context = zkr_cli_context_new (&run.cli, entries);
-  if (zkr_cli_parse (&run.cli, context, &argc, &argv)
-      && elect_check_arguments (&run, argc, argv, command))
-    {
-      run.deadline = zkr_cli_deadline (run.timeout_s);
-      run.session = zkr_cli_connect_by (&run.cli, run.deadline, &status);
-      if (run.session != NULL)
-        {
-          run.loop = g_main_loop_new (NULL, FALSE);
-          status = elect_run_connected (&run, command);
-          g_clear_pointer (&run.latch, zkr_leader_latch_unref);
-          zkr_session_close (run.session);
-          g_clear_pointer (&run.session, zkr_session_unref);
-          g_clear_pointer (&run.loop, g_main_loop_unref);
-        }
-    }
   g_clear_pointer (&run.guard, zkr_guard_free);
   g_free (run.on_loss_text);
   g_free (run.id);
-  zkr_cli_clear (&run.cli);
   return status;
 }

@@ -264,6 +264,10 @@ zkr_guard_run (ZkrGuard *guard, char **argv, char **env)
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) envp = g_get_environ ();
 
+  /* A signal that came while waiting for the lock ends the command as it
+   * ended the wait: CMD never starts. */
+  if (guard->signal != 0)
+    return 128 + guard->signal;
   if (guard->lost)
     return guard->stop_status;
   for (guint i = 0; env != NULL && env[i] != NULL; i++)

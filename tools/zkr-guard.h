@@ -50,9 +50,11 @@ int zkr_guard_grace_for_session_ms (int session_timeout_ms);
  * zkr_guard_run:
  * @argv: CMD and its arguments (searched in PATH)
  * @env: extra "NAME=VALUE" variables on top of zkr's environment
- * Spawns CMD and runs the main context until it has exited. If
- * zkr_guard_lost() was called before, CMD is not started.
- * Returns: the exit status for zkr: ZKR_EXIT_LOCK_LOST (70) if the lock
+ * Spawns CMD and runs the main context until it has exited. If a
+ * forwarded signal arrived or zkr_guard_lost() was called before, CMD is
+ * not started.
+ * Returns: the exit status for zkr: 128 + N if signal N arrived before CMD
+ * could start; ZKR_EXIT_LOCK_LOST (70) if the lock
  * was lost while CMD ran (or before it started), ZKR_EXIT_REVOKED (79) if
  * it was revoked, else CMD's exit status,
  * or 128 + N if it died of signal N; 127 if CMD was not found, 126 if it

@@ -14,24 +14,20 @@ typedef enum {
 } LockMode;
 
 typedef struct {
-  ZkrCli cli;
+  ZkrCliRun base;           /* timeout_s: --timeout, -1 none, 0 one try */
   const char *path;
   LockMode mode;
-  double timeout_s;
-  gint64 deadline;            /* of --timeout > 0, taken before connecting */
   int max_leases;
   gboolean shared;
   gboolean revocable;
   char *on_loss_text;
   ZkrOnLoss on_loss;
-  ZkrSession *session;      /* (owned) */
   ZkrMutex *mutex;          /* (owned) MODE_MUTEX */
   ZkrRwlock *rwlock;        /* (owned) MODE_READ */
   ZkrSemaphore *semaphore;  /* (owned) MODE_SEMAPHORE */
   ZkrLease *lease;          /* (owned) the lease held, MODE_SEMAPHORE */
   guint loss_listener;
   ZkrGuard *guard;          /* (owned) */
-  GMainLoop *loop;          /* (owned) runs while acquiring */
   gboolean acquired;
   GError *acquire_error;
 } LockRun;
@@ -44,21 +40,23 @@ lock_object_new (LockRun *run, GError **error)
   switch (run->mode)
     {
     case MODE_MUTEX:
-      run->mutex = zkr_mutex_new (run->session, run->path, error);
+      run->mutex = zkr_mutex_new (run->base.session, run->path, error);
       return run->mutex != NULL;
     case MODE_READ:
-      run->rwlock = zkr_rwlock_new (run->session, run->path, error);
+      run->rwlock = zkr_rwlock_new (run->base.session, run->path, error);
       return run->rwlock != NULL;
     case MODE_SEMAPHORE:
-      run->semaphore = zkr_semaphore_new (run->session, run->path, run->max_leases, error);
+      run->semaphore = zkr_semaphore_new (run->base.session, run->path, run->max_leases, error);
       return run->semaphore != NULL;
     }
   g_return_val_if_reached (FALSE);
 }
 
 static void
-lock_object_free (LockRun *run)
+lock_object_free (gpointer data)
 {
+  LockRun *run = data;
+
   if (run->revocable && run->mutex != NULL)
     zkr_mutex_make_revocable (run->mutex, NULL, NULL, NULL);
   else if (run->revocable && run->rwlock != NULL)
@@ -90,7 +88,7 @@ on_lock_event (gpointer lock, ZkrLockEvent event, gpointer user_data)
     zkr_guard_note (run->guard, "lock in doubt: the connection to ZooKeeper is down");
   else if (event == ZKR_LOCK_RESTORED)
     zkr_guard_note (run->guard, "lock restored: reconnected and the lock node is still ours");
-  else if (zkr_session_get_state (run->session) == ZKR_SESSION_STATE_SUSPENDED)
+  else if (zkr_session_get_state (run->base.session) == ZKR_SESSION_STATE_SUSPENDED)
     zkr_guard_lost (run->guard, "no contact with ZooKeeper until the session's safe deadline "
                                 "(it must be presumed expired)");
   else
@@ -141,7 +139,7 @@ on_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
         run->lease = g_ptr_array_steal_index (leases, 0);
       run->acquired = leases != NULL;
     }
-  g_main_loop_quit (run->loop);
+  g_main_loop_quit (run->base.loop);
 }
 
 /* Waits in the main loop, so that a signal cancels the wait. */
@@ -150,7 +148,8 @@ lock_acquire (LockRun *run)
 {
   GCancellable *cancellable = zkr_guard_get_cancellable (run->guard);
   /* --timeout 0 tries once; a longer one is what the connect left. */
-  int timeout_ms = run->timeout_s < 0 ? -1 : run->deadline == 0 ? 0 : zkr_cli_left_ms (run->deadline);
+  int timeout_ms = run->base.timeout_s < 0 ? -1
+                   : run->base.deadline == 0 ? 0 : zkr_cli_left_ms (run->base.deadline);
 
   if (run->mode == MODE_MUTEX)
     zkr_mutex_acquire_async (run->mutex, timeout_ms, cancellable, on_acquired, run);
@@ -158,7 +157,7 @@ lock_acquire (LockRun *run)
     zkr_rwlock_acquire_read_async (run->rwlock, timeout_ms, cancellable, on_acquired, run);
   else
     zkr_semaphore_acquire_async (run->semaphore, 1, timeout_ms, cancellable, on_acquired, run);
-  g_main_loop_run (run->loop);
+  g_main_loop_run (run->base.loop);
   return run->acquired;
 }
 
@@ -198,7 +197,7 @@ lock_release (LockRun *run)
   else if (run->mode == MODE_SEMAPHORE && run->lease != NULL && zkr_lease_is_held (run->lease))
     ok = zkr_lease_release (run->lease, &error);
   if (!ok && !g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NOT_HELD))
-    zkr_cli_note (&run->cli, "release of %s not confirmed: %s", run->path, error->message);
+    zkr_cli_note (&run->base.cli, "release of %s not confirmed: %s", run->path, error->message);
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -213,7 +212,7 @@ lock_environment (LockRun *run)
   env[1] = g_strdup_printf ("ZKR_LOCK_NODE=%s", node != NULL ? node : "");
   env[2] = g_strdup_printf ("ZKR_LOCK_PATH=%s", run->path);
   env[3] = g_strdup_printf ("ZKR_SESSION_ID=0x%016" G_GINT64_MODIFIER "x",
-                            zkr_session_get_id (run->session));
+                            zkr_session_get_id (run->base.session));
   return env;
 }
 
@@ -227,59 +226,58 @@ lock_failed (LockRun *run)
     return 128 + signo;
   if (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
     {
-      zkr_cli_note (&run->cli, "timed out after %g s waiting for the lock %s", run->timeout_s,
-                    run->path);
+      zkr_cli_note (&run->base.cli, "timed out after %g s waiting for the lock %s",
+                    run->base.timeout_s, run->path);
       return ZKR_EXIT_TIMEOUT;
     }
-  zkr_cli_error (&run->cli, "could not take the lock %s: %s", run->path, error->message);
+  zkr_cli_error (&run->base.cli, "could not take the lock %s: %s", run->path, error->message);
   return zkr_cli_exit_status_for (error);
 }
 
 /* Connected: take the lock, run CMD, release. */
 static int
-lock_run_connected (LockRun *run, char **command)
+lock_run_connected (gpointer data, char **command)
 {
+  LockRun *run = data;
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) env = NULL;
   int status;
 
   if (!lock_object_new (run, &error))
-    return zkr_cli_report (&run->cli, error);
-  run->guard = zkr_guard_new ("zkr lock", run->on_loss, run->cli.quiet);
-  zkr_guard_set_grace_ms (run->guard,
-                          zkr_guard_grace_for_session_ms (zkr_session_get_timeout_ms (run->session)));
+    return zkr_cli_report (&run->base.cli, error);
+  run->guard = zkr_guard_new ("zkr lock", run->on_loss, run->base.cli.quiet);
+  zkr_guard_set_grace_ms (run->guard, zkr_guard_grace_for_session_ms (
+                                        zkr_session_get_timeout_ms (run->base.session)));
   lock_add_loss_listener (run);
   if (!lock_acquire (run))
     return lock_failed (run);
-  if (zkr_guard_get_signal (run->guard) != 0)
-    status = 128 + zkr_guard_get_signal (run->guard);
-  else
-    {
-      env = lock_environment (run);
-      status = zkr_guard_run (run->guard, command, env);
-    }
+  env = lock_environment (run);
+  status = zkr_guard_run (run->guard, command, env);
   lock_release (run);
   return status;
 }
 
 static gboolean
-lock_check_arguments (LockRun *run, int argc, char **argv, char **command)
+lock_check_arguments (gpointer data, int argc, char **argv, char **command)
 {
-  if (!zkr_cli_check_path_and_command (&run->cli, argc, argv, command))
+  LockRun *run = data;
+
+  if (!zkr_cli_check_path_and_command (&run->base.cli, argc, argv, command))
     return FALSE;
   if (run->shared && run->max_leases != 0)
-    return zkr_cli_usage_error (&run->cli, "--shared and --semaphore exclude each other"), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "--shared and --semaphore exclude each other"),
+           FALSE;
   if (run->revocable && run->max_leases != 0)
-    return zkr_cli_usage_error (&run->cli, "--revocable and --semaphore exclude each other "
+    return zkr_cli_usage_error (&run->base.cli, "--revocable and --semaphore exclude each other "
                                            "(Curator's semaphore is not revocable)"), FALSE;
   if (run->max_leases < 0)
-    return zkr_cli_usage_error (&run->cli, "bad --semaphore %d: need N >= 1", run->max_leases),
+    return zkr_cli_usage_error (&run->base.cli, "bad --semaphore %d: need N >= 1", run->max_leases),
            FALSE;
-  if (run->timeout_s != -1 && !(run->timeout_s >= 0 && run->timeout_s < 1e9))
-    return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds >= 0", run->timeout_s),
-           FALSE;
+  if (run->base.timeout_s != -1 && !(run->base.timeout_s >= 0 && run->base.timeout_s < 1e9))
+    return zkr_cli_usage_error (&run->base.cli, "bad --timeout %g: need seconds >= 0",
+                                run->base.timeout_s), FALSE;
   if (run->on_loss_text != NULL && !zkr_on_loss_parse (run->on_loss_text, &run->on_loss))
-    return zkr_cli_usage_error (&run->cli, "bad --on-loss '%s': need term, kill or ignore",
+    return zkr_cli_usage_error (&run->base.cli, "bad --on-loss '%s': need term, kill or ignore",
                                 run->on_loss_text), FALSE;
   run->path = argv[1];
   run->mode = run->shared ? MODE_READ : run->max_leases > 0 ? MODE_SEMAPHORE : MODE_MUTEX;
@@ -289,39 +287,21 @@ lock_check_arguments (LockRun *run, int argc, char **argv, char **command)
 int
 zkr_cmd_lock (int argc, char **argv)
 {
-  LockRun run = { .cli = { .command = "lock" },
-                  .timeout_s = -1, .on_loss = ZKR_ON_LOSS_TERM };
+  static const ZkrCliSteps steps = { lock_check_arguments, lock_run_connected, lock_object_free };
+  LockRun run = { .base = { .cli = { .command = "lock" }, .timeout_s = -1 },
+                  .on_loss = ZKR_ON_LOSS_TERM };
   GOptionEntry entries[] = {
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.base.timeout_s, NULL, NULL },
     { "shared", 's', 0, G_OPTION_ARG_NONE, &run.shared, NULL, NULL },
     { "semaphore", 0, 0, G_OPTION_ARG_INT, &run.max_leases, NULL, NULL },
     { "revocable", 0, 0, G_OPTION_ARG_NONE, &run.revocable, NULL, NULL },
     { "on-loss", 0, 0, G_OPTION_ARG_STRING, &run.on_loss_text, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) context = NULL;
-  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
-  int status = ZKR_EXIT_USAGE;
+  int status = zkr_cli_run (&run.base, entries, &steps, argc, argv);
 
-  context = zkr_cli_context_new (&run.cli, entries);
-  if (zkr_cli_parse (&run.cli, context, &argc, &argv)
-      && lock_check_arguments (&run, argc, argv, command))
-    {
-      run.deadline = zkr_cli_deadline (run.timeout_s);
-      run.session = zkr_cli_connect_by (&run.cli, run.deadline, &status);
-      if (run.session != NULL)
-        {
-          run.loop = g_main_loop_new (NULL, FALSE);
-          status = lock_run_connected (&run, command);
-          lock_object_free (&run);
-          zkr_session_close (run.session);
-          g_clear_pointer (&run.session, zkr_session_unref);
-          g_clear_pointer (&run.loop, g_main_loop_unref);
-        }
-    }
   g_clear_pointer (&run.guard, zkr_guard_free);
   g_clear_error (&run.acquire_error);
   g_free (run.on_loss_text);
-  zkr_cli_clear (&run.cli);
   return status;
 }

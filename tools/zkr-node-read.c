@@ -9,7 +9,7 @@
 /* ---- zkr get ----------------------------------------------------------- */
 
 static int
-get_run (ZkrNodeCmd *cmd, const char *path)
+get_run (ZkrNodeCmd *cmd, const char *path, const char *argument)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) data = NULL;
@@ -18,6 +18,7 @@ get_run (ZkrNodeCmd *cmd, const char *path)
   gsize len = 0;
   const void *bytes;
 
+  (void) argument;
   data = zkr_node_get (cmd->session, path, zkr_node_cmd_timeout_ms (cmd), NULL, &stat, &error);
   if (data == NULL)
     return zkr_node_cmd_report (cmd, error);
@@ -40,16 +41,8 @@ int
 zkr_cmd_get (int argc, char **argv)
 {
   ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("get");
-  g_autoptr (GOptionContext) context = NULL;
-  int status;
 
-  context = zkr_node_cmd_context_new (&cmd, NULL, FALSE);
-  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1))
-    return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
-  status = zkr_node_cmd_connect (&cmd);
-  if (status == 0)
-    status = get_run (&cmd, argv[1]);
-  return zkr_node_cmd_finish (&cmd, status);
+  return zkr_node_cmd_run (&cmd, NULL, 1, get_run, argc, argv);
 }
 
 /* ---- zkr ls ------------------------------------------------------------ */
@@ -128,9 +121,12 @@ ls_node (LsRun *run, const char *path, GError **error)
 }
 
 static int
-ls_run (LsRun *run, const char *path)
+ls_run (ZkrNodeCmd *cmd, const char *path, const char *argument)
 {
+  LsRun *run = (LsRun *) cmd;
   g_autoptr (GError) error = NULL;
+
+  (void) argument;
 
   if (run->cmd.json)
     run->builder = json_builder_new ();
@@ -150,17 +146,10 @@ zkr_cmd_ls (int argc, char **argv)
     { "recursive", 'R', 0, G_OPTION_ARG_NONE, &run.recursive, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) context = NULL;
-  int status;
+  int status = zkr_node_cmd_run (&run.cmd, entries, 1, ls_run, argc, argv);
 
-  context = zkr_node_cmd_context_new (&run.cmd, entries, FALSE);
-  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
-    return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
-  status = zkr_node_cmd_connect (&run.cmd);
-  if (status == 0)
-    status = ls_run (&run, argv[1]);
   g_clear_object (&run.builder);
   if (run.text != NULL)
     g_string_free (run.text, TRUE);
-  return zkr_node_cmd_finish (&run.cmd, status);
+  return status;
 }

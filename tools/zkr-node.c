@@ -112,6 +112,21 @@ zkr_node_cmd_finish (ZkrNodeCmd *cmd, int status)
 }
 
 int
+zkr_node_cmd_run (ZkrNodeCmd *cmd, const GOptionEntry *entries, int max_args,
+                  ZkrNodeCmdRun run, int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = zkr_node_cmd_context_new (cmd, entries, FALSE);
+  int status;
+
+  if (!zkr_node_cmd_parse (cmd, context, &argc, &argv, max_args))
+    return zkr_node_cmd_finish (cmd, ZKR_EXIT_USAGE);
+  status = zkr_node_cmd_connect (cmd);
+  if (status == 0)
+    status = run (cmd, argv[1], argc > 2 ? argv[2] : NULL);
+  return zkr_node_cmd_finish (cmd, status);
+}
+
+int
 zkr_node_cmd_report (ZkrNodeCmd *cmd, const GError *error)
 {
   return zkr_cli_report (&cmd->cli, error);

@@ -49,6 +49,19 @@ int zkr_node_cmd_timeout_ms (ZkrNodeCmd *cmd);
 /* Closes the session, frees what the options allocated, returns @status. */
 int zkr_node_cmd_finish (ZkrNodeCmd *cmd, int status);
 
+/* What a reading command does once connected (@cmd is the one given to
+ * zkr_node_cmd_run(), which may start a larger struct): @argument is the
+ * second argument, NULL without one. Returns the exit status. */
+typedef int (*ZkrNodeCmdRun) (ZkrNodeCmd *cmd, const char *path, const char *argument);
+/* The whole of a command that checks nothing before connecting but its
+ * options and "PATH [ARGUMENT]" (get, ls, watch, members, revoke): parses
+ * @entries and the common options (no fencing: nothing is written), a PATH
+ * and at most @max_args arguments (1 or 2), connects, runs @run, then
+ * closes (zkr_node_cmd_finish()). Returns the exit status (ZKR_EXIT_USAGE
+ * for a bad command line). */
+int zkr_node_cmd_run (ZkrNodeCmd *cmd, const GOptionEntry *entries, int max_args,
+                      ZkrNodeCmdRun run, int argc, char **argv);
+
 /* Adds "stat": {czxid, mzxid, pzxid, ctime, mtime, version, cversion,
  * aversion, ephemeral_owner ("0x" + 16 hex digits), data_length,
  * num_children} to the object being built. */

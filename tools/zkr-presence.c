@@ -12,10 +12,7 @@
 /* ---- zkr register ------------------------------------------------------ */
 
 typedef struct {
-  ZkrCli cli;
-  double timeout_s;
-  gint64 deadline;                 /* of --timeout > 0, taken before
-                                    * connecting: the connect counts in it */
+  ZkrCliRun base;                  /* timeout_s: --timeout, 0 one try */
   char *address;
   char *port_text;
   char *ssl_port_text;
@@ -23,10 +20,8 @@ typedef struct {
   char *id;
   char *base_path;
   ZkrServiceInstance *instance;    /* (owned) */
-  ZkrSession *session;             /* (owned) */
   ZkrServiceDiscovery *discovery;  /* (owned) */
   ZkrGuard *guard;                 /* (owned) */
-  GMainLoop *loop;                 /* (owned) runs while registering */
   gboolean registered;
   GError *register_error;
 } RegisterRun;
@@ -40,7 +35,7 @@ register_parse_port (RegisterRun *run, const char *option, const char *text, int
   if (text == NULL)
     return *port = -1, TRUE;
   if (!g_ascii_string_to_signed (text, 10, 0, 65535, &value, NULL))
-    return zkr_cli_usage_error (&run->cli, "bad %s '%s': need a port 0..65535", option, text),
+    return zkr_cli_usage_error (&run->base.cli, "bad %s '%s': need a port 0..65535", option, text),
            FALSE;
   *port = (int) value;
   return TRUE;
@@ -55,7 +50,7 @@ register_parse_payload (RegisterRun *run)
   if (run->payload_text == NULL)
     return TRUE;
   if (!zkr_service_instance_set_payload_from_json (run->instance, run->payload_text, -1, &error))
-    return zkr_cli_usage_error (&run->cli, "bad --payload '%s': %s", run->payload_text,
+    return zkr_cli_usage_error (&run->base.cli, "bad --payload '%s': %s", run->payload_text,
                                 error->message),
            FALSE;
   return TRUE;
@@ -69,35 +64,37 @@ register_build_instance (RegisterRun *run, const char *name)
   int port = -1, ssl_port = -1;
 
   if (run->address == NULL)
-    return zkr_cli_usage_error (&run->cli, "missing --address"), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "missing --address"), FALSE;
   if (run->port_text == NULL)
-    return zkr_cli_usage_error (&run->cli, "missing --port"), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "missing --port"), FALSE;
   if (!register_parse_port (run, "--port", run->port_text, &port)
       || !register_parse_port (run, "--ssl-port", run->ssl_port_text, &ssl_port))
     return FALSE;
   run->instance = zkr_service_instance_new (name, run->id, &error);
   if (run->instance == NULL)
-    return zkr_cli_usage_error (&run->cli, "%s", error->message), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "%s", error->message), FALSE;
   zkr_service_instance_set_address (run->instance, run->address);
   if (!zkr_service_instance_set_port (run->instance, port, &error)
       || !zkr_service_instance_set_ssl_port (run->instance, ssl_port, &error))
-    return zkr_cli_usage_error (&run->cli, "%s", error->message), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "%s", error->message), FALSE;
   return register_parse_payload (run);
 }
 
 static gboolean
-register_check_arguments (RegisterRun *run, int argc, char **argv, char **command)
+register_check_arguments (gpointer data, int argc, char **argv, char **command)
 {
+  RegisterRun *run = data;
+
   if (argc < 2)
-    return zkr_cli_usage_error (&run->cli, "missing NAME"), FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "missing NAME"), FALSE;
   if (argc > 2)
-    return zkr_cli_usage_error (&run->cli, "unexpected argument '%s' (put CMD after '--')",
+    return zkr_cli_usage_error (&run->base.cli, "unexpected argument '%s' (put CMD after '--')",
                                 argv[2]), FALSE;
   if (command == NULL || command[0] == NULL)
-    return zkr_cli_usage_error (&run->cli, "missing '--' and CMD"), FALSE;
-  if (!(run->timeout_s >= 0 && run->timeout_s < 1e6))
-    return zkr_cli_usage_error (&run->cli, "bad --timeout %g: need seconds >= 0", run->timeout_s),
-           FALSE;
+    return zkr_cli_usage_error (&run->base.cli, "missing '--' and CMD"), FALSE;
+  if (!(run->base.timeout_s >= 0 && run->base.timeout_s < 1e6))
+    return zkr_cli_usage_error (&run->base.cli, "bad --timeout %g: need seconds >= 0",
+                                run->base.timeout_s), FALSE;
   return register_build_instance (run, argv[1]);
 }
 
@@ -108,7 +105,7 @@ register_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellab
 {
   RegisterRun *run = task_data;
   GError *error = NULL;
-  int timeout_ms = run->deadline != 0 ? zkr_cli_left_ms (run->deadline) : 0;
+  int timeout_ms = run->base.deadline != 0 ? zkr_cli_left_ms (run->base.deadline) : 0;
 
   (void) source;
   if (zkr_service_discovery_register (run->discovery, run->instance, timeout_ms, cancellable,
@@ -125,7 +122,7 @@ on_registered (GObject *source, GAsyncResult *result, gpointer user_data)
 
   (void) source;
   run->registered = g_task_propagate_boolean (G_TASK (result), &run->register_error);
-  g_main_loop_quit (run->loop);
+  g_main_loop_quit (run->base.loop);
 }
 
 static gboolean
@@ -136,7 +133,7 @@ register_instance (RegisterRun *run)
 
   g_task_set_task_data (task, run, NULL);
   g_task_run_in_thread (task, register_in_thread);
-  g_main_loop_run (run->loop);
+  g_main_loop_run (run->base.loop);
   return run->registered;
 }
 
@@ -149,11 +146,11 @@ register_failed (RegisterRun *run)
     return 128 + signo;
   if (g_error_matches (run->register_error, ZKR_ERROR, ZKR_ERROR_TIMEOUT))
     {
-      zkr_cli_error (&run->cli, "not registered within %g s: %s", run->timeout_s,
+      zkr_cli_error (&run->base.cli, "not registered within %g s: %s", run->base.timeout_s,
                      run->register_error->message);
       return ZKR_EXIT_TIMEOUT;
     }
-  return zkr_cli_report (&run->cli, run->register_error);
+  return zkr_cli_report (&run->base.cli, run->register_error);
 }
 
 static char **
@@ -174,49 +171,55 @@ static void
 register_remove (RegisterRun *run)
 {
   g_autoptr (GError) error = NULL;
-  int timeout_ms = run->timeout_s == 0 ? 0 : (int) MIN (run->timeout_s * 1000, G_MAXINT);
+  int timeout_ms = run->base.timeout_s == 0 ? 0 : (int) MIN (run->base.timeout_s * 1000, G_MAXINT);
 
   if (!zkr_service_discovery_unregister (run->discovery,
                                          zkr_service_instance_get_name (run->instance),
                                          zkr_service_instance_get_id (run->instance), timeout_ms,
                                          NULL, &error))
-    zkr_cli_error (&run->cli, "unregistering not confirmed (the ephemeral node goes with the "
+    zkr_cli_error (&run->base.cli, "unregistering not confirmed (the ephemeral node goes with the "
                               "session): %s", error->message);
 }
 
 static int
-register_run_connected (RegisterRun *run, char **command)
+register_run_connected (gpointer data, char **command)
 {
+  RegisterRun *run = data;
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) env = NULL;
   int status;
 
-  run->discovery = zkr_service_discovery_new (run->session, run->base_path, &error);
+  run->discovery = zkr_service_discovery_new (run->base.session, run->base_path, &error);
   if (run->discovery == NULL)
-    return zkr_cli_report (&run->cli, error);
-  run->guard = zkr_guard_new ("zkr register", ZKR_ON_LOSS_TERM, run->cli.quiet);
+    return zkr_cli_report (&run->base.cli, error);
+  run->guard = zkr_guard_new ("zkr register", ZKR_ON_LOSS_TERM, run->base.cli.quiet);
   if (!register_instance (run))
     {
       /* A timed-out registration goes on in the background: stop it. */
       zkr_service_discovery_close (run->discovery, 0, NULL, NULL);
       return register_failed (run);
     }
-  if (zkr_guard_get_signal (run->guard) != 0)
-    status = 128 + zkr_guard_get_signal (run->guard);
-  else
-    {
-      env = register_environment (run);
-      status = zkr_guard_run (run->guard, command, env);
-    }
+  env = register_environment (run);
+  status = zkr_guard_run (run->guard, command, env);
   register_remove (run);
   return status;
+}
+
+static void
+register_drop (gpointer data)
+{
+  RegisterRun *run = data;
+
+  g_clear_pointer (&run->discovery, zkr_service_discovery_unref);
 }
 
 int
 zkr_cmd_register (int argc, char **argv)
 {
-  RegisterRun run = { .cli = { .command = "register" },
-                      .timeout_s = ZKR_NODE_DEFAULT_TIMEOUT_S };
+  static const ZkrCliSteps steps = { register_check_arguments, register_run_connected,
+                                     register_drop };
+  RegisterRun run = { .base = { .cli = { .command = "register" },
+                                .timeout_s = ZKR_NODE_DEFAULT_TIMEOUT_S } };
   GOptionEntry entries[] = {
     { "address", 'a', 0, G_OPTION_ARG_STRING, &run.address, NULL, NULL },
     { "port", 'p', 0, G_OPTION_ARG_STRING, &run.port_text, NULL, NULL },
@@ -224,29 +227,11 @@ zkr_cmd_register (int argc, char **argv)
     { "payload", 0, 0, G_OPTION_ARG_STRING, &run.payload_text, NULL, NULL },
     { "id", 0, 0, G_OPTION_ARG_STRING, &run.id, NULL, NULL },
     { "base-path", 0, 0, G_OPTION_ARG_STRING, &run.base_path, NULL, NULL },
-    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.timeout_s, NULL, NULL },
+    { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &run.base.timeout_s, NULL, NULL },
     G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) context = NULL;
-  g_auto (GStrv) command = zkr_cli_split_command (&argc, argv);
-  int status = ZKR_EXIT_USAGE;
+  int status = zkr_cli_run (&run.base, entries, &steps, argc, argv);
 
-  context = zkr_cli_context_new (&run.cli, entries);
-  if (zkr_cli_parse (&run.cli, context, &argc, &argv)
-      && register_check_arguments (&run, argc, argv, command))
-    {
-      run.deadline = zkr_cli_deadline (run.timeout_s);
-      run.session = zkr_cli_connect_by (&run.cli, run.deadline, &status);
-      if (run.session != NULL)
-        {
-          run.loop = g_main_loop_new (NULL, FALSE);
-          status = register_run_connected (&run, command);
-          g_clear_pointer (&run.discovery, zkr_service_discovery_unref);
-          zkr_session_close (run.session);
-          g_clear_pointer (&run.session, zkr_session_unref);
-          g_clear_pointer (&run.loop, g_main_loop_unref);
-        }
-    }
   g_clear_pointer (&run.guard, zkr_guard_free);
   g_clear_pointer (&run.instance, zkr_service_instance_free);
   g_clear_error (&run.register_error);
@@ -256,7 +241,6 @@ zkr_cmd_register (int argc, char **argv)
   g_free (run.payload_text);
   g_free (run.id);
   g_free (run.base_path);
-  zkr_cli_clear (&run.cli);
   return status;
 }
 
@@ -466,13 +450,14 @@ members_add_json (JsonBuilder *builder, const char *id, GBytes *payload)
 }
 
 static int
-members_run (ZkrNodeCmd *cmd, const char *path)
+members_run (ZkrNodeCmd *cmd, const char *path, const char *argument)
 {
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) ids = NULL;
   g_autoptr (JsonBuilder) builder = json_builder_new ();
   g_autoptr (GString) text = g_string_new (NULL);
 
+  (void) argument;
   ids = zkr_node_get_children (cmd->session, path, zkr_node_cmd_timeout_ms (cmd), NULL, NULL,
                                &error);
   if (ids == NULL)
@@ -505,14 +490,6 @@ int
 zkr_cmd_members (int argc, char **argv)
 {
   ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("members");
-  g_autoptr (GOptionContext) context = NULL;
-  int status;
 
-  context = zkr_node_cmd_context_new (&cmd, NULL, FALSE);
-  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 1))
-    return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
-  status = zkr_node_cmd_connect (&cmd);
-  if (status == 0)
-    status = members_run (&cmd, argv[1]);
-  return zkr_node_cmd_finish (&cmd, status);
+  return zkr_node_cmd_run (&cmd, NULL, 1, members_run, argc, argv);
 }

@@ -57,15 +57,6 @@ int
 zkr_cmd_revoke (int argc, char **argv)
 {
   ZkrNodeCmd cmd = ZKR_NODE_CMD_INIT ("revoke");
-  GOptionEntry entries[] = { G_OPTION_ENTRY_NULL };
-  g_autoptr (GOptionContext) context = NULL;
-  int status;
 
-  context = zkr_node_cmd_context_new (&cmd, entries, FALSE);
-  if (!zkr_node_cmd_parse (&cmd, context, &argc, &argv, 2))
-    return zkr_node_cmd_finish (&cmd, ZKR_EXIT_USAGE);
-  status = zkr_node_cmd_connect (&cmd);
-  if (status == 0)
-    status = revoke_run (&cmd, argv[1], argc > 2 ? argv[2] : NULL);
-  return zkr_node_cmd_finish (&cmd, status);
+  return zkr_node_cmd_run (&cmd, NULL, 2, revoke_run, argc, argv);
 }

@@ -291,10 +291,13 @@ watch_done (gpointer data)
 }
 
 static int
-watch_run (WatchRun *run)
+watch_run (ZkrNodeCmd *cmd, const char *path, const char *argument)
 {
+  WatchRun *run = (WatchRun *) cmd;
   GMainContext *context = g_main_context_default ();
 
+  (void) argument;
+  run->path = path;
   run->cancellable = g_cancellable_new ();
   run->node_event = run->children_event = -1;
   run->signal_sources[0] = g_unix_signal_add (SIGINT, on_signal, run);
@@ -316,15 +319,6 @@ int
 zkr_cmd_watch (int argc, char **argv)
 {
   WatchRun run = { .cmd = ZKR_NODE_CMD_INIT ("watch") };
-  g_autoptr (GOptionContext) context = NULL;
-  int status;
 
-  context = zkr_node_cmd_context_new (&run.cmd, NULL, FALSE);
-  if (!zkr_node_cmd_parse (&run.cmd, context, &argc, &argv, 1))
-    return zkr_node_cmd_finish (&run.cmd, ZKR_EXIT_USAGE);
-  run.path = argv[1];
-  status = zkr_node_cmd_connect (&run.cmd);
-  if (status == 0)
-    status = watch_run (&run);
-  return zkr_node_cmd_finish (&run.cmd, status);
+  return zkr_node_cmd_run (&run.cmd, NULL, 1, watch_run, argc, argv);
 }
