@@ -3,7 +3,7 @@
  * its cancel handler and its internal state listener, armed together so
  * that nothing can answer before them, and detached together when it
  * answers. The node calls (node-op.c), the session's wait for the
- * connection (session-async.c), the lock engine's acquire and release
+ * connection (session-wait.c), the lock engine's acquire and release
  * (recipes/lock-acquire.c, lock-release.c) and the atomic long's tries
  * (recipes/atomic-long-tries.c) are such calls; each embeds a ZkrArmed and
  * gives its hooks. */

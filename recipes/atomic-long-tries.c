@@ -172,7 +172,7 @@ tries_fail_rc (Tries *tries, int rc, const char *what)
     g_set_error (&error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
                  "atomic long %s: the session is closed", tries->path);
   else
-    zkr__set_error_from_zk (&error, rc, what, tries->path, zkr_session_get_id (tries->session));
+    zkr__error_set_from_zk (&error, rc, what, tries->path, zkr_session_get_id (tries->session));
   tries_fail (tries, error);
 }
 
@@ -259,7 +259,7 @@ tries_read_failed (Tries *tries, int rc, TriesStep resume)
 
   if (tries->read_retries == 0)
     tries->read_failed_since = now;
-  if (!zkr__zk_rc_is_retryable (rc) || tries->try_once ||
+  if (!zkr__error_rc_is_retryable (rc) || tries->try_once ||
       !zkr_retry_policy_allow (zkr__session_get_retry_policy (tries->session),
                                tries->read_retries, (now - tries->read_failed_since) / 1000,
                                g_random_int (), &sleep_ms))

@@ -160,7 +160,7 @@ delivery_run (gpointer data)
   g_mutex_unlock (&delivery->hub->lock);
   if (live)
     {
-      zkr__assert_user_context ("a cache listener");
+      zkr__context_assert_user ("a cache listener");
       delivery->hub->marshal (delivery->listener->func, delivery->source, &delivery->event->event,
                               delivery->listener->user_data);
     }

@@ -327,7 +327,7 @@ count_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       ZkrStat stat = { 0 };
 
-      zkr__node_stat_copy (&stat, &reply->stat);
+      zkr__node_result_stat_copy (&stat, &reply->stat);
       /* Replies and events come in order on the worker: an event after
        * this read clears it again. */
       count_set_current (count, count->watch_id != 0);
@@ -357,8 +357,8 @@ static void
 count_arm (ZkrCountCore *count)
 {
   if (count->watch_id != 0)
-    zkr__session_watch_remove (count->session, count->watch_id);
-  count->watch_id = zkr__session_watch_add_full (count->session, count->full_path, 0,
+    zkr__watches_remove (count->session, count->watch_id);
+  count->watch_id = zkr__watches_add_full (count->session, count->full_path, 0,
                                                  count_watch_fired,
                                                  zkr__count_core_ref (count),
                                                  (GDestroyNotify) zkr__count_core_unref);
@@ -382,7 +382,7 @@ count_disarm_in_worker (gpointer data)
   ZkrCountCore *count = data;
 
   if (count->watch_id != 0)
-    zkr__session_watch_remove (count->session, count->watch_id);
+    zkr__watches_remove (count->session, count->watch_id);
   count->watch_id = 0;
   return G_SOURCE_REMOVE;
 }
