@@ -1,7 +1,6 @@
 /* zkr: the wait for the session's connection (docs/design.md §2.6),
- * blocking and async, both ended by one judgement (closed, authentication
- * failed, cancelled, timed out); the async one re-judged on the worker at
- * every state change, at the deadline and at the cancel. */
+ * blocking and async, ended by one judgement; the async one judged again
+ * on the worker at each state change, at its deadline and at its cancel. */
 
 #include "armed.h"
 #include "context.h"
