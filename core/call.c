@@ -277,7 +277,7 @@ zkr__call_return_here (ZkrCall *call, gpointer result, GDestroyNotify result_fre
   g_return_if_fail (g_main_context_is_owner (call->context));
 
   call_set_answer (call, result, result_free, error);
-  zkr__assert_user_context ("an answer returned in its context");
+  zkr__context_assert_user ("an answer returned in its context");
   call_run (call);
   call_done (call);
 }

@@ -32,7 +32,7 @@ static GMutex registry_lock;
 static GHashTable *registry;
 
 void
-zkr__assert_user_context (const char *what)
+zkr__context_assert_user (const char *what)
 {
 #ifndef NDEBUG
   if (zkr__executor_code_running ())
@@ -61,7 +61,7 @@ post_free (Post *post)
 static void
 post_run (Post *post)
 {
-  zkr__assert_user_context ("a post to a user's context ran");
+  zkr__context_assert_user ("a post to a user's context ran");
   /* Every post runs once, whatever @func returns. */
   (void) post->func (post->data);
   post_free (post);

@@ -83,7 +83,7 @@ guint zkr__context_test_count_queues (void);
  * user code must never run and whose thread-default context is not the
  * user's. For the points where user code is called or a GTask for it is
  * created. Release builds: nothing. */
-void zkr__assert_user_context (const char *what);
+void zkr__context_assert_user (const char *what);
 
 /* Starts an async call: @callback(@user_data) is its answer. */
 typedef void (*ZkrAsyncStartFunc) (gpointer data, GCancellable *cancellable,

@@ -8,7 +8,7 @@
 G_BEGIN_DECLS
 
 /* zkr's own return code, below every code of ZooKeeper's: a request over
- * ZooKeeper's size limit (ZKR_NODE_MAX_REQUEST_SIZE), refused by core/ops.c
+ * ZooKeeper's size limit (ZKR_NODE_MAX_REQUEST_SIZE), refused by core/op.c
  * before anything was sent, the session untouched; the reply's
  * request_size says how large it was. Final: not retryable, not a server
  * answer (the same request is refused again). Translated here into
@@ -20,29 +20,29 @@ ZkrError zkr__error_code_from_zk (int rc);
 
 /* "ZNONODE", "ZCONNECTIONLOSS", ...; "ZUNKNOWN(-123)" style text for codes
  * it does not know is written into a static per-thread buffer. */
-const char *zkr__zk_error_name (int rc);
+const char *zkr__error_zk_name (int rc);
 
 /* TRUE for the codes a retry may cure: ZCONNECTIONLOSS, ZOPERATIONTIMEOUT,
  * ZSESSIONMOVED, ZTHROTTLEDOP, ZSSLCONNECTIONERROR. Never ZSESSIONEXPIRED,
  * ZAUTHFAILED, ZNOAUTH, ZBADARGUMENTS. */
-gboolean zkr__zk_rc_is_retryable (int rc);
+gboolean zkr__error_rc_is_retryable (int rc);
 
 /* TRUE when @rc can only be an answer from a server (so the request
  * reached it while the session lived and the liveness clock may advance):
  * ZOK and the server's own error codes (ZNONODE, ZNODEEXISTS, ...). */
-gboolean zkr__zk_rc_is_server_answer (int rc);
+gboolean zkr__error_rc_is_server_answer (int rc);
 
 /* Sets @error from @rc: "OP PATH: ZNAME (text) [session 0xID]". @path may
  * be NULL; @session_id 0 omits the session. */
-void zkr__set_error_from_zk (GError **error,
+void zkr__error_set_from_zk (GError **error,
                              int rc,
                              const char *op,
                              const char *path,
                              gint64 session_id);
 
-/* As zkr__set_error_from_zk(), with the reply's @request_size, which a
+/* As zkr__error_set_from_zk(), with the reply's @request_size, which a
  * ZKR_ZK_REQUEST_TOO_LARGE answer names (other codes ignore it). */
-void zkr__set_error_from_reply_rc (GError **error,
+void zkr__error_set_from_reply_rc (GError **error,
                                    int rc,
                                    gsize request_size,
                                    const char *op,
@@ -53,7 +53,7 @@ void zkr__set_error_from_reply_rc (GError **error,
  * over ZooKeeper's limit: "OP PATH: invalid request of N bytes: more than
  * ZooKeeper takes (1048575 bytes, ZKR_NODE_MAX_REQUEST_SIZE); nothing was
  * sent". The one wording, for the calls' own checks and the door's. */
-void zkr__set_error_request_too_large (GError **error,
+void zkr__error_set_request_too_large (GError **error,
                                        const char *op,
                                        const char *path,
                                        gsize size);

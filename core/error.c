@@ -130,7 +130,7 @@ static const ZkCodeEntry zk_codes[] = {
   { ZRECONFIGDISABLED, "ZRECONFIGDISABLED", ZKR_ERROR_ZOOKEEPER },
   { ZSESSIONCLOSEDREQUIRESASLAUTH, "ZSESSIONCLOSEDREQUIRESASLAUTH", ZKR_ERROR_AUTH },
   { ZTHROTTLEDOP, "ZTHROTTLEDOP", ZKR_ERROR_CONNECTION_LOSS },
-  /* zkr's own: refused before sending (core/ops.c). */
+  /* zkr's own: refused before sending (core/op.c). */
   { ZKR_ZK_REQUEST_TOO_LARGE, "ZKR_REQUEST_TOO_LARGE", ZKR_ERROR_INVALID_ARGUMENT },
 };
 
@@ -155,7 +155,7 @@ zkr__error_code_from_zk (int rc)
 }
 
 const char *
-zkr__zk_error_name (int rc)
+zkr__error_zk_name (int rc)
 {
   static GPrivate unknown_buffer = G_PRIVATE_INIT (g_free);
   const ZkCodeEntry *entry;
@@ -172,7 +172,7 @@ zkr__zk_error_name (int rc)
 }
 
 gboolean
-zkr__zk_rc_is_retryable (int rc)
+zkr__error_rc_is_retryable (int rc)
 {
   return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED ||
          rc == ZTHROTTLEDOP || rc == ZSSLCONNECTIONERROR;
@@ -182,7 +182,7 @@ zkr__zk_rc_is_retryable (int rc)
  * request reached the server while our session lived. Anything the client
  * makes up by itself (connection loss, closing, API misuse) does not. */
 gboolean
-zkr__zk_rc_is_server_answer (int rc)
+zkr__error_rc_is_server_answer (int rc)
 {
   switch (rc)
     {
@@ -206,7 +206,7 @@ zkr__zk_rc_is_server_answer (int rc)
 }
 
 void
-zkr__set_error_request_too_large (GError **error,
+zkr__error_set_request_too_large (GError **error,
                                   const char *op,
                                   const char *path,
                                   gsize size)
@@ -222,17 +222,17 @@ zkr__set_error_request_too_large (GError **error,
 }
 
 void
-zkr__set_error_from_zk (GError **error,
+zkr__error_set_from_zk (GError **error,
                         int rc,
                         const char *op,
                         const char *path,
                         gint64 session_id)
 {
-  zkr__set_error_from_reply_rc (error, rc, 0, op, path, session_id);
+  zkr__error_set_from_reply_rc (error, rc, 0, op, path, session_id);
 }
 
 void
-zkr__set_error_from_reply_rc (GError **error,
+zkr__error_set_from_reply_rc (GError **error,
                               int rc,
                               gsize request_size,
                               const char *op,
@@ -244,7 +244,7 @@ zkr__set_error_from_reply_rc (GError **error,
   g_return_if_fail (rc != ZOK);
   if (rc == ZKR_ZK_REQUEST_TOO_LARGE)
     {
-      zkr__set_error_request_too_large (error, op, path, request_size);
+      zkr__error_set_request_too_large (error, op, path, request_size);
       return;
     }
   if (session_id != 0)
@@ -252,6 +252,6 @@ zkr__set_error_from_reply_rc (GError **error,
   g_set_error (error, ZKR_ERROR, zkr__error_code_from_zk (rc),
                "%s%s%s: %s (%s)%s",
                op, path != NULL ? " " : "", path != NULL ? path : "",
-               zkr__zk_error_name (rc), zerror (rc),
+               zkr__error_zk_name (rc), zerror (rc),
                session_text != NULL ? session_text : "");
 }

@@ -14,7 +14,7 @@
 static gboolean
 set_invalid (GError **error, const char *connect_string, char *problem)
 {
-  g_autofree char *quoted = zkr__quote_value (connect_string, -1);
+  g_autofree char *quoted = zkr__path_quote_value (connect_string, -1);
 
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                "invalid connect string %s: %s", quoted, problem);
@@ -155,7 +155,7 @@ entries_problem (const char *host_part, guint *n_entries)
       problem = entry_problem (entries[i]);
       if (problem == NULL)
         continue;
-      quoted = zkr__quote_value (entries[i], -1);
+      quoted = zkr__path_quote_value (entries[i], -1);
       return g_strdup_printf ("host entry %u %s: %s", i + 1, quoted, problem);
     }
   return NULL;

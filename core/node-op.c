@@ -208,7 +208,7 @@ op_leave_behind (NodeOp *op, const GError *error)
   gboolean guaranteed = (op->delete_flags & ZKR_DELETE_GUARANTEED) && unknown;
 
   if (op->protection && error != NULL && op->maybe_created && !op->create_in_flight)
-    zkr__protected_find_and_delete (op->session, op->protected_parent, op->protected_id);
+    zkr__guaranteed_delete_protected (op->session, op->protected_parent, op->protected_id);
   if (op->tree != NULL)
     zkr__node_tree_release (g_steal_pointer (&op->tree), guaranteed);
   else if (guaranteed && (op->delete_flags & ZKR_DELETE_CHILDREN))
@@ -267,7 +267,7 @@ op_answer_reply_rc (NodeOp *op, int rc, gsize request_size)
     g_set_error (&error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED, "%s %s: the session is closed",
                  zkr__node_kind_name (op->kind), op->user_path);
   else
-    zkr__set_error_from_reply_rc (&error, rc, request_size, zkr__node_kind_name (op->kind),
+    zkr__error_set_from_reply_rc (&error, rc, request_size, zkr__node_kind_name (op->kind),
                                   op->user_path, zkr_session_get_id (op->session));
   op_answer (op, error, NULL);
 }
@@ -288,67 +288,6 @@ op_answer_code (NodeOp *op, ZkrError code, const char *what)
 
 /* ---- results ------------------------------------------------------- */
 
-void
-zkr__node_stat_copy (ZkrStat *out, const struct Stat *stat)
-{
-  out->czxid = stat->czxid;
-  out->mzxid = stat->mzxid;
-  out->pzxid = stat->pzxid;
-  out->ctime = stat->ctime;
-  out->mtime = stat->mtime;
-  out->version = stat->version;
-  out->cversion = stat->cversion;
-  out->aversion = stat->aversion;
-  out->ephemeral_owner = stat->ephemeralOwner;
-  out->data_length = stat->dataLength;
-  out->num_children = stat->numChildren;
-}
-
-/* "/ns/a/b" -> "/a/b" under namespace "ns" (libzookeeper already took a
- * chroot off). (transfer full) */
-static gboolean
-session_has_namespace (ZkrSession *session)
-{
-  const char *name_space = zkr__session_get_options (session)->name_space;
-
-  return name_space != NULL && name_space[0] != '\0';
-}
-
-char *
-zkr__node_strip_namespace (ZkrSession *session, const char *full)
-{
-  g_autofree char *root = NULL;
-  gsize root_len;
-
-  if (!session_has_namespace (session))
-    return g_strdup (full);
-  root = zkr__session_resolve_path (session, "/");
-  root_len = strlen (root);
-  if (strcmp (root, "/") == 0 || strncmp (full, root, root_len) != 0)
-    return g_strdup (full);
-  if (full[root_len] == '\0')
-    return g_strdup ("/");
-  return g_strdup (full + root_len);
-}
-
-static int
-name_compare (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-static char **
-children_copy (GPtrArray *names)
-{
-  guint count = names != NULL ? names->len : 0;
-  char **children = g_new0 (char *, count + 1);
-
-  for (guint i = 0; i < count; i++)
-    children[i] = g_strdup (g_ptr_array_index (names, i));
-  qsort (children, count, sizeof (char *), name_compare);
-  return children;
-}
-
 /* The operation's own result, empty, holding a reference to it until
  * the result is freed. Once per operation (it is answered once). */
 static ZkrNodeResult *
@@ -368,37 +307,7 @@ result_from_reply (NodeOp *op, ZkrSession *session, ZkrReply *reply)
 {
   ZkrNodeResult *result = op_result_new (op);
 
-  result->has_stat = reply->rc == ZOK && reply->has_stat;
-  if (result->has_stat)
-    zkr__node_stat_copy (&result->stat, &reply->stat);
-  switch (op->kind)
-    {
-    case ZKR_NODE_CREATE:
-      /* Without a namespace the reply's own string is the answer. */
-      if (reply->path != NULL && !session_has_namespace (session))
-        result->created_path = g_steal_pointer (&reply->path);
-      else
-        result->created_path = zkr__node_strip_namespace (session, reply->path != NULL
-                                                                     ? reply->path : op->path);
-      break;
-    case ZKR_NODE_GET:
-      result->data = reply->data != NULL ? g_bytes_ref (reply->data) : g_bytes_new (NULL, 0);
-      break;
-    case ZKR_NODE_CHILDREN:
-      result->children = children_copy (reply->children);
-      break;
-    case ZKR_NODE_EXISTS:
-      result->exists = reply->rc == ZOK;
-      break;
-    case ZKR_NODE_MULTI:
-      result->multi_rc = reply->rc;
-      result->multi_results = g_steal_pointer (&reply->results);
-      break;
-    case ZKR_NODE_SET:
-    case ZKR_NODE_DELETE:
-    default:
-      break;
-    }
+  zkr__node_result_fill (result, session, op->kind, op->path, reply);
   return result;
 }
 
@@ -567,7 +476,7 @@ op_parent_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
         op_parents_start (op);
       else if (op_never_left (reply) && !op->try_once)
         op_set_step (op, OP_WAITING);
-      else if (zkr__zk_rc_is_retryable (reply->rc))
+      else if (zkr__error_rc_is_retryable (reply->rc))
         /* A parent is made the same whoever made it, so its create may
          * be sent again (our node's own create has not left yet). */
         op_retry_later (op, reply->rc);
@@ -620,8 +529,8 @@ op_protected_late (ZkrSession *session, NodeOp *op, const ZkrReply *reply)
 {
   if (reply->rc == ZOK && reply->path != NULL)
     zkr__guaranteed_delete (session, reply->path, NULL, NULL);
-  else if (zkr__zk_rc_is_retryable (reply->rc) || !zkr__zk_rc_is_server_answer (reply->rc))
-    zkr__protected_find_and_delete (session, op->protected_parent, op->protected_id);
+  else if (zkr__error_rc_is_retryable (reply->rc) || !zkr__error_rc_is_server_answer (reply->rc))
+    zkr__guaranteed_delete_protected (session, op->protected_parent, op->protected_id);
 }
 
 static void
@@ -634,7 +543,7 @@ op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   if (protected_create)
     {
       op->create_in_flight = FALSE;
-      if (rc != ZOK && ((zkr__zk_rc_is_server_answer (rc) && !zkr__zk_rc_is_retryable (rc)) ||
+      if (rc != ZOK && ((zkr__error_rc_is_server_answer (rc) && !zkr__error_rc_is_retryable (rc)) ||
                         rc == ZKR_ZK_REQUEST_TOO_LARGE))
         op->maybe_created = op->needs_recovery; /* this one made nothing */
     }
@@ -660,7 +569,7 @@ op_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
         op->maybe_created = op->needs_recovery;
       op_set_step (op, OP_WAITING);
     }
-  else if ((op_is_read (op) || protected_create) && zkr__zk_rc_is_retryable (rc))
+  else if ((op_is_read (op) || protected_create) && zkr__error_rc_is_retryable (rc))
     {
       /* A protected create is sent again after a connection loss (that is
        * its point), once it knows the lost one made nothing. */
@@ -694,9 +603,9 @@ op_recover_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_dat
   else if (reply->rc == ZOK)
     {
       result = op_result_new (op);
-      result->created_path = zkr__node_strip_namespace (session, op->adopt_path);
+      result->created_path = zkr__node_result_strip_namespace (session, op->adopt_path);
       result->has_stat = TRUE;
-      zkr__node_stat_copy (&result->stat, &reply->stat);
+      zkr__node_result_stat_copy (&result->stat, &reply->stat);
       op_answer (op, NULL, result);
     }
   else if (reply->rc == ZNONODE)
@@ -705,7 +614,7 @@ op_recover_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_dat
       op->needs_recovery = op->maybe_created = FALSE;
       op_send (op);
     }
-  else if (zkr__zk_rc_is_retryable (reply->rc))
+  else if (zkr__error_rc_is_retryable (reply->rc))
     op_retry_later (op, reply->rc);
   else
     op_answer_rc (op, reply->rc);
@@ -725,7 +634,7 @@ op_recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   else if (reply->rc == ZOK || reply->rc == ZNONODE)
     {
       for (guint i = 0; reply->children != NULL && i < reply->children->len && found == NULL; i++)
-        if (zkr__node_has_protected_id (g_ptr_array_index (reply->children, i),
+        if (zkr__nodename_has_protected_id (g_ptr_array_index (reply->children, i),
                                         op->protected_id))
           found = g_ptr_array_index (reply->children, i);
       if (found != NULL)
@@ -741,7 +650,7 @@ op_recover_list_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
           op_send (op);
         }
     }
-  else if (zkr__zk_rc_is_retryable (reply->rc))
+  else if (zkr__error_rc_is_retryable (reply->rc))
     op_retry_later (op, reply->rc);
   else
     op_answer_rc (op, reply->rc);
@@ -786,7 +695,7 @@ op_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
     {
     case ZKR_SESSION_STATE_CONNECTED:
     case ZKR_SESSION_STATE_RECONNECTED:
-      /* A reconnect ends a retry's sleep at once, as in nodes.c. */
+      /* A reconnect ends a retry's sleep at once, as in resend-wait.c. */
       if (op->step == OP_PAUSED)
         zkr__session_timer_clear (op->session, &op->retry_timer);
       if (op->step == OP_WAITING || op->step == OP_PAUSED)
@@ -843,26 +752,8 @@ op_start (gpointer data)
 {
   NodeOp *op = data;
 
-  /* Held by what is armed here (the listener, the timers, the cancel
-   * handler: none holds one of its own) until op_answer() detaches it. */
-  op_ref (op);
-  switch (zkr__armed_arm (&op->armed))
-    {
-    case ZKR_ARMED_CANCELLED:
-      /* Nothing sent for a call cancelled before it was made. */
-      op_answer_cancelled (op);
-      return G_SOURCE_REMOVE;
-    case ZKR_ARMED_CLOSED:
-      op_answer_rc (op, ZCLOSING);
-      return G_SOURCE_REMOVE;
-    case ZKR_ARMED_LOST:
-      op_answer_code (op, ZKR_ERROR_SESSION_EXPIRED,
-                      "the session is lost (expired); a fresh one is on its way");
-      return G_SOURCE_REMOVE;
-    case ZKR_ARMED_GO:
-    default:
-      break;
-    }
+  if (!zkr__armed_start (&op->armed, op->deadline))
+    return G_SOURCE_REMOVE;
   if (op->try_once && !zkr_session_is_connected (op->session))
     {
       op_answer_code (op, ZKR_ERROR_CONNECTION_LOSS,
@@ -870,7 +761,6 @@ op_start (gpointer data)
       return G_SOURCE_REMOVE;
     }
   op->accepted = TRUE;
-  zkr__armed_set_deadline (&op->armed, op->deadline);
   op_send_when_connected (op);
   return G_SOURCE_REMOVE;
 }
@@ -881,7 +771,7 @@ static void
 op_protect (NodeOp *op)
 {
   const char *slash = strrchr (op->path, '/');
-  g_autofree char *prefix = zkr__node_new_protected_prefix (&op->protected_id);
+  g_autofree char *prefix = zkr__nodename_new_protected_prefix (&op->protected_id);
   char *protected_path;
 
   op->protection = TRUE;
@@ -899,9 +789,9 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
         GCancellable *cancellable, ZkrCall *call)
 {
   /* One allocation for the struct, the data (a copy ending in a NUL, as
-   * zkr__buffer_dup makes) and, without a namespace, the path. */
+   * zkr__op_buffer_dup makes) and, without a namespace, the path. */
   gsize data_size = request->data != NULL ? request->len + 1 : 0;
-  gboolean has_namespace = session_has_namespace (session);
+  gboolean has_namespace = zkr__session_has_namespace (session);
   gsize path_size = has_namespace ? 0 : strlen (request->path) + 1;
   NodeOp *op = g_malloc0 (sizeof (NodeOp) + data_size + path_size);
 
@@ -939,7 +829,7 @@ op_new (ZkrSession *session, const ZkrNodeRequest *request, int timeout_ms,
         {
           op->multi[i] = request->multi[i];
           op->multi[i].path = g_strdup (request->multi[i].path);
-          op->multi[i].data = zkr__buffer_dup (request->multi[i].data, request->multi[i].len);
+          op->multi[i].data = zkr__op_buffer_dup (request->multi[i].data, request->multi[i].len);
         }
     }
   if (request->acl != NULL)

@@ -116,9 +116,13 @@ struct ACL_vector *zkr__node_acl_new (const ZkrAclEntry *entries, guint n_entrie
 void zkr__node_acl_free (struct ACL_vector *acl);
 
 /* The server's Stat as a ZkrStat. */
-void zkr__node_stat_copy (ZkrStat *out, const struct Stat *stat);
+void zkr__node_result_stat_copy (ZkrStat *out, const struct Stat *stat);
 /* "/ns/a/b" -> "/a/b" under namespace "ns". (transfer full) */
-char *zkr__node_strip_namespace (ZkrSession *session, const char *full);
+char *zkr__node_result_strip_namespace (ZkrSession *session, const char *full);
+/* Fills @result (empty) for a @kind call on @path (full) from its ZOK
+ * reply (or exists' ZNONODE), taking what @reply holds where it can. */
+void zkr__node_result_fill (ZkrNodeResult *result, ZkrSession *session, ZkrNodeKind kind,
+                            const char *path, ZkrReply *reply);
 
 /* Starts @request on @session and answers @call (owned: taken) once, in
  * the call's context, with a ZkrNodeResult or a ZKR_ERROR: the deadline

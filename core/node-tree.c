@@ -13,7 +13,7 @@
 struct _ZkrNodeTree {
   ZkrSession *session;   /* (unowned): closing the session ends the walk
                           * (CLOSED, then every reply ZCLOSING) before it
-                          * is freed, as nodes.c's deletes rely on */
+                          * is freed, as guaranteed-delete.c's deletes rely on */
   char *root;            /* full path */
   int version;           /* for the root only */
   GPtrArray *stack;      /* (char *) full paths; the top is deleted next */
@@ -48,7 +48,7 @@ static void
 tree_done (ZkrNodeTree *tree, int rc)
 {
   if (rc != ZOK && tree->background)
-    zkr__debug ("delete of the tree %s ended with %s", tree->root, zkr__zk_error_name (rc));
+    zkr__debug ("delete of the tree %s ended with %s", tree->root, zkr__error_zk_name (rc));
   if (!tree->released)
     tree->func (tree->session, rc, tree->user_data);
   tree_free (tree);
@@ -114,7 +114,7 @@ tree_reply_ends (ZkrNodeTree *tree, int rc)
     }
   /* A request refused for its size never left and would be refused
    * again: final, answered as the server's refusals are. */
-  if ((zkr__zk_rc_is_retryable (rc) || !zkr__zk_rc_is_server_answer (rc)) &&
+  if ((zkr__error_rc_is_retryable (rc) || !zkr__error_rc_is_server_answer (rc)) &&
       rc != ZKR_ZK_REQUEST_TOO_LARGE)
     {
       tree_wait (tree);

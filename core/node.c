@@ -14,30 +14,6 @@
 #include "path.h"
 #include "session-private.h"
 
-void
-zkr__node_result_free (ZkrNodeResult *result)
-{
-  gpointer owner;
-  GDestroyNotify owner_unref;
-
-  if (result == NULL)
-    return;
-  owner = result->owner;
-  owner_unref = result->owner_unref;
-  g_free (result->created_path);
-  g_clear_pointer (&result->data, g_bytes_unref);
-  g_strfreev (result->children);
-  g_clear_pointer (&result->multi_results, g_array_unref);
-  if (owner == NULL)
-    {
-      g_free (result);
-      return;
-    }
-  /* In its operation's memory, which may go with this reference. */
-  memset (result, 0, sizeof *result);
-  owner_unref (owner);
-}
-
 static const char *const kind_names[] = {
   [ZKR_NODE_CREATE] = "create", [ZKR_NODE_GET] = "get",
   [ZKR_NODE_SET] = "set",       [ZKR_NODE_DELETE] = "delete",
@@ -222,7 +198,7 @@ zkr__node_check_request_size (ZkrSession *session, const char *op, const char *p
   zkr__node_acl_free (acl);
   if (size <= ZKR_NODE_MAX_REQUEST_SIZE)
     return TRUE;
-  zkr__set_error_request_too_large (error, op, path, size);
+  zkr__error_set_request_too_large (error, op, path, size);
   return FALSE;
 }
 
@@ -361,7 +337,7 @@ zkr_node_create_async (ZkrSession *session, const char *path, const void *data, 
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_create_async() called");
+  zkr__context_assert_user ("zkr_node_create_async() called");
   if (!zkr__node_check_mode (mode, &error))
     {
       node_start (session, NULL, timeout_ms, cancellable,
@@ -381,7 +357,7 @@ zkr_node_create_full_async (ZkrSession *session, const char *path, const void *d
 {
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_create_full_async() called");
+  zkr__context_assert_user ("zkr_node_create_full_async() called");
   create_begin (session, path, data, len, options, timeout_ms, cancellable, callback, user_data,
                 zkr_node_create_full_async);
 }
@@ -484,7 +460,7 @@ zkr_node_get_async (ZkrSession *session, const char *path, int timeout_ms,
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_get_async() called");
+  zkr__context_assert_user ("zkr_node_get_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_GET, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
               zkr__call_new (zkr_node_get_async, callback, user_data),
@@ -546,7 +522,7 @@ zkr_node_set_async (ZkrSession *session, const char *path, const void *data, gsi
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_set_async() called");
+  zkr__context_assert_user ("zkr_node_set_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_SET, FALSE, &error) &&
             zkr__node_check_data (data, len, &error) &&
             zkr__node_check_version (version, &error) &&
@@ -621,7 +597,7 @@ zkr_node_delete_async (ZkrSession *session, const char *path, int version, int t
 {
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_delete_async() called");
+  zkr__context_assert_user ("zkr_node_delete_async() called");
   delete_begin (session, path, version, ZKR_DELETE_NONE, timeout_ms, cancellable, callback,
                 user_data, zkr_node_delete_async);
 }
@@ -633,7 +609,7 @@ zkr_node_delete_full_async (ZkrSession *session, const char *path, int version,
 {
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_delete_full_async() called");
+  zkr__context_assert_user ("zkr_node_delete_full_async() called");
   delete_begin (session, path, version, flags, timeout_ms, cancellable, callback, user_data,
                 zkr_node_delete_full_async);
 }
@@ -726,7 +702,7 @@ zkr_node_sync_async (ZkrSession *session, const char *path, int timeout_ms,
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_sync_async() called");
+  zkr__context_assert_user ("zkr_node_sync_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_SYNC, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
               zkr__call_new (zkr_node_sync_async, callback, user_data),
@@ -779,7 +755,7 @@ zkr_node_exists_async (ZkrSession *session, const char *path, int timeout_ms,
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_exists_async() called");
+  zkr__context_assert_user ("zkr_node_exists_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_EXISTS, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
               zkr__call_new (zkr_node_exists_async, callback, user_data),
@@ -839,7 +815,7 @@ zkr_node_get_children_async (ZkrSession *session, const char *path, int timeout_
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (path != NULL);
-  zkr__assert_user_context ("zkr_node_get_children_async() called");
+  zkr__context_assert_user ("zkr_node_get_children_async() called");
   checked = zkr__node_check_path (path, ZKR_NODE_CHILDREN, FALSE, &error);
   node_start (session, &request, timeout_ms, cancellable,
               zkr__call_new (zkr_node_get_children_async, callback, user_data),

@@ -30,7 +30,7 @@ uuid_text_is_valid (const char *text, gboolean lowercase_only)
 }
 
 char *
-zkr__node_protected_prefix (const char *uuid)
+zkr__nodename_protected_prefix (const char *uuid)
 {
   g_return_val_if_fail (uuid != NULL, NULL);
   g_return_val_if_fail (strlen (uuid) == UUID_TEXT_LEN, NULL);
@@ -40,18 +40,18 @@ zkr__node_protected_prefix (const char *uuid)
 }
 
 char *
-zkr__node_new_protected_prefix (char **id)
+zkr__nodename_new_protected_prefix (char **id)
 {
   g_return_val_if_fail (id != NULL, NULL);
 
   /* Well-formed by construction: not checked again (every acquire makes
    * one, and the check cost as much as making it). */
-  *id = zkr__node_new_protected_id ();
+  *id = zkr__nodename_new_protected_id ();
   return g_strconcat (ZKR_NODE_PROTECTED_MARK, *id, "-", NULL);
 }
 
 gboolean
-zkr__node_is_protected (const char *name)
+zkr__nodename_is_protected (const char *name)
 {
   g_return_val_if_fail (name != NULL, FALSE);
 
@@ -66,18 +66,18 @@ zkr__node_is_protected (const char *name)
 }
 
 gboolean
-zkr__node_has_protected_id (const char *name, const char *uuid)
+zkr__nodename_has_protected_id (const char *name, const char *uuid)
 {
   g_return_val_if_fail (name != NULL, FALSE);
   g_return_val_if_fail (uuid != NULL, FALSE);
 
   return strlen (uuid) == UUID_TEXT_LEN &&
-         zkr__node_is_protected (name) &&
+         zkr__nodename_is_protected (name) &&
          memcmp (name + strlen (ZKR_NODE_PROTECTED_MARK), uuid, UUID_TEXT_LEN) == 0;
 }
 
 void
-zkr__node_write_protected_id (char *out)
+zkr__nodename_write_protected_id (char *out)
 {
   static const char hex[] = "0123456789abcdef";
   guint8 bytes[16];
@@ -111,11 +111,11 @@ zkr__node_write_protected_id (char *out)
 }
 
 char *
-zkr__node_new_protected_id (void)
+zkr__nodename_new_protected_id (void)
 {
   char *text = g_malloc (UUID_TEXT_LEN + 1);
 
-  zkr__node_write_protected_id (text);
+  zkr__nodename_write_protected_id (text);
   return text;
 }
 
@@ -137,7 +137,7 @@ read_digits (const char *text, gsize n, gint64 *value)
 }
 
 gboolean
-zkr__node_parse_sequence (const char *name, gint64 *sequence)
+zkr__nodename_parse_sequence (const char *name, gint64 *sequence)
 {
   const char *tail;
   gsize len;
@@ -193,7 +193,7 @@ last_occurrence (const char *haystack, const char *needle)
 }
 
 const char *
-zkr__node_sort_key (const char *name, const char *lock_name)
+zkr__nodename_sort_key (const char *name, const char *lock_name)
 {
   const char *last;
 
@@ -206,11 +206,11 @@ zkr__node_sort_key (const char *name, const char *lock_name)
 }
 
 const char *
-zkr__node_rwlock_sort_key (const char *name)
+zkr__nodename_rwlock_sort_key (const char *name)
 {
   g_return_val_if_fail (name != NULL, NULL);
 
-  return zkr__node_sort_key (zkr__node_sort_key (name, ZKR_NODE_READ_LOCK_NAME),
+  return zkr__nodename_sort_key (zkr__nodename_sort_key (name, ZKR_NODE_READ_LOCK_NAME),
                              ZKR_NODE_WRITE_LOCK_NAME);
 }
 
@@ -269,7 +269,7 @@ sort_key_digits (const char *key)
                                                                                : SORT_KEY_TEXT;
 }
 
-/* zkr__node_sort_key (@name, @lock_name) found from the end for the usual
+/* zkr__nodename_sort_key (@name, @lock_name) found from the end for the usual
  * name, @lock_name then a whole sequence: with its value in @digits; NULL
  * for any other name. The same key: were there a later occurrence of
  * @lock_name, it would end inside the ten digits, and @lock_name does not
@@ -314,7 +314,7 @@ static const char *
 rwlock_sort_key (const char *name, const char *unused)
 {
   (void) unused;
-  return zkr__node_rwlock_sort_key (name);
+  return zkr__nodename_rwlock_sort_key (name);
 }
 
 /* Up to this many entries an insertion sort (stable, no calls through a
@@ -364,7 +364,7 @@ entry_init (SortEntry *entry, char *name, SortKeyFunc key_func, const char *lock
  * sorts its children on every hand-off, so this is on the hot path. With
  * @fast_lock_name, names ending in it and a sequence take a shortcut.
  * With @ours, only what sorts before it is sorted (see
- * zkr__node_sort_up_to): the one who is through, the usual listing on a
+ * zkr__nodename_sort_up_to): the one who is through, the usual listing on a
  * hand-off, sorts nothing. */
 static gint
 sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
@@ -440,23 +440,23 @@ sort_by_key (GPtrArray *names, SortKeyFunc key_func, const char *lock_name,
 }
 
 void
-zkr__node_sort (GPtrArray *names, const char *lock_name)
+zkr__nodename_sort (GPtrArray *names, const char *lock_name)
 {
   g_return_if_fail (names != NULL);
 
-  (void) sort_by_key (names, zkr__node_sort_key, lock_name, lock_name, NULL);
+  (void) sort_by_key (names, zkr__nodename_sort_key, lock_name, lock_name, NULL);
 }
 
 gint
-zkr__node_sort_up_to (GPtrArray *names, const char *lock_name, const char *ours)
+zkr__nodename_sort_up_to (GPtrArray *names, const char *lock_name, const char *ours)
 {
   g_return_val_if_fail (names != NULL, -1);
 
-  return sort_by_key (names, zkr__node_sort_key, lock_name, lock_name, ours);
+  return sort_by_key (names, zkr__nodename_sort_key, lock_name, lock_name, ours);
 }
 
 gint
-zkr__node_sort_rwlock_up_to (GPtrArray *names, const char *ours)
+zkr__nodename_sort_rwlock_up_to (GPtrArray *names, const char *ours)
 {
   g_return_val_if_fail (names != NULL, -1);
 
@@ -464,7 +464,7 @@ zkr__node_sort_rwlock_up_to (GPtrArray *names, const char *ours)
 }
 
 void
-zkr__node_sort_rwlock (GPtrArray *names)
+zkr__nodename_sort_rwlock (GPtrArray *names)
 {
   g_return_if_fail (names != NULL);
 

@@ -1,8 +1,12 @@
-/* zkr internal: the node-level building blocks the recipes stand on:
- * ensure-path with CONTAINER parents, Curator's protected
- * ephemeral-sequential create, and guaranteed delete. All of it runs on
- * the session's worker thread; every callback runs there too, exactly
- * once, never inside the call that started it. */
+/* zkr internal: the node-level building blocks the recipes stand on, one
+ * file each: the resend pause (resend-pause.c) and the wait before a
+ * resend (resend-wait.c), ensure-path with CONTAINER parents
+ * (ensure-parents.c), Curator's protected ephemeral-sequential create
+ * (protected-create.c), the guaranteed delete (guaranteed-delete.c) and
+ * the data watch (data-watch.c). One header for them: a recipe takes them
+ * together, and each builds on the ones before it. All of it runs on the
+ * session's worker thread; every callback runs there too, exactly once,
+ * never inside the call that started it. */
 #pragma once
 
 #include "ops.h"
@@ -35,6 +39,30 @@ gboolean zkr__resend_pause_is_pending (const ZkrResendPause *pause);
 /* Tests: pauses started so far with a delay (not the first, immediate
  * resend), process-wide. */
 guint zkr__resend_pause_test_count_delayed (void);
+
+/* A helper waiting before its owner sends again: for the session to be
+ * connected again, or, already connected, for a resend pause. It listens
+ * for state changes meanwhile (a reconnect ends the pause at once; CLOSED
+ * and LOST end the owner) and stops listening before it runs its
+ * continuation. Fill every field but @listener_id and @pause (zeroed)
+ * before the first start. */
+typedef struct {
+  ZkrSession *session;
+  guint listener_id;
+  void (*on_connected) (gpointer owner);
+  void (*on_closed) (gpointer owner);
+  void (*on_lost) (gpointer owner);   /* nullable: then LOST is ignored */
+  gpointer owner;
+  ZkrResendPause pause;
+} ZkrResendWait;
+
+/* Runs @wait's on_connected after a resend pause if connected, else at
+ * the next (RE)CONNECTED; on_closed at CLOSED, on_lost at LOST. Worker or
+ * stand-in; not while started already. */
+void zkr__resend_wait_start (ZkrResendWait *wait);
+/* Stops a started wait (none of its hooks runs); harmless when not
+ * started. */
+void zkr__resend_wait_cancel (ZkrResendWait *wait);
 
 /* Creates every missing ancestor of @path (not @path itself) as a
  * CONTAINER node; ZNODEEXISTS on the way counts as success. */
@@ -94,7 +122,7 @@ void zkr__guaranteed_delete (ZkrSession *session, const char *path,
 
 /* Finds the children of @parent that carry the protected @id and deletes
  * them (guaranteed), in the background. */
-void zkr__protected_find_and_delete (ZkrSession *session, const char *parent, const char *id);
+void zkr__guaranteed_delete_protected (ZkrSession *session, const char *parent, const char *id);
 
 /**
  * ZkrDataWatch:

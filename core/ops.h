@@ -108,7 +108,7 @@ gsize zkr__op_multi_size (ZkrSession *session, const ZkrMultiOp *ops, guint coun
 
 /* Paths are full ZooKeeper paths (namespace already applied). With @watch,
  * a data (get, exists) or child (get_children) watch is left through the
- * session's watcher; register interest with zkr__session_watch_add(). The
+ * session's watcher; register interest with zkr__watches_add(). The
  * session's ACL is used for creates. @path and @data are borrowed: the
  * request is written out before the call returns. */
 void zkr__op_create (ZkrSession *session, const char *path, const char *data, int len,
@@ -134,7 +134,7 @@ void zkr__op_get (ZkrSession *session, const char *path, gboolean watch,
                   ZkrReplyFunc func, gpointer user_data);
 
 
-/* Answered watches: node watches (see zkr__session_watch_add) whose event
+/* Answered watches: node watches (see zkr__watches_add) whose event
  * is answered with reads sent right from the thread it arrives on
  * (libzookeeper's completion thread, no turn held, nothing of the watch's
  * owner run there), their replies run on the worker. That saves the worker
@@ -148,7 +148,7 @@ void zkr__op_get (ZkrSession *session, const char *path, gboolean watch,
  * gone. */
 typedef void (*ZkrWatchListingFunc) (ZkrSession *session, int event_type, ZkrReply *listing,
                                      gpointer user_data);
-guint zkr__session_watch_add_listing (ZkrSession *session, const char *path, const char *list_path,
+guint zkr__watches_add_listing (ZkrSession *session, const char *path, const char *list_path,
                                       ZkrWatchListingFunc func, gpointer user_data);
 
 typedef enum {
@@ -177,7 +177,7 @@ typedef void (*ZkrWatchReadFunc) (ZkrSession *session, int event_type, guint ind
  * thread holding the turn may do (where its replies run: none can be
  * running then); @destroy (nullable) runs on @user_data then, or when the
  * session is freed. */
-guint zkr__session_watch_add_reads (ZkrSession *session, const char *path,
+guint zkr__watches_add_reads (ZkrSession *session, const char *path,
                                     const ZkrWatchRead *reads, guint n_reads, ZkrWake wake,
                                     ZkrWatchReadFunc func, gpointer user_data,
                                     GDestroyNotify destroy);
@@ -210,19 +210,19 @@ void zkr__op_sync_path (ZkrSession *session, const char *path, ZkrReplyFunc func
 
 /* Blocking twin for callers that are NOT on the worker thread (release,
  * verify, tests): sends through @send and waits for the reply, which is
- * copied into @out (free with zkr__reply_clear()). Returns the reply's rc;
+ * copied into @out (free with zkr__op_reply_clear()). Returns the reply's rc;
  * always returns, also when the handle is closed meanwhile. */
 typedef void (*ZkrSendFunc) (ZkrSession *session, ZkrReplyFunc func, gpointer user_data,
                              gpointer send_data);
 int zkr__op_sync (ZkrSession *session, ZkrSendFunc send, gpointer send_data, ZkrReply *out);
-void zkr__reply_clear (ZkrReply *reply);
+void zkr__op_reply_clear (ZkrReply *reply);
 
 /* Right after zookeeper_close(@zh) returned (any thread: the worker, or
  * the thread closing an old handle after LOST): completes the calls sent
  * on @zh, the handle of @generation, that libzookeeper dropped. */
-void zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh, guint generation);
+void zkr__op_handle_closed (ZkrSession *session, zhandle_t *zh, guint generation);
 /* Tests: blocking requests of @session sent and not yet answered. */
-guint zkr__ops_test_count_blocking (ZkrSession *session);
+guint zkr__op_test_count_blocking (ZkrSession *session);
 
 /* What a blocking call's ZkrSendFunc gets as its send_data. */
 typedef struct {
@@ -237,17 +237,17 @@ typedef struct {
  * uses (a release's delete, a verify's sync). */
 int zkr__op_delete_sync (ZkrSession *session, const char *path, int version);
 int zkr__op_sync_path_sync (ZkrSession *session, const char *path);
-/* The tests' own (core/ops-test-sync.c, in the test hooks library only:
+/* The tests' own (core/op-test.c, in the test hooks library only:
  * never call them from the library). */
-int zkr__op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
+int zkr__op_test_create (ZkrSession *session, const char *path, const char *data, int len,
                          int flags, char **created_path, struct Stat *stat);
-int zkr__op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat);
-int zkr__op_set_sync (ZkrSession *session, const char *path, const char *data, int len);
-int zkr__op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
-int zkr__op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children);
+int zkr__op_test_exists (ZkrSession *session, const char *path, struct Stat *stat);
+int zkr__op_test_set (ZkrSession *session, const char *path, const char *data, int len);
+int zkr__op_test_get (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat);
+int zkr__op_test_get_children (ZkrSession *session, const char *path, GPtrArray **children);
 
 /* A copy of @len bytes of @data (nullable) with a NUL after them, for
  * requests that outlive the caller's buffer; NULL for NULL. */
-char *zkr__buffer_dup (const char *data, int len);
+char *zkr__op_buffer_dup (const char *data, int len);
 
 G_END_DECLS

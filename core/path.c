@@ -12,7 +12,7 @@
 #define QUOTE_MAX_BYTES 100
 
 char *
-zkr__quote_value (const char *value, gssize len)
+zkr__path_quote_value (const char *value, gssize len)
 {
   GString *out;
   gsize n, cut, i;
@@ -61,7 +61,7 @@ code_point_is_refused (gunichar c)
          c >= 0xfff0;
 }
 
-/* Offsets are reported minus @bias (zkr__namespace_validate() checks
+/* Offsets are reported minus @bias (zkr__path_validate_namespace() checks
  * "/" + namespace and reports offsets into the namespace), never below 0. */
 static gsize
 unbias (gsize offset, gsize bias)
@@ -184,7 +184,7 @@ set_invalid (GError **error,
              gsize len,
              char *problem)
 {
-  g_autofree char *quoted = zkr__quote_value (value, (gssize) len);
+  g_autofree char *quoted = zkr__path_quote_value (value, (gssize) len);
 
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                "invalid %s %s: %s", what, quoted, problem);
@@ -276,7 +276,7 @@ zkr__path_prefix_namespace_len (const char *name_space, const char *path)
 }
 
 gboolean
-zkr__namespace_validate (const char *name_space, GError **error)
+zkr__path_validate_namespace (const char *name_space, GError **error)
 {
   g_autofree char *as_path = NULL;
   gsize len;

@@ -48,7 +48,7 @@ const char *zkr__path_basename (const char *path);
 
 /* Applies a Curator-style namespace: ("ns", "/a") -> "/ns/a",
  * ("ns", "/") -> "/ns"; with @name_space NULL or "" a copy of @path.
- * @name_space has been checked by zkr__namespace_validate(). (transfer full) */
+ * @name_space has been checked by zkr__path_validate_namespace(). (transfer full) */
 char *zkr__path_prefix_namespace (const char *name_space, const char *path);
 /* strlen (zkr__path_prefix_namespace (@name_space, @path)), without making
  * the string. */
@@ -57,12 +57,12 @@ gsize zkr__path_prefix_namespace_len (const char *name_space, const char *path);
 /* NULL and "" (no namespace) are valid; otherwise "/" + @name_space must be
  * a valid path: "a" and "a/b" are valid, "/a", "a/" and "a//b" are not.
  * Errors: ZKR_ERROR_INVALID_ARGUMENT naming the namespace. */
-gboolean zkr__namespace_validate (const char *name_space, GError **error);
+gboolean zkr__path_validate_namespace (const char *name_space, GError **error);
 
 /* Quotes a user-supplied value for an error message: "\"...\"", escaped
  * with g_strescape() (so the text is ASCII), NULs shown as \000, cut after
  * ~100 bytes with "..." appended. @len -1 means NUL-terminated.
  * (transfer full) */
-char *zkr__quote_value (const char *value, gssize len);
+char *zkr__path_quote_value (const char *value, gssize len);
 
 G_END_DECLS

@@ -1,7 +1,7 @@
 /* zkr: the one count of a request's size on the wire (core/request-size.h),
  * from ZooKeeper's jute framing as libzookeeper writes it. A server closes
  * the connection of a client that sends a request over its jute.maxbuffer,
- * so core/ops.c checks every request with this count before it leaves. */
+ * so core/op.c checks every request with this count before it leaves. */
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* zkr internal: the size of a request as ZooKeeper frames it, counted in
- * one place (core/request-size.c). core/ops.c checks every request against
+ * one place (core/request-size.c). core/op.c checks every request against
  * ZooKeeper's limit with it before sending; the public calls use it (through
- * ops.c) to refuse at their start. Pure: no session, no I/O. */
+ * op.c) to refuse at their start. Pure: no session, no I/O. */
 #pragma once
 
 #include <glib.h>

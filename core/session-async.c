@@ -1,146 +1,11 @@
-/* zkr: the session's asynchronous calls (docs/design.md §2.6): the wait
- * for the connection and the connect made of it, re-judged on the worker
- * at every state change, at the deadline and at the cancel; and the close,
- * run on the worker and answered in the caller's context. */
+/* zkr: the session's asynchronous connect and close (docs/design.md §2.6):
+ * the connect made of a new session and its wait for the connection
+ * (session-wait.c); the close run on the worker and answered in the
+ * caller's context. */
 
-#include "armed.h"
 #include "context.h"
 #include "error-private.h"
 #include "session-internal.h"
-
-/* ==== waiting for the connection ======================================== */
-
-typedef struct {
-  gatomicrefcount ref;
-  ZkrSession *session;       /* (owned) */
-  GTask *task;               /* (owned) (nullable once answered) */
-  GCancellable *cancellable; /* (owned) (nullable) */
-  ZkrArmed armed;
-  int timeout_ms;
-  gint64 deadline;
-} ConnectWait;
-
-static gpointer
-connect_wait_ref (gpointer data)
-{
-  ConnectWait *wait = data;
-
-  g_atomic_ref_count_inc (&wait->ref);
-  return wait;
-}
-
-static void
-connect_wait_unref (gpointer data)
-{
-  ConnectWait *wait = data;
-
-  if (!g_atomic_ref_count_dec (&wait->ref))
-    return;
-  g_clear_object (&wait->task);
-  g_clear_object (&wait->cancellable);
-  zkr_session_unref (wait->session);
-  g_free (wait);
-}
-
-/* Worker or stand-in: answers when the session says the wait is over (the
- * one judgement the blocking wait makes too); once. */
-static void
-connect_wait_judge (ConnectWait *wait)
-{
-  ZkrSession *session = wait->session;
-  GError *error = NULL;
-  gboolean over;
-
-  if (wait->task == NULL)
-    return;
-  g_mutex_lock (&session->lock);
-  over = zkr__session_state_is_connected (session->state) ||
-         !zkr__session_wait_connected_may_wait (session, wait->timeout_ms, wait->deadline,
-                                                wait->cancellable, &error);
-  g_mutex_unlock (&session->lock);
-  if (!over)
-    return;
-  zkr__armed_detach (&wait->armed);
-  zkr__context_return (g_steal_pointer (&wait->task), error);
-  /* What the start armed held; every caller holds one of its own. */
-  connect_wait_unref (wait);
-}
-
-static void
-connect_wait_on_state (ZkrSession *session, ZkrSessionState state, gpointer data)
-{
-  (void) session;
-  (void) state;
-  connect_wait_judge (data);
-}
-
-static void
-connect_wait_on_event (gpointer data)
-{
-  connect_wait_judge (data);
-}
-
-static const ZkrArmedHooks connect_wait_hooks = {
-  .ref = connect_wait_ref,
-  .unref = connect_wait_unref,
-  .on_state = connect_wait_on_state,
-  .on_deadline = connect_wait_on_event,
-  .on_cancelled = connect_wait_on_event,
-};
-
-static gboolean
-connect_wait_start (gpointer data)
-{
-  ConnectWait *wait = data;
-
-  /* Armed, the wait holds itself until it answers. Whatever arming says
-   * (cancelled, closed, lost after a failed authentication), the judgement
-   * reads it from the session itself. */
-  connect_wait_ref (wait);
-  (void) zkr__armed_arm (&wait->armed);
-  if (wait->timeout_ms > 0)
-    zkr__armed_set_deadline (&wait->armed, wait->deadline);
-  connect_wait_judge (wait);
-  return G_SOURCE_REMOVE;
-}
-
-void
-zkr_session_wait_connected_async (ZkrSession *session, int timeout_ms,
-                                  GCancellable *cancellable, GAsyncReadyCallback callback,
-                                  gpointer user_data)
-{
-  ConnectWait *wait;
-
-  g_return_if_fail (session != NULL);
-  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  zkr__assert_user_context ("zkr_session_wait_connected_async");
-  wait = g_new0 (ConnectWait, 1);
-  g_atomic_ref_count_init (&wait->ref);
-  wait->session = zkr_session_ref (session);
-  wait->task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (wait->task, zkr_session_wait_connected_async);
-  /* The answer's own cancel names the call; connected wins over a cancel. */
-  g_task_set_check_cancellable (wait->task, FALSE);
-  g_task_set_task_data (wait->task, zkr_session_ref (session),
-                        (GDestroyNotify) zkr_session_unref);
-  wait->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
-  wait->timeout_ms = timeout_ms;
-  wait->deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
-  zkr__armed_init (&wait->armed, &connect_wait_hooks, wait, session, wait->cancellable);
-  zkr__armed_run_start (session, connect_wait_start, wait, connect_wait_unref);
-}
-
-gboolean
-zkr_session_wait_connected_finish (ZkrSession *session, GAsyncResult *result,
-                                   GError **error)
-{
-  g_return_val_if_fail (session != NULL, FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
-                          zkr_session_wait_connected_async, FALSE);
-  g_return_val_if_fail (g_task_get_task_data (G_TASK (result)) == session, FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
 
 /* ==== connecting ======================================================== */
 
@@ -269,7 +134,7 @@ zkr_session_close_async (ZkrSession *session, GCancellable *cancellable,
 
   g_return_if_fail (session != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  zkr__assert_user_context ("zkr_session_close_async");
+  zkr__context_assert_user ("zkr_session_close_async");
   closing = g_new0 (Closing, 1);
   g_mutex_init (&closing->lock);
   closing->session = zkr_session_ref (session);

@@ -36,7 +36,7 @@ ping_done (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   (void) user_data;
   /* zkr_op_* already advanced the clock for an answered request. */
-  zkr__debug ("liveness ping: %s", zkr__zk_error_name (reply->rc));
+  zkr__debug ("liveness ping: %s", zkr__error_zk_name (reply->rc));
 }
 
 static void
@@ -90,7 +90,7 @@ handle_add_auth (ZkrSession *session, zhandle_t *zh)
   rc = zoo_add_auth (zh, "digest", cert, (int) strlen (cert), NULL, NULL);
   memset (cert, 0, strlen (cert));
   if (rc != ZOK)
-    zkr__debug ("zoo_add_auth: %s", zkr__zk_error_name (rc));
+    zkr__debug ("zoo_add_auth: %s", zkr__error_zk_name (rc));
 }
 
 /* Any thread, no lock held. Opens a fresh handle (a new ZooKeeper session).
@@ -159,7 +159,7 @@ handle_close_taken (ZkrSession *session, zhandle_t *zh, ZkrHandleContext *handle
      * not answer the close (session-private.h). */
     g_usleep ((gulong) stall_ms * 1000);
   zookeeper_close (zh);
-  zkr__ops_handle_closed (session, zh, handle_ctx->generation);
+  zkr__op_handle_closed (session, zh, handle_ctx->generation);
   g_free (handle_ctx);
 }
 
@@ -248,7 +248,7 @@ zkr__session_handle_wait_closers (ZkrSession *session)
 }
 
 zhandle_t *
-zkr__session_lock_handle (ZkrSession *session, gint64 *session_id, guint *generation)
+zkr__session_handle_lock (ZkrSession *session, gint64 *session_id, guint *generation)
 {
   g_mutex_lock (&session->lock);
   if (session->zh == NULL)
@@ -264,7 +264,7 @@ zkr__session_lock_handle (ZkrSession *session, gint64 *session_id, guint *genera
 }
 
 void
-zkr__session_unlock_handle (ZkrSession *session)
+zkr__session_handle_unlock (ZkrSession *session)
 {
   g_mutex_unlock (&session->lock);
 }
@@ -368,7 +368,7 @@ expired_note_run (gpointer data)
 }
 
 void
-zkr__session_note_expired (ZkrSession *session, gint64 session_id, guint generation)
+zkr__session_handle_note_expired (ZkrSession *session, gint64 session_id, guint generation)
 {
   ExpiredNote *note = g_new0 (ExpiredNote, 1);
 

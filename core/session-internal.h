@@ -1,8 +1,9 @@
 /* zkr internal: what the session's own files share with each other (the
  * session object itself and the calls between them): session.c, the state
- * machine; session-async.c, its async calls; session-handle.c, the handle
+ * machine; session-async.c, its async connect and close;
+ * session-wait.c, the wait for the connection; session-handle.c, the handle
  * and its events; watches.c, the watch registry; session-options.c; and
- * the tests' session-test-hooks.c. Recipes and the other core files use
+ * the tests' session-test.c. Recipes and the other core files use
  * session-private.h instead. */
 #pragma once
 
@@ -41,8 +42,8 @@ struct _ZkrSession {
                                * turn (after LOST); protected by lock */
   guint lost_count;           /* protected by lock */
   guint pending_deletes;      /* protected by lock */
-  /* The state of the tests' fault hooks (set in session-test-hooks.c, which
-   * only the tests link; read by the library's requests in ops.c through
+  /* The state of the tests' fault hooks (set in session-test.c, which
+   * only the tests link; read by the library's requests in op.c through
    * zkr__session_test_take_*, which therefore stay in the library). */
   gboolean drop_next_create_reply; /* protected by lock */
   gboolean drop_next_set_reply; /* protected by lock */
@@ -85,12 +86,6 @@ gboolean zkr__session_set_state (ZkrSession *session, ZkrSessionState state);
 /* Worker (turn held), no lock held: closes the session if it is open,
  * then marks the close done (waking zkr_session_close()). */
 void zkr__session_close_in_worker (ZkrSession *session);
-/* With session->lock held, unconnected: FALSE with @error set when a wait
- * for the connection is over (closed, authentication failed, @cancellable
- * cancelled, @deadline passed), TRUE while it goes on. */
-gboolean zkr__session_wait_connected_may_wait (ZkrSession *session, int timeout_ms,
-                                               gint64 deadline, GCancellable *cancellable,
-                                               GError **error);
 /* The liveness clock restarts at @send_time (a new session). */
 void zkr__session_clock_reset (ZkrSession *session, gint64 send_time);
 

@@ -164,7 +164,7 @@ zkr__session_options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts
                    "invalid connection timeout %d ms: must be > 0", options->connection_timeout_ms);
       return FALSE;
     }
-  if (!zkr__namespace_validate (options->name_space, error))
+  if (!zkr__path_validate_namespace (options->name_space, error))
     return FALSE;
   if (options->auth_user != NULL &&
       (*options->auth_user == '\0' || strchr (options->auth_user, ':') != NULL ||
@@ -203,7 +203,7 @@ zkr__session_options_validate (const ZkrSessionOptions *options, ZkrHosts *hosts
   if (options->client_id == NULL || !g_utf8_validate (options->client_id, -1, NULL) ||
       strlen (options->client_id) > 1024)
     {
-      g_autofree char *quoted = zkr__quote_value (options->client_id, -1);
+      g_autofree char *quoted = zkr__path_quote_value (options->client_id, -1);
 
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "invalid client id %s: must be UTF-8 text of at most 1024 bytes", quoted);

@@ -28,7 +28,7 @@ struct _ZkrSessionOptions {
  * (after its last unref, a session closes and is freed on its worker):
  * TRUE once none is left. For the tests, before they check for leaks and
  * leftover nodes. Any thread but a session's worker. */
-gboolean zkr__sessions_wait_freed (int timeout_ms);
+gboolean zkr__session_wait_all_freed (int timeout_ms);
 
 /* The worker thread's context (transfer none). */
 GMainContext *zkr__session_get_worker_context (ZkrSession *session);
@@ -74,7 +74,7 @@ gboolean zkr__session_in_place (ZkrSession *session);
  * posts in place. User code (listeners, GTask callbacks, a GCancellable's
  * handlers) must never run then, and a GTask made then would capture the
  * wrong thread-default context (docs/design.md, "Threads and contexts";
- * zkr__assert_user_context() checks it). Any thread. */
+ * zkr__context_assert_user() checks it). Any thread. */
 gboolean zkr__session_code_running (void);
 /* Takes the worker's turn: until the matching end, this thread runs in
  * the worker's place (zkr__session_in_worker() is TRUE here) and the worker
@@ -123,10 +123,12 @@ const struct ACL_vector *zkr__session_get_acl_vector (ZkrSession *session);
 gsize zkr__session_get_chroot_len (ZkrSession *session);
 ZkrRetryPolicy *zkr__session_get_retry_policy (ZkrSession *session);
 const ZkrSessionOptions *zkr__session_get_options (ZkrSession *session);
+/* Whether the session has a namespace (its paths get a prefix). Any thread. */
+gboolean zkr__session_has_namespace (ZkrSession *session);
 
 /* The liveness clock advances to @send_time if that is later. Any thread. */
 void zkr__session_note_answer (ZkrSession *session, gint64 send_time);
-/* A request sent on handle @generation (as zkr__session_lock_handle() gave
+/* A request sent on handle @generation (as zkr__session_handle_lock() gave
  * it) was answered "session expired": the server no longer knows the
  * handle's session, even if the connection it came on still answers reads
  * (a connection whose session another client took over and closed stays
@@ -136,15 +138,15 @@ void zkr__session_note_answer (ZkrSession *session, gint64 send_time);
  * goes out in the fresh one (@session_id 0: the handle had no session
  * yet). With @generation 0, @session_id alone decides (tests). Any
  * thread. */
-void zkr__session_note_expired (ZkrSession *session, gint64 session_id, guint generation);
+void zkr__session_handle_note_expired (ZkrSession *session, gint64 session_id, guint generation);
 
 /* Borrow the current handle under the session lock for one ZooKeeper call.
  * Returns NULL (and unlocks nothing) when there is no handle (closed, or
  * between LOST and the fresh session); otherwise the caller must call
- * zkr__session_unlock_handle() right after its zoo_a* call. */
-zhandle_t *zkr__session_lock_handle (ZkrSession *session, gint64 *session_id,
+ * zkr__session_handle_unlock() right after its zoo_a* call. */
+zhandle_t *zkr__session_handle_lock (ZkrSession *session, gint64 *session_id,
                                      guint *generation);
-void zkr__session_unlock_handle (ZkrSession *session);
+void zkr__session_handle_unlock (ZkrSession *session);
 
 /* Internal state listeners: called synchronously on the worker thread at
  * each transition, before the public listeners hear of it. Recipes use
@@ -163,25 +165,25 @@ typedef void (*ZkrWatchFunc) (ZkrSession *session,
                               int event_type,
                               const char *path,
                               gpointer user_data);
-guint zkr__session_watch_add (ZkrSession *session,
+guint zkr__watches_add (ZkrSession *session,
                               const char *path,
                               ZkrWatchFunc func,
                               gpointer user_data);
 /* The bit of ZooKeeper event type @type (ZOO_CREATED_EVENT, ...) in an
  * event mask. */
 #define ZKR_WATCH_TYPE_BIT(type) ((type) > 0 && (type) < 32 ? 1u << (type) : 0u)
-/* The same as zkr__session_watch_add(), but @func runs only for events
+/* The same as zkr__watches_add(), but @func runs only for events
  * whose type is in @event_mask (0: any): an event of another type on
  * @path (a child event, for a data watch) leaves it registered, as the
  * server leaves its own data watch then. @destroy (nullable) runs on
  * @user_data once the watch is gone: after @func ran (worker), when it is
  * removed (the remover's thread, no session lock held), or when the
  * session is freed. */
-guint zkr__session_watch_add_full (ZkrSession *session, const char *path, guint event_mask,
+guint zkr__watches_add_full (ZkrSession *session, const char *path, guint event_mask,
                                    ZkrWatchFunc func, gpointer user_data,
                                    GDestroyNotify destroy);
 /* Any thread; an id already fired or removed is ignored. */
-void zkr__session_watch_remove (ZkrSession *session, guint id);
+void zkr__watches_remove (ZkrSession *session, guint id);
 /* A reference on @session, unless its last one already went (it is being
  * closed and freed: none of its users may hear of it any more); NULL then.
  * For deliveries of watch events to a user's context. Any thread. */
@@ -190,7 +192,7 @@ ZkrSession *zkr__session_try_ref (ZkrSession *session);
 /* The count of guaranteed deletes still pending (see nodes.h). */
 void zkr__session_pending_deletes_add (ZkrSession *session, int delta);
 
-/* Test hooks. Defined in session-test-hooks.c, which only the tests and the
+/* Test hooks. Defined in session-test.c, which only the tests and the
  * demo link (zkr_internal_dep), never libzkr; except the
  * zkr__session_test_take_* calls, which the library's requests consult. */
 gboolean zkr__session_test_copy_client_id (ZkrSession *session, clientid_t *out);

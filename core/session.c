@@ -2,7 +2,8 @@
  * states and the one place they change, state listeners (internal ones on
  * the worker, public ones in their own GMainContexts), the liveness clock,
  * construction, close and free, and the getters. The handle and its events
- * are in session-handle.c, the watches in watches.c, the worker in the
+ * are in session-handle.c, the wait for the connection in session-wait.c,
+ * the watches in watches.c, the worker in the
  * executor (executor.c), which the session's posts and timers go through.
  *
  * Threads: every transition happens on the worker, holding the turn,
@@ -172,14 +173,20 @@ zkr__session_timer_clear (ZkrSession *session, guint *id)
 
 /* ---- listeners ---------------------------------------------------- */
 
+/* NULL once the last reference is gone (the session being finalized):
+ * a listener or a watch delivery then has nobody to tell. */
+ZkrSession *
+zkr__session_try_ref (ZkrSession *session)
+{
+  return zkr__ref_try (&session->ref) ? session : NULL;
+}
+
 /* A session being finalized still closes and so still transitions to
  * CLOSED; listeners are not told then, since nobody holds it any more. */
 static gpointer
 session_try_ref (gpointer data)
 {
-  ZkrSession *session = data;
-
-  return zkr__ref_try (&session->ref) ? session : NULL;
+  return zkr__session_try_ref (data);
 }
 
 static void
@@ -552,7 +559,7 @@ zkr_session_close (ZkrSession *session)
 static void
 session_free (ZkrSession *session)
 {
-  /* First: from here on the diagnostics of zkr__sessions_wait_freed()
+  /* First: from here on the diagnostics of zkr__session_wait_all_freed()
    * no longer read it. */
   live_sessions_remove (session);
   /* An old handle closed off the turn posts to the session until then. */
@@ -605,7 +612,7 @@ zkr_session_unref (ZkrSession *session)
 }
 
 gboolean
-zkr__sessions_wait_freed (int timeout_ms)
+zkr__session_wait_all_freed (int timeout_ms)
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   gboolean none;
@@ -630,70 +637,12 @@ zkr__sessions_wait_freed (int timeout_ms)
 
 /* ---- getters ------------------------------------------------------ */
 
-/* Any thread that cancels: wakes the waiters, who look at the cancellable. */
-static void
-wait_connected_wake (GCancellable *cancellable, gpointer data)
-{
-  ZkrSession *session = data;
-
-  (void) cancellable;
-  g_mutex_lock (&session->lock);
-  g_cond_broadcast (&session->cond);
-  g_mutex_unlock (&session->lock);
-}
-
 gboolean
-zkr__session_wait_connected_may_wait (ZkrSession *session, int timeout_ms, gint64 deadline,
-                         GCancellable *cancellable, GError **error)
+zkr__session_has_namespace (ZkrSession *session)
 {
-  if (session->state == ZKR_SESSION_STATE_CLOSED)
-    g_set_error (error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED, "session to \"%s\" is closed",
-                 session->hosts.hosts);
-  else if (session->auth_failed)
-    g_set_error (error, ZKR_ERROR, ZKR_ERROR_AUTH, "authentication to \"%s\" failed",
-                 session->hosts.hosts);
-  else if (g_cancellable_is_cancelled (cancellable))
-    g_propagate_error (error, zkr__error_new_cancelled ("wait for the connection to \"%s\"",
-                                                        session->hosts.hosts));
-  else if (timeout_ms == 0 || (timeout_ms > 0 && g_get_monotonic_time () >= deadline))
-    g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT, "could not connect to \"%s\" within %d ms",
-                 session->hosts.hosts, timeout_ms);
-  else
-    return TRUE;
-  return FALSE;
-}
+  const char *name_space = session->options->name_space;
 
-gboolean
-zkr_session_wait_connected (ZkrSession *session, int timeout_ms, GCancellable *cancellable,
-                            GError **error)
-{
-  gint64 deadline;
-  gulong cancel_id = 0;
-  gboolean connected;
-
-  g_return_val_if_fail (session != NULL, FALSE);
-  g_return_val_if_fail (!zkr__session_in_worker (session), FALSE);
-  deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  /* Connected before taking the lock: the handler runs at once if the
-   * cancellable is already cancelled, and it takes the lock. */
-  if (cancellable != NULL)
-    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (wait_connected_wake), session,
-                                       NULL);
-  g_mutex_lock (&session->lock);
-  while (!zkr__session_state_is_connected (session->state) &&
-         zkr__session_wait_connected_may_wait (session, timeout_ms, deadline, cancellable, error))
-    {
-      if (timeout_ms < 0)
-        g_cond_wait (&session->cond, &session->lock);
-      else
-        g_cond_wait_until (&session->cond, &session->lock, deadline);
-    }
-  connected = zkr__session_state_is_connected (session->state);
-  g_mutex_unlock (&session->lock);
-  /* Not under the lock: disconnecting waits for a handler running now. */
-  if (cancel_id != 0)
-    g_cancellable_disconnect (cancellable, cancel_id);
-  return connected;
+  return name_space != NULL && name_space[0] != '\0';
 }
 
 ZkrSessionState
@@ -845,8 +794,8 @@ zkr__session_get_pending_deletes (ZkrSession *session)
 }
 
 
-/* The tests' fault hooks, consulted by every request (ops.c): their
- * setters are in session-test-hooks.c, linked only into the tests. */
+/* The tests' fault hooks, consulted by every request (op.c): their
+ * setters are in session-test.c, linked only into the tests. */
 
 gboolean
 zkr__session_test_take_drop_create_reply (ZkrSession *session)

@@ -115,7 +115,7 @@ txn_add (ZkrTxn *txn, ZkrMultiKind kind, const char *path, gboolean sequential,
       !zkr__node_check_data (data, len, &error) || !zkr__node_check_version (version, &error))
     txn_keep_error (txn, error);
   op.path = g_strdup (path);
-  op.data = zkr__buffer_dup (data, (int) MIN (len, (gsize) G_MAXINT));
+  op.data = zkr__op_buffer_dup (data, (int) MIN (len, (gsize) G_MAXINT));
   op.len = (int) MIN (len, (gsize) G_MAXINT);
   g_array_append_val (txn->ops, op);
   return txn->ops->len - 1;
@@ -245,7 +245,7 @@ zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
 
   g_return_if_fail (txn != NULL);
   g_return_if_fail (txn->state == TXN_BUILDING);
-  zkr__assert_user_context ("zkr_txn_commit_async() called");
+  zkr__context_assert_user ("zkr_txn_commit_async() called");
   call = zkr__call_new (zkr_txn_commit_async, callback, user_data);
   /* The header's promise: the commit holds the transaction until its
    * callback, so the caller may unref it meanwhile. */
@@ -271,7 +271,7 @@ zkr_txn_commit_async (ZkrTxn *txn, int timeout_ms, GCancellable *cancellable,
     {
       GError *error = NULL;
 
-      zkr__set_error_request_too_large (&error, "transaction", request.path, size);
+      zkr__error_set_request_too_large (&error, "transaction", request.path, size);
       zkr__call_return (call, NULL, NULL, error);
     }
   else
@@ -326,7 +326,7 @@ txn_set_failure (ZkrTxn *txn, const ZkrNodeResult *answer, GError **error)
     {
       g_autofree char *what = g_strdup_printf ("transaction fence on");
 
-      zkr__set_error_from_zk (error, rc, what, g_ptr_array_index (txn->fences, position),
+      zkr__error_set_from_zk (error, rc, what, g_ptr_array_index (txn->fences, position),
                               session_id);
       return;
     }
@@ -337,10 +337,10 @@ txn_set_failure (ZkrTxn *txn, const ZkrNodeResult *answer, GError **error)
                                                position - n_fences, multi_kind_name (op->kind));
 
       txn->failed_index = position - n_fences;
-      zkr__set_error_from_zk (error, rc, what, op->path, session_id);
+      zkr__error_set_from_zk (error, rc, what, op->path, session_id);
       return;
     }
-  zkr__set_error_from_zk (error, rc, "transaction", NULL, session_id);
+  zkr__error_set_from_zk (error, rc, "transaction", NULL, session_id);
 }
 
 static void
@@ -355,10 +355,10 @@ txn_take_results (ZkrTxn *txn, const ZkrNodeResult *answer)
                                                      n_fences + i);
 
       if (result->path != NULL)
-        op->created_path = zkr__node_strip_namespace (txn->session, result->path);
+        op->created_path = zkr__node_result_strip_namespace (txn->session, result->path);
       op->has_stat = result->has_stat;
       if (result->has_stat)
-        zkr__node_stat_copy (&op->stat, &result->stat);
+        zkr__node_result_stat_copy (&op->stat, &result->stat);
     }
 }
 

@@ -180,7 +180,7 @@ delivery_end (Delivery *delivery, gboolean call)
     return; /* removed meanwhile: the remove ran or posted @destroy */
   if (call && delivery->session != NULL)
     {
-      zkr__assert_user_context ("a watch's callback");
+      zkr__context_assert_user ("a watch's callback");
       watch->func (delivery->session, watch->path, delivery->event, watch->user_data);
     }
   watch_user_destroy (watch);
@@ -287,7 +287,7 @@ watch_on_session_state (ZkrSession *session, ZkrSessionState state, gpointer use
     {
       NodeWatch *watch = g_ptr_array_index (ending, i);
 
-      zkr__session_watch_remove (session, watch->registry_id);
+      zkr__watches_remove (session, watch->registry_id);
       watch_fire_locked (watch, event);
     }
   if (state == ZKR_SESSION_STATE_CLOSED)
@@ -342,7 +342,7 @@ watch_arm (ZkrSession *session, gpointer data)
       g_hash_table_insert (watch_by_id, GUINT_TO_POINTER (watch->id), node_watch_ref (watch));
       g_hash_table_add (set->armed, watch);
       full = zkr__session_resolve_path (session, watch->path);
-      watch->registry_id = zkr__session_watch_add_full (session, full,
+      watch->registry_id = zkr__watches_add_full (session, full,
                                                         watch_event_mask (watch->kind),
                                                         watch_on_event, node_watch_ref (watch),
                                                         node_watch_unref);
@@ -377,7 +377,7 @@ zkr_watch_remove (ZkrSession *session, guint watch_id)
 
       if (set != NULL)
         g_hash_table_remove (set->armed, watch);
-      zkr__session_watch_remove (session, watch->registry_id);
+      zkr__watches_remove (session, watch->registry_id);
       watch->registry_id = 0;
     }
   /* A FIRED watch's delivery now finds it ENDED and calls nothing. */
@@ -482,7 +482,7 @@ watch_call_async (ZkrSession *session, ZkrWatchKind kind, const char *path,
                   int timeout_ms, GCancellable *cancellable, GAsyncReadyCallback callback,
                   gpointer callback_data, gpointer source_tag)
 {
-  zkr__assert_user_context ("a zkr_watch_*_async() call");
+  zkr__context_assert_user ("a zkr_watch_*_async() call");
   watch_start (node_watch_new (session, kind, path, func, user_data, destroy),
                watch_check (kind, path, func), timeout_ms, cancellable, callback, callback_data,
                source_tag);

@@ -334,16 +334,16 @@ watch_insert (ZkrSession *session, Watch *watch)
 }
 
 guint
-zkr__session_watch_add (ZkrSession *session,
+zkr__watches_add (ZkrSession *session,
                         const char *path,
                         ZkrWatchFunc func,
                         gpointer user_data)
 {
-  return zkr__session_watch_add_full (session, path, 0, func, user_data, NULL);
+  return zkr__watches_add_full (session, path, 0, func, user_data, NULL);
 }
 
 guint
-zkr__session_watch_add_full (ZkrSession *session, const char *path, guint event_mask,
+zkr__watches_add_full (ZkrSession *session, const char *path, guint event_mask,
                              ZkrWatchFunc func, gpointer user_data, GDestroyNotify destroy)
 {
   Watch *watch = watch_new (path, NULL, 0);
@@ -356,7 +356,7 @@ zkr__session_watch_add_full (ZkrSession *session, const char *path, guint event_
 }
 
 guint
-zkr__session_watch_add_listing (ZkrSession *session,
+zkr__watches_add_listing (ZkrSession *session,
                                 const char *path,
                                 const char *list_path,
                                 ZkrWatchListingFunc func,
@@ -372,7 +372,7 @@ zkr__session_watch_add_listing (ZkrSession *session,
 }
 
 guint
-zkr__session_watch_add_reads (ZkrSession *session, const char *path, const ZkrWatchRead *reads,
+zkr__watches_add_reads (ZkrSession *session, const char *path, const ZkrWatchRead *reads,
                               guint n_reads, ZkrWake wake, ZkrWatchReadFunc func,
                               gpointer user_data, GDestroyNotify destroy)
 {
@@ -389,7 +389,7 @@ zkr__session_watch_add_reads (ZkrSession *session, const char *path, const ZkrWa
 
 /* The watch is freed (its destroy run) after the lock is let go. */
 void
-zkr__session_watch_remove (ZkrSession *session, guint id)
+zkr__watches_remove (ZkrSession *session, guint id)
 {
   gpointer watch = NULL;
 
@@ -398,12 +398,5 @@ zkr__session_watch_remove (ZkrSession *session, guint id)
   g_mutex_unlock (&session->lock);
   if (watch != NULL)
     watch_discard (watch);
-}
-
-/* Here rather than in session.c: only watch deliveries need it. */
-ZkrSession *
-zkr__session_try_ref (ZkrSession *session)
-{
-  return zkr__ref_try (&session->ref) ? session : NULL;
 }
 

@@ -209,7 +209,7 @@ gboolean
 itest_delete_tree (ZkrSession *session, const char *path)
 {
   g_autoptr (GPtrArray) children = NULL;
-  int rc = zkr__op_get_children_sync (session, path, &children);
+  int rc = zkr__op_test_get_children (session, path, &children);
 
   if (rc == ZNONODE)
     return TRUE;
@@ -232,7 +232,7 @@ itest_count_children (ZkrSession *session, const char *path)
 
   /* Another session's writes may not have reached our server yet. */
   zkr__op_sync_path_sync (session, path);
-  if (zkr__op_get_children_sync (session, path, &children) != ZOK)
+  if (zkr__op_test_get_children (session, path, &children) != ZOK)
     return 0;
   return children->len;
 }
@@ -275,8 +275,8 @@ itest_create_with_retries (ZkrSession *session, const char *path, int timeout_ms
   for (;;)
     {
       zkr_session_wait_connected (session, timeout_ms, NULL, NULL);
-      zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-      rc = zkr__op_create_sync (session, path, "v", 1, 0, NULL, NULL);
+      zkr__op_test_create (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+      rc = zkr__op_test_create (session, path, "v", 1, 0, NULL, NULL);
       if (rc == ZNODEEXISTS && retried)
         return ZOK;
       /* ZNONODE right under /zkr-it: the server's container sweep deleted
@@ -295,7 +295,7 @@ gboolean
 itest_node_absent (ZkrSession *session, const char *path)
 {
   zkr__op_sync_path_sync (session, path);
-  return zkr__op_exists_sync (session, path, NULL) == ZNONODE;
+  return zkr__op_test_exists (session, path, NULL) == ZNONODE;
 }
 
 gboolean

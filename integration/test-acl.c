@@ -127,7 +127,7 @@ intrude (ZkrSession *intruder, const char *mutex_path, const char *rwlock_path,
   for (guint i = 0; held_nodes[i] != NULL; i++)
     {
       CU_ASSERT_EQUAL (zkr__op_delete_sync (intruder, held_nodes[i], -1), ZNOAUTH);
-      CU_ASSERT_EQUAL (zkr__op_set_sync (intruder, held_nodes[i], "x", 1), ZNOAUTH);
+      CU_ASSERT_EQUAL (zkr__op_test_set (intruder, held_nodes[i], "x", 1), ZNOAUTH);
     }
   /* Nor may the lock paths themselves go. */
   CU_ASSERT_EQUAL (zkr__op_delete_sync (intruder, mutex_path, -1), ZNOAUTH);
@@ -197,7 +197,7 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
   /* The scratch root stays open to every suite: made by the client
    * without credentials, before A could make it with A's ACL (it is a
    * container, so the server may have removed it since the last suite). */
-  zkr__op_create_sync (nobody, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  zkr__op_test_create (nobody, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
   /* The scratch base is A's too (the session's ACL applies to it). */
   owned_base = g_strdup (base);
   CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (alice, base, 10000), ZOK);
@@ -231,7 +231,7 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
     {
       struct Stat stat;
 
-      CU_ASSERT_EQUAL (zkr__op_exists_sync (nobody, nodes[i], &stat), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_exists (nobody, nodes[i], &stat), ZOK);
     }
 
   intrude (mallory, mutex_path, rwlock_path, semaphore_path, (const char *const *) nodes);
@@ -253,7 +253,7 @@ test_acl__other_identities_cannot_touch_or_take_a_held_lock (void)
     term_token = zkr_leader_latch_get_fencing_token (latch);
     CU_ASSERT_EQUAL (zkr__op_delete_sync (mallory, latch_node, -1), ZNOAUTH);
     CU_ASSERT_EQUAL (zkr__op_delete_sync (nobody, latch_node, -1), ZNOAUTH);
-    CU_ASSERT_EQUAL (zkr__op_set_sync (mallory, latch_node, "x", 1), ZNOAUTH);
+    CU_ASSERT_EQUAL (zkr__op_test_set (mallory, latch_node, "x", 1), ZNOAUTH);
     CU_ASSERT_EQUAL (zkr__op_delete_sync (mallory, latch_path, -1), ZNOAUTH);
     CU_ASSERT_TRUE (zkr_leader_latch_has_leadership (latch));
     CU_ASSERT_EQUAL (zkr_leader_latch_get_fencing_token (latch), term_token);

@@ -371,11 +371,11 @@ test_bad_input__recipe_constructors (void)
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_NO_NODE, missing);
   g_clear_error (&error);
   CU_ASSERT_EQUAL (itest_create_with_retries (session, base, 10000), ZOK);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (session, count_path, "abc", 3, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_create (session, count_path, "abc", 3, 0, NULL, NULL), ZOK);
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, count_path);
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (zkr__op_set_sync (session, count_path, NULL, -1), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_set (session, count_path, NULL, -1), ZOK);
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, good, count_path, NULL, &error));
   ASSERT_ERROR_NAMES (error, ZKR_ERROR_INVALID_ARGUMENT, count_path);
   g_clear_error (&error);

@@ -419,7 +419,7 @@ test_cli__command_ignoring_sigterm_is_killed_when_the_lock_is_lost (void)
   proc = zkr_spawn ("lock", path, "--", self_path, "--cmd-stubborn", dir);
   CU_ASSERT_PTR_NOT_NULL_FATAL (proc);
   CU_ASSERT_TRUE_FATAL (stamp_wait (dir, "start", NULL) > 0);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_get_children_sync (session, path, &children), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_get_children (session, path, &children), ZOK);
   CU_ASSERT_EQUAL_FATAL (children->len, 1);
   node = g_strconcat (path, "/", (char *) children->pdata[0], NULL);
   CU_ASSERT_EQUAL (zkr__op_delete_sync (session, node, -1), ZOK);
@@ -567,7 +567,7 @@ test_cli__holders_lists_the_queue_in_order (void)
   full = g_strdup_printf ("\"token\":%s,", env[1]);
   CU_ASSERT_TRUE (text_index (json, full) > 0);
   /* Waiters in queue (sequence) order. */
-  CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, path, &children), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_get_children (session, path, &children), ZOK);
   for (guint i = 0; children != NULL && i < children->len; i++)
     CU_ASSERT_TRUE (text_index (json, children->pdata[i]) > 0);
   CU_ASSERT_TRUE (text_index (json, "lock-0000000000") < text_index (json, "lock-0000000001"));
@@ -636,7 +636,7 @@ test_cli__holders_json_escapes_client_ids (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   CU_ASSERT_EQUAL_FATAL (itest_create_with_retries (session, path, 10000), ZOK);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (session, node, data, (int) strlen (data), ZOO_EPHEMERAL,
+  CU_ASSERT_EQUAL (zkr__op_test_create (session, node, data, (int) strlen (data), ZOO_EPHEMERAL,
                                         NULL, NULL), ZOK);
   CU_ASSERT_EQUAL (zkr_run (&json, NULL, "holders", "--json", path), 0);
   CU_ASSERT_TRUE (text_index (json, "\"client_id\":\"a\\\"b\\\\c\\nd\\u0001\xc3\xa9\",") > 0);

@@ -566,7 +566,7 @@ mutex_hold_settle (gpointer mutex, ZkrSession *session)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (node);
   CU_ASSERT_TRUE (itest_wait_for (itest_watch_is_set, &on, WAIT_MS));
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (session, "/", NULL), ZOK);
 }
 
 static void
@@ -653,7 +653,7 @@ shared_count_new (ZkrSession *session, const char *base)
   shared->session = session;
   shared->path = queue_path (base, "semaphore");
   shared->count_path = queue_path (base, "count");
-  CU_ASSERT_EQUAL (zkr__op_create_sync (session, shared->count_path, two, sizeof two, 0, NULL,
+  CU_ASSERT_EQUAL (zkr__op_test_create (session, shared->count_path, two, sizeof two, 0, NULL,
                                         NULL),
                    ZOK);
   return shared;
@@ -762,7 +762,7 @@ fixture_wait_queued (Fixture *f, gint64 until)
 static void
 fixture_black_hole (Fixture *f)
 {
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (f->proxied, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (f->proxied, "/", NULL), ZOK);
   zkr_test_proxy_blackhole (f->proxy);
 }
 
@@ -781,7 +781,7 @@ fixture_black_hole_until (Fixture *f, ZkrSessionState state)
 static gboolean
 session_answers (gpointer data)
 {
-  return zkr__op_exists_sync (data, "/", NULL) == ZOK;
+  return zkr__op_test_exists (data, "/", NULL) == ZOK;
 }
 
 /* Heals, gives the objects back, waits until the background deletes of
@@ -1314,7 +1314,7 @@ fixture_count_sends (Fixture *f)
 static void
 fixture_check_sent_nothing (Fixture *f, guint before)
 {
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (f->proxied, f->base, NULL), ZBADVERSION);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (f->proxied, f->base, NULL), ZBADVERSION);
   CU_ASSERT_EQUAL (zkr__session_test_count_rewritten (f->proxied) - before, 1);
   zkr__session_test_rewrite_answers (f->proxied, ZOK, 0);
 }
@@ -1758,7 +1758,7 @@ test_deadlines__no_node_left_behind (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   mine = g_strdup_printf ("-%d-", (int) getpid ());
-  rc = zkr__op_get_children_sync (session, "/zkr-it", &children);
+  rc = zkr__op_test_get_children (session, "/zkr-it", &children);
   CU_ASSERT_TRUE (rc == ZOK || rc == ZNONODE);
   for (guint i = 0; children != NULL && i < children->len; i++)
     {

@@ -505,13 +505,13 @@ test_leader_latch__follower_leads_through_throttled_answers (void)
     g_autoptr (GPtrArray) children = NULL;
     g_autofree char *second_node = NULL;
 
-    CU_ASSERT_EQUAL (zkr__op_get_children_sync (a, path, &children), ZOK);
+    CU_ASSERT_EQUAL (zkr__op_test_get_children (a, path, &children), ZOK);
     for (guint i = 0; children != NULL && i < children->len; i++)
       if (first_node != NULL && !g_str_has_suffix (first_node, g_ptr_array_index (children, i)))
         second_node = g_strconcat (path, "/", g_ptr_array_index (children, i), NULL);
     CU_ASSERT_PTR_NOT_NULL (second_node);
     if (second_node != NULL)
-      CU_ASSERT_EQUAL (zkr__op_set_sync (a, second_node, "second", 6), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_set (a, second_node, "second", 6), ZOK);
     CU_ASSERT_TRUE (itest_wait_for (three_rewritten, b, WAIT_MS));
   }
   CU_ASSERT_TRUE (latch_close (first));

@@ -49,12 +49,12 @@ multi_new (ZkrSession *session, const char *first, const char *second)
 static void
 make_tree (ZkrSession *session, const char *base, const char *const *names)
 {
-  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_test_create (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL (zkr__op_test_create (session, base, NULL, -1, 0, NULL, NULL), ZOK);
   for (guint i = 0; names[i] != NULL; i++)
     {
       g_autofree char *path = child_path (base, names[i]);
-      CU_ASSERT_EQUAL (zkr__op_create_sync (session, path, NULL, -1, 0, NULL, NULL), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_create (session, path, NULL, -1, 0, NULL, NULL), ZOK);
     }
 }
 
@@ -245,7 +245,7 @@ static guint
 children_now (ZkrSession *session, const char *path)
 {
   g_autoptr (GPtrArray) children = NULL;
-  int rc = zkr__op_get_children_sync (session, path, &children);
+  int rc = zkr__op_test_get_children (session, path, &children);
 
   CU_ASSERT_EQUAL (rc, ZOK);
   return rc == ZOK ? children->len : G_MAXUINT;
@@ -301,7 +301,7 @@ pzxid_of (ZkrSession *session, const char *path)
 {
   struct Stat stat;
 
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, path, &stat), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (session, path, &stat), ZOK);
   return stat.pzxid;
 }
 

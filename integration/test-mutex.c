@@ -292,7 +292,7 @@ worker_main (const char *hosts, const char *path, const char *resource)
           return 3;
         }
       token = zkr_mutex_get_fencing_token (mutex);
-      if (zkr__op_get_sync (session, resource, &data, NULL) != ZOK)
+      if (zkr__op_test_get (session, resource, &data, NULL) != ZOK)
         return 4;
       value = g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data));
       if (sscanf (value, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &count, &last) != 2)
@@ -301,7 +301,7 @@ worker_main (const char *hosts, const char *path, const char *resource)
         failures++;
       g_free (value);
       value = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, count + 1, token);
-      if (zkr__op_set_sync (session, resource, value, (int) strlen (value)) != ZOK)
+      if (zkr__op_test_set (session, resource, value, (int) strlen (value)) != ZOK)
         return 6;
       if (!zkr_mutex_release (mutex, &error))
         return 7;
@@ -324,9 +324,9 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   path = g_strdup_printf ("%s/lock", base);
   resource = g_strdup_printf ("%s/resource", base);
-  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, resource, "0 0", 3, 0, NULL, NULL), ZOK);
+  zkr__op_test_create (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (session, resource, "0 0", 3, 0, NULL, NULL), ZOK);
   for (int i = 0; i < WORKERS; i++)
     {
       char *argv[] = { self_path, (char *) "--worker", (char *) itest_hosts (), path, resource, NULL };
@@ -349,7 +349,7 @@ test_mutex__excludes_across_processes_with_increasing_tokens (void)
    * follows its acquire, which saw the previous holder's release on the
    * same server, and that release came after the holder's write. */
   CU_ASSERT_TRUE (zkr_node_sync (session, resource, 10000, NULL, NULL));
-  CU_ASSERT_EQUAL (zkr__op_get_sync (session, resource, &data, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_get (session, resource, &data, NULL), ZOK);
   value = g_strndup (g_bytes_get_data (data, NULL), g_bytes_get_size (data));
   CU_ASSERT_EQUAL (sscanf (value, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &count, &last), 2);
   /* No lost update: every acquisition's write is there. */
@@ -985,7 +985,7 @@ test_mutex__waiter_whose_node_vanished_queues_again (void)
   /* No fatal assertion before the join: the thread uses the waiter. */
   if (queued_waiter_start (&queued, "mutex-waiter-node-gone"))
     {
-      CU_ASSERT_EQUAL (zkr__op_get_children_sync (queued.session, queued.path, &children), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_get_children (queued.session, queued.path, &children), ZOK);
       CU_ASSERT_EQUAL (children != NULL ? children->len : 0, 2);
       for (guint i = 0; children != NULL && i < children->len; i++)
         if (!g_str_has_suffix (queued.holder_node, g_ptr_array_index (children, i)))
@@ -1027,14 +1027,14 @@ test_mutex__waiter_gets_the_lock_through_throttled_answers (void)
 
   if (queued_waiter_start (&queued, "mutex-throttled"))
     {
-      CU_ASSERT_EQUAL (zkr__op_get_children_sync (queued.session, queued.path, &children), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_get_children (queued.session, queued.path, &children), ZOK);
       for (guint i = 0; children != NULL && i < children->len; i++)
         if (!g_str_has_suffix (queued.holder_node, g_ptr_array_index (children, i)))
           waiter_node = zkr__path_join (queued.path, g_ptr_array_index (children, i));
       CU_ASSERT_PTR_NOT_NULL (waiter_node);
       zkr__session_test_rewrite_answers (queued.other, ZTHROTTLEDOP, 3);
       if (waiter_node != NULL)
-        CU_ASSERT_EQUAL (zkr__op_set_sync (queued.session, waiter_node, "x", 1), ZOK);
+        CU_ASSERT_EQUAL (zkr__op_test_set (queued.session, waiter_node, "x", 1), ZOK);
       CU_ASSERT_TRUE (itest_wait_for (rewrites_done, queued.other, WAIT_MS));
       CU_ASSERT_TRUE (zkr_mutex_release (queued.holder, NULL));
       g_thread_join (g_steal_pointer (&queued.thread));

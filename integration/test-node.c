@@ -64,7 +64,7 @@ roundtrip (const char *ns)
   CU_ASSERT_EQUAL (created_stat.ephemeral_owner, 0);
   /* The namespace is applied on the server. */
   zkr__op_sync_path_sync (direct, on_server);
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (direct, on_server, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (direct, on_server, NULL), ZOK);
 
   data = zkr_node_get (session, node, CALL_MS, NULL, &stat, &error);
   CU_ASSERT_TRUE (itest_bytes_equal (data, "hello"));

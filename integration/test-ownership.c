@@ -164,10 +164,10 @@ ephemerals_below (ZkrSession *session, const char *path)
   struct Stat stat;
   guint count = 0;
 
-  if (zkr__op_exists_sync (session, path, &stat) != ZOK)
+  if (zkr__op_test_exists (session, path, &stat) != ZOK)
     return 0;
   count = stat.ephemeralOwner != 0;
-  if (zkr__op_get_children_sync (session, path, &children) != ZOK)
+  if (zkr__op_test_get_children (session, path, &children) != ZOK)
     return count;
   for (guint i = 0; i < children->len; i++)
     {
@@ -247,7 +247,7 @@ raw_exists_done (int rc, const struct Stat *stat, const void *data)
 static int
 raw_exists_started (ZkrSession *session, const char *path, RawExists *raw)
 {
-  zhandle_t *zh = zkr__session_lock_handle (session, NULL, NULL);
+  zhandle_t *zh = zkr__session_handle_lock (session, NULL, NULL);
   int rc;
 
   signal_init (&raw->signal);
@@ -255,7 +255,7 @@ raw_exists_started (ZkrSession *session, const char *path, RawExists *raw)
   if (zh == NULL)
     return ZSYSTEMERROR;
   rc = zoo_aexists (zh, path, 0, raw_exists_done, raw);
-  zkr__session_unlock_handle (session);
+  zkr__session_handle_unlock (session);
   return rc;
 }
 
@@ -292,7 +292,7 @@ queue_suspended (Fixture *f)
 static gboolean
 queue_lost (Fixture *f)
 {
-  zkr__session_note_expired (f->session, zkr_session_get_id (f->session), 0);
+  zkr__session_handle_note_expired (f->session, zkr_session_get_id (f->session), 0);
   return TRUE;
 }
 
@@ -579,7 +579,7 @@ held_node (Fixture *f, const Kind *kind)
   g_autoptr (GPtrArray) children = NULL;
 
   zkr__op_sync_path_sync (f->observer, parent);
-  if (zkr__op_get_children_sync (f->observer, parent, &children) != ZOK || children->len != 1)
+  if (zkr__op_test_get_children (f->observer, parent, &children) != ZOK || children->len != 1)
     return NULL;
   return g_strdup_printf ("%s/%s", parent, (char *) g_ptr_array_index (children, 0));
 }

@@ -567,11 +567,11 @@ test_request_size__the_op_door_refuses_what_no_call_checked (void)
   args.len = (int) fits + 1;
   CU_ASSERT_EQUAL (zkr__op_sync (q.session, send_set, &args, &reply), ZKR_ZK_REQUEST_TOO_LARGE);
   CU_ASSERT_EQUAL (reply.request_size, LIMIT + 1);
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   quiet_check (&q);
   args.len = (int) fits;
   CU_ASSERT_EQUAL (zkr__op_sync (q.session, send_set, &args, &reply), ZOK);
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
 
   /* A multi of two sets, each one well under the limit. */
   for (guint i = 0; i < 2; i++)
@@ -582,7 +582,7 @@ test_request_size__the_op_door_refuses_what_no_call_checked (void)
   CU_ASSERT_EQUAL (zkr__op_sync (q.session, send_multi, &args, &reply), ZKR_ZK_REQUEST_TOO_LARGE);
   CU_ASSERT_EQUAL (reply.request_size, multi_size (2, 2 * multi_set_body (strlen (path), 600000)));
   CU_ASSERT_PTR_NULL (reply.results);
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   quiet_check (&q);
   quiet_end (&q);
 }

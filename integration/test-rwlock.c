@@ -169,9 +169,9 @@ sorted_children (ZkrSession *session, const char *path)
 {
   GPtrArray *children = NULL;
 
-  if (zkr__op_get_children_sync (session, path, &children) != ZOK)
+  if (zkr__op_test_get_children (session, path, &children) != ZOK)
     return g_ptr_array_new_with_free_func (g_free);
-  zkr__node_sort_rwlock (children);
+  zkr__nodename_sort_rwlock (children);
   return children;
 }
 
@@ -424,11 +424,11 @@ test_rwlock__downgrade_keeps_a_queued_writer_out (void)
   CU_ASSERT_TRUE (zkr_rwlock_is_write_held (holder));
   read_node = zkr_rwlock_dup_read_node_path (holder);
   CU_ASSERT_PTR_NOT_NULL_FATAL (read_node);
-  expected_name = g_strconcat ("-__READ__", zkr__node_rwlock_sort_key (write_node), NULL);
+  expected_name = g_strconcat ("-__READ__", zkr__nodename_rwlock_sort_key (write_node), NULL);
   CU_ASSERT_TRUE (g_str_has_suffix (read_node, expected_name));
-  CU_ASSERT_TRUE (zkr__node_is_protected (strrchr (read_node, '/') + 1));
+  CU_ASSERT_TRUE (zkr__nodename_is_protected (strrchr (read_node, '/') + 1));
   CU_ASSERT_EQUAL (strlen (strrchr (read_node, '/')), strlen (strrchr (write_node, '/')));
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (a, read_node, &stat), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (a, read_node, &stat), ZOK);
   CU_ASSERT_EQUAL (stat.ephemeralOwner, zkr_session_get_id (a));
   /* The read hold is in the write hold's place, with its token. */
   read_token = zkr_rwlock_get_read_token (holder);

@@ -40,7 +40,7 @@ children_now (ZkrSession *session, const char *path, const char *child)
 {
   g_autofree char *parent = child_path (path, child);
   g_autoptr (GPtrArray) children = NULL;
-  int rc = zkr__op_get_children_sync (session, parent, &children);
+  int rc = zkr__op_test_get_children (session, parent, &children);
 
   CU_ASSERT_TRUE (rc == ZOK || rc == ZNONODE);
   return rc == ZOK ? children->len : 0;
@@ -72,12 +72,12 @@ semaphore_new (ZkrSession *session, const char *path, guint max)
 static void
 make_base (ZkrSession *session, const char *base)
 {
-  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_test_create (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL (zkr__op_test_create (session, base, NULL, -1, 0, NULL, NULL), ZOK);
 }
 
 /* Curator's SharedCount encoding in @out[0..3]; @out[4] is a NUL because
- * zkr__op_create/set copy one byte past the data (see core/ops.c). */
+ * zkr__op_create/set copy one byte past the data (see core/op.c). */
 static void
 count_bytes (gint32 count, char out[5])
 {
@@ -94,7 +94,7 @@ set_count (ZkrSession *session, const char *count_path, gint32 count)
   char bytes[5];
 
   count_bytes (count, bytes);
-  return zkr__op_set_sync (session, count_path, bytes, 4);
+  return zkr__op_test_set (session, count_path, bytes, 4);
 }
 
 /* Makes @base, its count node @base/count holding 1, and a semaphore on
@@ -110,7 +110,7 @@ shared_count_pair (ZkrSession *a, ZkrSession *b, const char *base, char **path,
   *path = child_path (base, "sem");
   *count_path = child_path (base, "count");
   count_bytes (1, bytes);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (a, *count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (a, *count_path, bytes, 4, 0, NULL, NULL), ZOK);
   *sem_a = zkr_semaphore_new_shared_count (a, *path, *count_path, NULL, &error);
   CU_ASSERT_PTR_NOT_NULL_FATAL (*sem_a);
   /* b reads the count node a just made: b's server may lag behind. */
@@ -617,7 +617,7 @@ test_semaphore__a_waiter_follows_the_count_node_created_again (void)
   leases = child_path (path, "leases");
   CU_ASSERT_TRUE (itest_wait_for_children (a, leases, 2, 10000));
   count_bytes (2, bytes);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (a, count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_create (a, count_path, bytes, 4, 0, NULL, NULL), ZOK);
   g_thread_join (thread);
   /* Without a watch for the node's return it would time out. */
   CU_ASSERT_PTR_NOT_NULL (waiter.leases);
@@ -658,7 +658,7 @@ test_semaphore__max_follows_the_count_node_created_again_while_expired (void)
   path = child_path (f.root, "sem");
   count_path = child_path (f.root, "count");
   count_bytes (1, bytes);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (f.direct, count_path, bytes, 4, 0, NULL, NULL),
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (f.direct, count_path, bytes, 4, 0, NULL, NULL),
                          ZOK);
   CU_ASSERT_EQUAL (set_count (f.direct, count_path, 1), ZOK);
   CU_ASSERT_EQUAL (set_count (f.direct, count_path, 1), ZOK);
@@ -672,7 +672,7 @@ test_semaphore__max_follows_the_count_node_created_again_while_expired (void)
                                              NULL) >= 0);
   CU_ASSERT_EQUAL (zkr__op_delete_sync (f.direct, count_path, -1), ZOK);
   count_bytes (2, bytes);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (f.direct, count_path, bytes, 4, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_create (f.direct, count_path, bytes, 4, 0, NULL, NULL), ZOK);
   zkr_test_proxy_heal (f.proxy);
   CU_ASSERT_TRUE (zkr_session_wait_connected (f.proxied, 30000, NULL, NULL));
   leases = zkr_semaphore_acquire (semaphore, 2, 10000, NULL, &error);
@@ -942,7 +942,7 @@ test_semaphore__bad_input_gets_clear_errors (void)
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_NO_NODE));
   g_clear_error (&error);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (session, count_path, "3", 1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_create (session, count_path, "3", 1, 0, NULL, NULL), ZOK);
   CU_ASSERT_PTR_NULL (zkr_semaphore_new_shared_count (session, path, count_path, NULL, &error));
   CU_ASSERT_TRUE (g_error_matches (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
   g_clear_error (&error);

@@ -411,7 +411,7 @@ test_session_async__the_last_unref_never_waits (void)
   itest_in_thread_join (&last);
   CU_ASSERT_TRUE (itest_wait_for (itest_node_gone, &gone, WAIT_MS));
   zkr_session_unref (direct);
-  CU_ASSERT_TRUE (zkr__sessions_wait_freed (WAIT_MS));
+  CU_ASSERT_TRUE (zkr__session_wait_all_freed (WAIT_MS));
   g_mutex_clear (&blocker.lock);
   g_cond_clear (&blocker.cond);
   direct = itest_connect (itest_hosts (), 10000);
@@ -483,7 +483,7 @@ test_session_async__the_last_unref_inside_its_own_callback (void)
   CU_ASSERT_PTR_NULL (own.error);
   g_main_context_pop_thread_default (context);
   g_main_context_unref (context);
-  CU_ASSERT_TRUE (zkr__sessions_wait_freed (WAIT_MS));
+  CU_ASSERT_TRUE (zkr__session_wait_all_freed (WAIT_MS));
 }
 
 int

@@ -265,7 +265,7 @@ blocked_request_run (gpointer data)
 {
   BlockedRequest *request = data;
 
-  request->rc = zkr__op_exists_sync (request->session, "/", NULL);
+  request->rc = zkr__op_test_exists (request->session, "/", NULL);
   g_atomic_int_set (&request->done, 1);
   return NULL;
 }
@@ -279,7 +279,7 @@ blocked_request_done (gpointer data)
 static gboolean
 blocking_request_sent (gpointer data)
 {
-  return zkr__ops_test_count_blocking (data) == 1;
+  return zkr__op_test_count_blocking (data) == 1;
 }
 
 static void
@@ -298,7 +298,7 @@ test_session__a_blocking_request_in_flight_at_close_is_answered (void)
   /* Long enough that the black hole is not noticed before the close. */
   request->session = itest_connect (address, 20000);
   CU_ASSERT_PTR_NOT_NULL_FATAL (request->session);
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (request->session, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (request->session, "/", NULL), ZOK);
   zkr_test_proxy_blackhole (proxy);
   thread = g_thread_new ("blocked-request", blocked_request_run, request);
   /* Sent, and it cannot be answered. */
@@ -330,7 +330,7 @@ close_race_run (gpointer data)
 {
   CloseRace *race = data;
 
-  while (zkr__op_exists_sync (race->session, "/", NULL) == ZOK)
+  while (zkr__op_test_exists (race->session, "/", NULL) == ZOK)
     g_atomic_int_inc (&race->answered);
   g_atomic_int_inc (&race->finished);
   return NULL;
@@ -418,7 +418,7 @@ watch_set_in_worker (gpointer data)
 {
   WatchRequest *request = data;
 
-  zkr__session_watch_add (request->session, request->path, on_deleted, request->watch);
+  zkr__watches_add (request->session, request->path, on_deleted, request->watch);
   zkr__op_exists (request->session, request->path, TRUE, watch_set_reply, request);
   return G_SOURCE_REMOVE;
 }
@@ -479,10 +479,10 @@ test_session__liveness_deadline_passes_before_the_server_expires_us (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   id = zkr_session_get_id (session);
   node = g_strdup_printf ("%s/ephemeral", base);
-  CU_ASSERT_EQUAL (zkr__op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL) == ZOK ||
-                   zkr__op_exists_sync (observer, "/zkr-it", NULL) == ZOK, TRUE);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, "x", 1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_create (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL) == ZOK ||
+                   zkr__op_test_exists (observer, "/zkr-it", NULL) == ZOK, TRUE);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (session, node, "x", 1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
   /* The observer may use another member, which may not have applied the
    * create yet: without the sync its exists could say "no node" (and leave
    * a creation watch behind, aimed at this stack frame). */
@@ -534,9 +534,9 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (observer);
   id = zkr_session_get_id (session);
   node = g_strdup_printf ("%s/ephemeral", base);
-  zkr__op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  zkr__op_test_create (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
   CU_ASSERT_FATAL (itest_expire_session (session));
   /* The server drops our connection when it closes the session, so
    * SUSPENDED may come first, even RECONNECTED to a member that has not yet
@@ -549,7 +549,7 @@ test_session__lost_then_fresh_session_when_expired_from_outside (void)
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 1);
   CU_ASSERT_TRUE (itest_node_absent (observer, node));
   /* The fresh session works. */
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, base, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (session, base, NULL), ZOK);
   states = itest_recorder_describe (recorder);
   CU_ASSERT_TRUE (g_str_has_prefix (states, "CONNECTED,"));
   CU_ASSERT_TRUE (g_str_has_suffix (states, ",LOST,CONNECTED"));
@@ -581,13 +581,13 @@ test_session__a_request_answered_session_expired_means_lost (void)
   zkr__session_test_rewrite_answers (session, ZSESSIONEXPIRED, 1);
   /* Our request or the session's own liveness ping gets that answer (so
    * ours may also end with the closed handle). */
-  zkr__op_exists_sync (session, "/", NULL);
+  zkr__op_test_exists (session, "/", NULL);
   lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
   CU_ASSERT_EQUAL_FATAL (lost, 1);
   CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) == 2);
   CU_ASSERT_NOT_EQUAL (zkr_session_get_id (session), id);
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 1);
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (session, "/", NULL), ZOK);
   states = itest_recorder_describe (recorder);
   CU_ASSERT_STRING_EQUAL (states, "CONNECTED,LOST,CONNECTED");
   itest_recorder_free (recorder);
@@ -637,10 +637,10 @@ session_has_fresh_handle (gpointer data)
 {
   FreshHandle *fresh = data;
   guint generation = 0;
-  zhandle_t *zh = zkr__session_lock_handle (fresh->session, NULL, &generation);
+  zhandle_t *zh = zkr__session_handle_lock (fresh->session, NULL, &generation);
 
   if (zh != NULL)
-    zkr__session_unlock_handle (fresh->session);
+    zkr__session_handle_unlock (fresh->session);
   return zh != NULL && generation != fresh->old_generation;
 }
 
@@ -664,8 +664,8 @@ test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost (
   queued.session = itest_connect_recorded (address, SHORT_TIMEOUT_MS, &recorder);
   CU_ASSERT_PTR_NOT_NULL_FATAL (queued.session);
   fresh.session = queued.session;
-  CU_ASSERT_PTR_NOT_NULL_FATAL (zkr__session_lock_handle (queued.session, NULL, &fresh.old_generation));
-  zkr__session_unlock_handle (queued.session);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (zkr__session_handle_lock (queued.session, NULL, &fresh.old_generation));
+  zkr__session_handle_unlock (queued.session);
   zkr_test_proxy_blackhole (proxy);
   lost = itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_LOST, 0, WAIT_MS, NULL);
   CU_ASSERT_FATAL (lost >= 1);
@@ -688,7 +688,7 @@ test_session__an_expired_answer_to_a_request_sent_before_connecting_means_lost (
   CU_ASSERT (itest_recorder_wait_state (recorder, ZKR_SESSION_STATE_CONNECTED, lost, WAIT_MS, NULL) ==
              lost + 1);
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (queued.session), 2);
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (queued.session, "/", NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (queued.session, "/", NULL), ZOK);
   states = itest_recorder_describe (recorder);
   CU_ASSERT_TRUE (g_str_has_suffix (states, ",LOST,CONNECTED,LOST,CONNECTED"));
   itest_recorder_free (recorder);
@@ -762,11 +762,11 @@ test_session__protected_create_adopts_its_node_after_a_lost_reply (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (request.path);
   CU_ASSERT_EQUAL (request.stat.ephemeralOwner, zkr_session_get_id (session));
   CU_ASSERT_TRUE (request.stat.czxid > 0);
-  CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, base, &children), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_get_children (session, base, &children), ZOK);
   /* Exactly one node: adopted, not created twice. */
   CU_ASSERT_EQUAL_FATAL (children->len, 1);
   CU_ASSERT_TRUE (g_str_has_suffix (request.path, g_ptr_array_index (children, 0)));
-  CU_ASSERT_TRUE (zkr__node_is_protected (g_ptr_array_index (children, 0)));
+  CU_ASSERT_TRUE (zkr__nodename_is_protected (g_ptr_array_index (children, 0)));
   CU_ASSERT_FALSE (zkr__session_test_take_drop_create_reply (session));
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   g_free (request.path);
@@ -831,10 +831,10 @@ test_session__guaranteed_delete_finishes_after_a_reconnect (void)
   address = zkr_test_proxy_dup_address (proxy);
   session = itest_connect_recorded (address, 10000, &recorder);
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  zkr__op_create_sync (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_test_create (observer, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (observer, base, NULL, -1, 0, NULL, NULL), ZOK);
   node = g_strdup_printf ("%s/node", base);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (session, node, NULL, -1, ZOO_EPHEMERAL, NULL, NULL), ZOK);
 
   /* The suspension looked for is the black hole's: on a busy machine a
    * late ping may have suspended the session once already. */
@@ -903,10 +903,10 @@ test_session__a_throttled_guaranteed_delete_pauses_between_resends (void)
   gint64 deadline;
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
-  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+  zkr__op_test_create (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (session, base, NULL, -1, 0, NULL, NULL), ZOK);
   node = g_strdup_printf ("%s/node", base);
-  CU_ASSERT_EQUAL_FATAL (zkr__op_create_sync (session, node, NULL, -1, 0, NULL, NULL), ZOK);
+  CU_ASSERT_EQUAL_FATAL (zkr__op_test_create (session, node, NULL, -1, 0, NULL, NULL), ZOK);
   request.session = session;
   request.path = node;
   g_mutex_init (&request.lock);
@@ -982,7 +982,7 @@ check_member_loss (const char *hosts, int timeout_ms, guint server)
   command = g_strdup_printf ("restart %u", server);
   CU_ASSERT (itest_ensemble (command));
   CU_ASSERT_TRUE (zkr_session_wait_connected (session, WAIT_MS, NULL, NULL));
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (session, base, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (session, base, NULL), ZOK);
   CU_ASSERT_TRUE (itest_delete_tree (session, base));
   CU_ASSERT_EQUAL (zkr_session_get_lost_count (session), 0);
   itest_recorder_free (recorder);
@@ -1091,7 +1091,7 @@ listing_watch_set_in_worker (gpointer data)
   ListingWatchSet *set = data;
 
   if (set->seen != NULL)
-    set->id = zkr__session_watch_add_listing (set->session, set->path, set->list_path, on_listing,
+    set->id = zkr__watches_add_listing (set->session, set->path, set->list_path, on_listing,
                                               set->seen);
   zkr__op_get (set->session, set->path, TRUE, listing_watch_set_reply, set);
   return G_SOURCE_REMOVE;
@@ -1346,10 +1346,10 @@ listing_tree_new (ZkrSession *session, const char *name)
   g_autofree char *a = g_strdup_printf ("%s/a", base);
   g_autofree char *b = g_strdup_printf ("%s/b", base);
 
-  zkr__op_create_sync (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
-  if (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL) != ZOK ||
-      zkr__op_create_sync (session, a, NULL, -1, 0, NULL, NULL) != ZOK ||
-      zkr__op_create_sync (session, b, NULL, -1, 0, NULL, NULL) != ZOK)
+  zkr__op_test_create (session, "/zkr-it", NULL, -1, ZOO_CONTAINER, NULL, NULL);
+  if (zkr__op_test_create (session, base, NULL, -1, 0, NULL, NULL) != ZOK ||
+      zkr__op_test_create (session, a, NULL, -1, 0, NULL, NULL) != ZOK ||
+      zkr__op_test_create (session, b, NULL, -1, 0, NULL, NULL) != ZOK)
     {
       CU_FAIL ("cannot create the listing watch's nodes");
       itest_delete_tree (session, base);
@@ -1432,10 +1432,10 @@ test_session__listed_names_leave_their_array_in_any_order (void)
         {
           g_autofree char *child = g_strdup_printf ("%s/%s", base, more[i]);
 
-          CU_ASSERT_EQUAL (zkr__op_create_sync (session, child, NULL, -1, 0, NULL, NULL), ZOK);
+          CU_ASSERT_EQUAL (zkr__op_test_create (session, child, NULL, -1, 0, NULL, NULL), ZOK);
           g_hash_table_add (expected, (gpointer) more[i]);
         }
-      CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, base, &children), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_get_children (session, base, &children), ZOK);
       CU_ASSERT_EQUAL_FATAL (children->len, g_hash_table_size (expected));
       /* From the middle, then from the end: each time every name left is
        * one still expected, whole; each leaves once; all of them leave. */
@@ -1450,8 +1450,8 @@ test_session__listed_names_leave_their_array_in_any_order (void)
         }
       CU_ASSERT_EQUAL (g_hash_table_size (expected), 0);
       CU_ASSERT_TRUE (itest_delete_tree (session, base));
-      CU_ASSERT_EQUAL (zkr__op_create_sync (session, base, NULL, -1, 0, NULL, NULL), ZOK);
-      CU_ASSERT_EQUAL (zkr__op_get_children_sync (session, base, &empty), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_create (session, base, NULL, -1, 0, NULL, NULL), ZOK);
+      CU_ASSERT_EQUAL (zkr__op_test_get_children (session, base, &empty), ZOK);
       CU_ASSERT_PTR_NOT_NULL_FATAL (empty);
       CU_ASSERT_EQUAL (empty->len, 0);
       listing_tree_free (session, base);
@@ -1484,8 +1484,8 @@ test_session__a_listing_watch_removed_before_its_reply_never_runs (void)
        * listings were sent before this returns, and answered before the
        * exists is; those replies now wait behind the gate. */
       CU_ASSERT_EQUAL (zkr__op_delete_sync (session, a, -1), ZOK);
-      CU_ASSERT_EQUAL (zkr__op_exists_sync (session, base, NULL), ZOK);
-      zkr__session_watch_remove (session, removed_id);
+      CU_ASSERT_EQUAL (zkr__op_test_exists (session, base, NULL), ZOK);
+      zkr__watches_remove (session, removed_id);
       g_atomic_int_set (&gate.released, 1);
       listing_check_ran_once (session, &kept, "b");
       CU_ASSERT_EQUAL (g_atomic_int_get (&removed.calls), 0);
@@ -1516,7 +1516,7 @@ test_session__a_listing_watch_added_behind_its_event_still_runs (void)
       CU_ASSERT_EQUAL (listing_watch_set (session, a, base, NULL, NULL), ZOK);
       CU_ASSERT_TRUE (worker_gate_close (session, &gate));
       CU_ASSERT_EQUAL (zkr__op_delete_sync (session, a, -1), ZOK);
-      zkr__session_watch_add_listing (session, a, base, on_listing, &seen);
+      zkr__watches_add_listing (session, a, base, on_listing, &seen);
       g_atomic_int_set (&gate.released, 1);
       listing_check_ran_once (session, &seen, "b");
       listing_tree_free (session, base);
@@ -1536,7 +1536,7 @@ test_session__no_node_left_behind (void)
 
   CU_ASSERT_PTR_NOT_NULL_FATAL (session);
   mine = g_strdup_printf ("-%d-", (int) getpid ());
-  rc = zkr__op_get_children_sync (session, "/zkr-it", &children);
+  rc = zkr__op_test_get_children (session, "/zkr-it", &children);
   CU_ASSERT_TRUE (rc == ZOK || rc == ZNONODE);
   for (guint i = 0; children != NULL && i < children->len; i++)
     {

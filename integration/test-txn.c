@@ -106,7 +106,7 @@ all_operations_commit_together (const char *ns)
   /* On the server, where the namespace puts it (read through another
    * session, maybe on a follower behind the commit: synced first). */
   zkr__op_sync_path_sync (direct, a_on_server);
-  CU_ASSERT_EQUAL (zkr__op_exists_sync (direct, a_on_server, NULL), ZOK);
+  CU_ASSERT_EQUAL (zkr__op_test_exists (direct, a_on_server, NULL), ZOK);
   CU_ASSERT_TRUE (data_is (session, a, "1"));
   CU_ASSERT_TRUE (data_is (session, b, "new"));
   CU_ASSERT_TRUE (node_exists (session, created));

@@ -172,7 +172,7 @@ tries_fail_rc (Tries *tries, int rc, const char *what)
     g_set_error (&error, ZKR_ERROR, ZKR_ERROR_SESSION_CLOSED,
                  "atomic long %s: the session is closed", tries->path);
   else
-    zkr__set_error_from_zk (&error, rc, what, tries->path, zkr_session_get_id (tries->session));
+    zkr__error_set_from_zk (&error, rc, what, tries->path, zkr_session_get_id (tries->session));
   tries_fail (tries, error);
 }
 
@@ -259,7 +259,7 @@ tries_read_failed (Tries *tries, int rc, TriesStep resume)
 
   if (tries->read_retries == 0)
     tries->read_failed_since = now;
-  if (!zkr__zk_rc_is_retryable (rc) || tries->try_once ||
+  if (!zkr__error_rc_is_retryable (rc) || tries->try_once ||
       !zkr_retry_policy_allow (zkr__session_get_retry_policy (tries->session),
                                tries->read_retries, (now - tries->read_failed_since) / 1000,
                                g_random_int (), &sleep_ms))
@@ -678,32 +678,14 @@ tries_start (gpointer data)
 {
   Tries *tries = data;
 
-  /* Held by what is armed here (the listener, the timers, the cancel
-   * handler) until tries_answer() detaches it. */
-  tries_ref (tries);
-  switch (zkr__armed_arm (&tries->armed))
-    {
-    case ZKR_ARMED_CANCELLED:
-      tries_fail_cancelled (tries);
-      return G_SOURCE_REMOVE;
-    case ZKR_ARMED_CLOSED:
-      tries_fail_rc (tries, ZCLOSING, NULL);
-      return G_SOURCE_REMOVE;
-    case ZKR_ARMED_LOST:
-      tries_fail_code (tries, ZKR_ERROR_SESSION_EXPIRED,
-                       "the session is lost (expired); a fresh one is on its way");
-      return G_SOURCE_REMOVE;
-    case ZKR_ARMED_GO:
-    default:
-      break;
-    }
+  if (!zkr__armed_start (&tries->armed, tries->deadline))
+    return G_SOURCE_REMOVE;
   if (tries->deadline != G_MAXINT64 && tries->deadline <= g_get_monotonic_time ())
     {
       tries_fail (tries, zkr__atomic_long_timeout_error (tries->path, tries->timeout_ms,
                                                          WRITE_NONE));
       return G_SOURCE_REMOVE;
     }
-  zkr__armed_set_deadline (&tries->armed, tries->deadline);
   tries_send_read (tries);
   return G_SOURCE_REMOVE;
 }

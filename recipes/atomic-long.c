@@ -286,7 +286,7 @@ op_start (ZkrAtomicLong *atomic, ZkrAtomicOpKind kind, gint64 operand, gint64 ex
 {
   ZkrAtomicOp *op = g_new0 (ZkrAtomicOp, 1);
 
-  zkr__assert_user_context ("an atomic long call");
+  zkr__context_assert_user ("an atomic long call");
   op->atomic = zkr_atomic_long_ref (atomic);
   /* A cancel is answered G_IO_ERROR_CANCELLED by the operation itself. */
   op->call = zkr__call_new (source_tag, callback, user_data);

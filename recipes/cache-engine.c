@@ -143,7 +143,7 @@ node_unwatch (ZkrCacheEngine *engine, CacheNode *node)
   CacheWatch *watch = g_steal_pointer (&node->watch);
 
   if (watch != NULL)
-    zkr__session_watch_remove (engine->session, watch->id); /* frees it */
+    zkr__watches_remove (engine->session, watch->id); /* frees it */
 }
 
 static gboolean
@@ -204,7 +204,7 @@ node_watch (ZkrCacheEngine *engine, CacheNode *node)
   node->watch = g_new0 (CacheWatch, 1);
   node->watch->engine = engine_ref (engine);
   node->watch->path = g_strdup (node->path);
-  node->watch->id = zkr__session_watch_add_reads (engine->session, full, reads,
+  node->watch->id = zkr__watches_add_reads (engine->session, full, reads,
                                                   node_lists_children (engine, node) ? 2 : 1,
                                                   ZKR_WAKE_IN_PLACE, watch_answered, node->watch,
                                                   (GDestroyNotify) watch_free);
@@ -347,7 +347,7 @@ node_judge_data (ZkrCacheEngine *engine, CacheNode *node, const char *path, ZkrR
       engine_read_failed (engine, reply->rc);
       return;
     }
-  zkr__node_stat_copy (&stat, &reply->stat);
+  zkr__node_result_stat_copy (&stat, &reply->stat);
   if (node->live && node->stat.czxid != stat.czxid)
     {
       /* A non-root node leaves the map (and is freed) here. */

@@ -1,87 +1,43 @@
 /* zkr: the caches' hub: hands each engine event to every listener in its
- * own GMainContext, keeping the cache alive meanwhile, and answers the wait
- * for the first full read. */
+ * own GMainContext through the library's notifier (core/notifier.h),
+ * keeping the cache alive meanwhile, and answers the wait for the first
+ * full read. */
 
 #include "cache-private.h"
-#include "context.h"
 #include "error-private.h"
-
-typedef struct {
-  gatomicrefcount ref;
-  guint id;
-  GCallback func;
-  gpointer user_data;
-  GDestroyNotify destroy;
-  GMainContext *context;   /* (owned) where func and destroy run */
-  gboolean removed;        /* protected by the hub's lock */
-} HubListener;
+#include "notifier.h"
 
 struct _ZkrCacheHub {
   GMutex lock;
   GCond cond;
-  GList *listeners;        /* of HubListener (owned) */
-  guint next_id;
   gboolean closed;
   gboolean initialized;
   gboolean session_closed;
-  gpointer source;
-  gpointer (*source_ref) (gpointer);
-  void (*source_unref) (gpointer);
-  ZkrCacheMarshal marshal;
+  ZkrNotifier *listeners;  /* (owned) */
 };
 
-/* One event, shared by its deliveries. */
-typedef struct {
-  gatomicrefcount ref;
-  ZkrTreeCacheEvent event; /* path and data owned */
-} HubEvent;
-
-/* A delivery keeps the source alive, and through it the hub. */
-typedef struct {
-  ZkrCacheHub *hub;
-  HubListener *listener;   /* (owned) */
-  gpointer source;         /* (owned) */
-  HubEvent *event;         /* (owned) */
-} HubDelivery;
-
+/* One event, shared by its deliveries (the notifier frees it after the
+ * last). */
 static void
-listener_unref (HubListener *listener)
+hub_event_free (gpointer data)
 {
-  if (!g_atomic_ref_count_dec (&listener->ref))
-    return;
-  g_main_context_unref (listener->context);
-  g_free (listener);
-}
+  ZkrTreeCacheEvent *event = data;
 
-static gboolean
-listener_destroy_in_context (gpointer data)
-{
-  HubListener *listener = data;
-
-  if (listener->destroy != NULL)
-    listener->destroy (listener->user_data);
-  return G_SOURCE_REMOVE;
-}
-
-/* Under the hub's lock or with the listener out of the list: no delivery
- * starts after this; the destroy notify runs after those already queued. */
-static void
-listener_retire_locked (HubListener *listener)
-{
-  listener->removed = TRUE;
-  g_atomic_ref_count_inc (&listener->ref);
-  zkr__context_post (listener->context, listener_destroy_in_context, listener,
-                     (GDestroyNotify) listener_unref);
-}
-
-static void
-hub_event_unref (HubEvent *event)
-{
-  if (!g_atomic_ref_count_dec (&event->ref))
-    return;
-  g_free ((char *) event->event.path);
-  g_clear_pointer (&event->event.data, g_bytes_unref);
+  g_free ((char *) event->path);
+  g_clear_pointer (&event->data, g_bytes_unref);
   g_free (event);
+}
+
+static ZkrTreeCacheEvent *
+hub_event_new (const ZkrTreeCacheEvent *event)
+{
+  ZkrTreeCacheEvent *copy = g_new (ZkrTreeCacheEvent, 1);
+
+  *copy = *event;
+  copy->path = g_strdup (event->path);
+  if (event->data != NULL)
+    copy->data = g_bytes_ref (event->data);
+  return copy;
 }
 
 ZkrCacheHub *
@@ -92,21 +48,17 @@ zkr__cache_hub_new (gpointer source, gpointer (*source_ref) (gpointer),
 
   g_mutex_init (&hub->lock);
   g_cond_init (&hub->cond);
-  hub->source = source;
-  hub->source_ref = source_ref;
-  hub->source_unref = source_unref;
-  hub->marshal = marshal;
+  /* A delivery keeps the source alive, and through it the hub. */
+  hub->listeners = zkr__notifier_new_boxed (source, source_ref, source_unref,
+                                            marshal, hub_event_free);
+  zkr__notifier_set_user_only (hub->listeners, "a cache listener");
   return hub;
 }
 
 void
 zkr__cache_hub_free (ZkrCacheHub *hub)
 {
-  g_mutex_lock (&hub->lock);
-  for (GList *l = hub->listeners; l != NULL; l = l->next)
-    listener_retire_locked (l->data);
-  g_mutex_unlock (&hub->lock);
-  g_list_free_full (hub->listeners, (GDestroyNotify) listener_unref);
+  zkr__notifier_free (hub->listeners);
   g_mutex_clear (&hub->lock);
   g_cond_clear (&hub->cond);
   g_free (hub);
@@ -115,118 +67,28 @@ zkr__cache_hub_free (ZkrCacheHub *hub)
 guint
 zkr__cache_hub_add (ZkrCacheHub *hub, GCallback func, gpointer user_data, GDestroyNotify destroy)
 {
-  HubListener *listener = g_new0 (HubListener, 1);
-  guint id;
-
-  g_atomic_ref_count_init (&listener->ref);
-  listener->func = func;
-  listener->user_data = user_data;
-  listener->destroy = destroy;
-  listener->context = g_main_context_ref_thread_default ();
-  g_mutex_lock (&hub->lock);
-  id = listener->id = ++hub->next_id;
-  hub->listeners = g_list_append (hub->listeners, listener);
-  g_mutex_unlock (&hub->lock);
-  return id;
+  return zkr__notifier_add (hub->listeners, func, user_data, destroy);
 }
 
 void
 zkr__cache_hub_remove (ZkrCacheHub *hub, guint id)
 {
-  HubListener *found = NULL;
-
-  g_mutex_lock (&hub->lock);
-  for (GList *l = hub->listeners; l != NULL; l = l->next)
-    if (((HubListener *) l->data)->id == id)
-      {
-        found = l->data;
-        listener_retire_locked (found);
-        hub->listeners = g_list_delete_link (hub->listeners, l);
-        break;
-      }
-  g_mutex_unlock (&hub->lock);
-  if (found != NULL)
-    listener_unref (found);
-}
-
-static gboolean
-delivery_run (gpointer data)
-{
-  HubDelivery *delivery = data;
-  gboolean live;
-
-  g_mutex_lock (&delivery->hub->lock);
-  live = !delivery->hub->closed && !delivery->listener->removed;
-  g_mutex_unlock (&delivery->hub->lock);
-  if (live)
-    {
-      zkr__assert_user_context ("a cache listener");
-      delivery->hub->marshal (delivery->listener->func, delivery->source, &delivery->event->event,
-                              delivery->listener->user_data);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-delivery_free (gpointer data)
-{
-  HubDelivery *delivery = data;
-
-  listener_unref (delivery->listener);
-  hub_event_unref (delivery->event);
-  /* Last: this may finalize the source, and the hub with it. */
-  delivery->hub->source_unref (delivery->source);
-  g_free (delivery);
-}
-
-static HubEvent *
-hub_event_new (const ZkrTreeCacheEvent *event)
-{
-  HubEvent *copy = g_new0 (HubEvent, 1);
-
-  g_atomic_ref_count_init (&copy->ref);
-  copy->event = *event;
-  copy->event.path = g_strdup (event->path);
-  if (event->data != NULL)
-    copy->event.data = g_bytes_ref (event->data);
-  return copy;
+  zkr__notifier_remove (hub->listeners, id);
 }
 
 void
 zkr__cache_hub_emit (ZkrCacheHub *hub, const ZkrTreeCacheEvent *event)
 {
-  HubEvent *copy = NULL;
-
   g_mutex_lock (&hub->lock);
   if (event->type == ZKR_TREE_CACHE_INITIALIZED)
     hub->initialized = TRUE;
   if ((int) event->type == ZKR_CACHE_EVENT_SESSION_CLOSED)
     hub->session_closed = TRUE;
   g_cond_broadcast (&hub->cond);
-  for (GList *l = hub->listeners;
-       l != NULL && !hub->closed && (int) event->type != ZKR_CACHE_EVENT_SESSION_CLOSED;
-       l = l->next)
-    {
-      HubListener *listener = l->data;
-      HubDelivery *delivery;
-      gpointer source = hub->source_ref (hub->source);
-
-      if (source == NULL)
-        break; /* being finalized: nobody may see it any more */
-      if (copy == NULL)
-        copy = hub_event_new (event);
-      delivery = g_new0 (HubDelivery, 1);
-      delivery->hub = hub;
-      g_atomic_ref_count_inc (&listener->ref);
-      delivery->listener = listener;
-      delivery->source = source;
-      g_atomic_ref_count_inc (&copy->ref);
-      delivery->event = copy;
-      zkr__context_post (listener->context, delivery_run, delivery, delivery_free);
-    }
   g_mutex_unlock (&hub->lock);
-  if (copy != NULL)
-    hub_event_unref (copy);
+  /* The session's close only ends the wait: no listener hears it. */
+  if ((int) event->type != ZKR_CACHE_EVENT_SESSION_CLOSED)
+    zkr__notifier_emit_boxed (hub->listeners, hub_event_new (event));
 }
 
 void
@@ -236,6 +98,7 @@ zkr__cache_hub_close (ZkrCacheHub *hub)
   hub->closed = TRUE;
   g_cond_broadcast (&hub->cond);
   g_mutex_unlock (&hub->lock);
+  zkr__notifier_close (hub->listeners);
 }
 
 static void

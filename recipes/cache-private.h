@@ -8,6 +8,8 @@
 #include <gio/gio.h>
 #include <zkr/tree-cache.h>
 
+#include "notifier.h"
+
 G_BEGIN_DECLS
 
 /* Not a listener event: the session was closed, so a wait for the first
@@ -45,9 +47,9 @@ guint zkr__cache_engine_count (ZkrCacheEngine *engine);
 
 typedef struct _ZkrCacheHub ZkrCacheHub;
 
-/* Calls a listener's real callback @func with @event (borrowed). */
-typedef void (*ZkrCacheMarshal) (GCallback func, gpointer source, const ZkrTreeCacheEvent *event,
-                                 gpointer user_data);
+/* Calls a listener's real callback @func with @event (a ZkrTreeCacheEvent,
+ * borrowed). */
+typedef ZkrNotifyBoxedMarshal ZkrCacheMarshal;
 
 /* @source is what the listeners are handed; a delivery keeps it alive
  * with @source_ref (which returns NULL once the source is being

@@ -12,6 +12,7 @@
 
 #include "call.h"
 #include "context.h"
+#include "notifier.h"
 #include "session-private.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,7 @@ typedef struct {
   char *path;
   char *full_path;
   gint seed;
+  ZkrNotifier *listeners;      /* (owned) the user's; source: @owner */
   GMutex lock;                 /* guards what follows */
   gint value;
   int version;
@@ -36,8 +38,6 @@ typedef struct {
                                 * can tell */
   gboolean started;
   gboolean stopped;            /* the last unref came: nothing more is armed */
-  GPtrArray *listeners;        /* (element-type Listener) */
-  guint next_listener_id;
   guint state_listener_id;
   guint watch_id;              /* worker only */
 } ZkrCountCore;

@@ -56,7 +56,7 @@ zkr__discovery_validate_name (const char *what, const char *value, GError **erro
   if (bad == NULL)
     return TRUE;
   {
-    g_autofree char *quoted = zkr__quote_value (value, -1);
+    g_autofree char *quoted = zkr__path_quote_value (value, -1);
 
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "invalid %s %s: %s", what,
                  quoted, bad);
@@ -92,7 +92,7 @@ validate_uri_spec (const char *spec, GError **error)
   if (bad == NULL && g_utf8_validate (spec, -1, NULL))
     return TRUE;
   {
-    g_autofree char *quoted = zkr__quote_value (spec, -1);
+    g_autofree char *quoted = zkr__path_quote_value (spec, -1);
 
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "invalid URI spec %s: %s",
                  quoted, bad != NULL ? bad : "it is not UTF-8");
@@ -193,7 +193,7 @@ pointer_append_member (GString *pointer, const char *member)
 static gboolean
 json_value_refuse (const char *what, GString *pointer, const char *problem, GError **error)
 {
-  g_autofree char *quoted = zkr__quote_value (pointer->str, (gssize) pointer->len);
+  g_autofree char *quoted = zkr__path_quote_value (pointer->str, (gssize) pointer->len);
 
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT, "%s: at %s, %s", what, quoted,
                problem);
@@ -667,7 +667,7 @@ instance_check_writable (const ZkrServiceInstance *instance, GError **error)
 
   if (instance->address != NULL && !g_utf8_validate (instance->address, -1, NULL))
     {
-      g_autofree char *quoted = zkr__quote_value (instance->address, -1);
+      g_autofree char *quoted = zkr__path_quote_value (instance->address, -1);
 
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "invalid address %s: it is not UTF-8", quoted);

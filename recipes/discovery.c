@@ -407,7 +407,7 @@ read_instance (ZkrServiceDiscovery *discovery, const char *path, const Deadline 
     {
       /* Someone else's node: the path is ours to name, its data is not
        * shown (it may hold anything). */
-      g_autofree char *quoted = zkr__quote_value (path, -1);
+      g_autofree char *quoted = zkr__path_quote_value (path, -1);
 
       g_warning ("discovery: skipped %s: %s", quoted, local->message);
     }

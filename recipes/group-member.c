@@ -48,7 +48,7 @@ validate_id (const char *id, GError **error)
   if (bad == NULL)
     return TRUE;
   {
-    g_autofree char *quoted = zkr__quote_value (id, -1);
+    g_autofree char *quoted = zkr__path_quote_value (id, -1);
 
     g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                  "invalid group member id %s: %s", quoted, bad);

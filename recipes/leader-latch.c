@@ -72,7 +72,7 @@ struct _ZkrLeaderLatch {
 
 static const ZkrQueueRecipe latch_recipe = {
   .lock_name = "latch-",        /* Curator's LeaderLatch.LOCK_NAME */
-  .sort = zkr__node_sort_up_to, /* its sorter is fixForSorting("latch-") */
+  .sort = zkr__nodename_sort_up_to, /* its sorter is fixForSorting("latch-") */
   .predicate = zkr__queue_predicate_first,
   .kind = "leader latch",
 };
@@ -826,7 +826,7 @@ zkr_leader_latch_close_async (ZkrLeaderLatch *latch, ZkrLeaderCloseMode mode,
   gboolean release_now;
 
   g_return_if_fail (latch != NULL);
-  zkr__assert_user_context ("zkr_leader_latch_close_async() called");
+  zkr__context_assert_user ("zkr_leader_latch_close_async() called");
   what = g_strdup_printf ("leader latch %s (%s)", latch->path, latch->id);
   close = zkr__leader_close_new (zkr_leader_latch_ref (latch),
                                  (GDestroyNotify) zkr_leader_latch_unref, what, cancellable,
@@ -961,7 +961,7 @@ zkr_leader_latch_await_async (ZkrLeaderLatch *latch, int timeout_ms, GCancellabl
   gboolean now;
 
   g_return_if_fail (latch != NULL);
-  zkr__assert_user_context ("zkr_leader_latch_await_async() called");
+  zkr__context_assert_user ("zkr_leader_latch_await_async() called");
   await = g_new0 (Await, 1);
   g_atomic_ref_count_init (&await->ref);
   await->task = zkr__queue_task_new (cancellable, callback, user_data,

@@ -62,7 +62,7 @@ struct _ZkrLeaderSelector {
 
 static const ZkrQueueRecipe selector_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,      /* LeaderSelector is an InterProcessMutex */
-  .sort = zkr__node_sort_up_to,
+  .sort = zkr__nodename_sort_up_to,
   .predicate = zkr__queue_predicate_first,
   .kind = "leader selector",
 };
@@ -467,7 +467,7 @@ zkr_leader_selector_close_async (ZkrLeaderSelector *selector, GCancellable *canc
   ZkrLeaderClose *close;
 
   g_return_if_fail (selector != NULL);
-  zkr__assert_user_context ("zkr_leader_selector_close_async() called");
+  zkr__context_assert_user ("zkr_leader_selector_close_async() called");
   what = g_strdup_printf ("leader selector %s (%s)", selector->path, selector->id);
   close = zkr__leader_close_new (zkr_leader_selector_ref (selector),
                                  (GDestroyNotify) zkr_leader_selector_unref, what, cancellable,

@@ -193,7 +193,7 @@ acquire_detach (Acquire *acquire)
     lock->acquire = NULL;
   zkr__armed_detach (&acquire->armed);
   if (acquire->watch_id != 0)
-    zkr__session_watch_remove (lock->session, acquire->watch_id);
+    zkr__watches_remove (lock->session, acquire->watch_id);
   acquire->watch_id = 0;
   acquire_own_forget (acquire);
   zkr__resend_pause_stop (&acquire->resend, TRUE);
@@ -296,7 +296,7 @@ acquire_fail_rc (Acquire *acquire, int rc, const char *what)
                  "acquire %s %s: the session was closed", acquire->lock->recipe->kind,
                  acquire->lock->user_path);
   else
-    zkr__set_error_from_zk (&error, rc, what, acquire->lock->user_path,
+    zkr__error_set_from_zk (&error, rc, what, acquire->lock->user_path,
                             zkr_session_get_id (acquire->lock->session));
   acquire_fail (acquire, error);
 }
@@ -426,7 +426,7 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
         {
           /* No event will come (the node was gone, or the watch was not
            * set). */
-          zkr__session_watch_remove (acquire->lock->session, acquire->watch_id);
+          zkr__watches_remove (acquire->lock->session, acquire->watch_id);
           acquire->watch_id = 0;
         }
       if (reply->rc == ZNONODE && acquire->through_when_gone)
@@ -446,7 +446,7 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
               acquire_list (acquire);
             }
         }
-      else if (reply->rc != ZOK && !zkr__zk_rc_is_retryable (reply->rc))
+      else if (reply->rc != ZOK && !zkr__error_rc_is_retryable (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "watch predecessor of");
       else if (reply->rc != ZOK)
         acquire_look_again_later (acquire);
@@ -463,7 +463,7 @@ static void
 acquire_own_forget (Acquire *acquire)
 {
   if (acquire->own_watch != 0)
-    zkr__session_watch_remove (acquire->lock->session, acquire->own_watch);
+    zkr__watches_remove (acquire->lock->session, acquire->own_watch);
   acquire->own_watch = 0;
   acquire->own_seen = FALSE;
 }
@@ -527,7 +527,7 @@ acquire_own_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
             /* Someone deleted it: a listing shows that, and we queue
              * again. */
             acquire_list (acquire);
-          else if (!zkr__zk_rc_is_retryable (reply->rc))
+          else if (!zkr__error_rc_is_retryable (reply->rc))
             acquire_fail_rc (acquire, reply->rc, "watch our own node under");
           else
             acquire_look_again_later (acquire);
@@ -544,7 +544,7 @@ acquire_check_own (Acquire *acquire)
   ZkrQueueLock *lock = acquire->lock;
 
   if (acquire->own_watch == 0)
-    acquire->own_watch = zkr__session_watch_add (lock->session, acquire->node_path,
+    acquire->own_watch = zkr__watches_add (lock->session, acquire->node_path,
                                                  acquire_on_own_event, acquire);
   acquire->own_seen = FALSE;
   acquire->own_checks_in_flight++;
@@ -721,16 +721,16 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
     }
   watch_path = zkr__path_join (lock->path, wait_on);
   if (acquire->watch_id != 0)
-    zkr__session_watch_remove (lock->session, acquire->watch_id);
+    zkr__watches_remove (lock->session, acquire->watch_id);
   acquire->through_when_gone = !lock->recipe->nodes_come_ahead &&
                                acquire_through_without (lock, children, (guint) ours, wait_on);
   acquire->waited_gone = FALSE;
   if (acquire->through_when_gone)
     /* Its going is all we wait for: a plain watch, no listing. */
-    acquire->watch_id = zkr__session_watch_add (lock->session, watch_path,
+    acquire->watch_id = zkr__watches_add (lock->session, watch_path,
                                                 acquire_on_waited_event, acquire);
   else
-    acquire->watch_id = zkr__session_watch_add_listing (lock->session, watch_path, lock->path,
+    acquire->watch_id = zkr__watches_add_listing (lock->session, watch_path, lock->path,
                                                         acquire_on_watch_listing, acquire);
   g_free (acquire->watch_path);
   acquire->watch_path = watch_path;
@@ -770,9 +770,9 @@ acquire_on_listing (Acquire *acquire, ZkrReply *reply)
        * session listener. */
       if (acquire->node_name == NULL)
         ;
-      else if (zkr__zk_rc_is_retryable (reply->rc))
+      else if (zkr__error_rc_is_retryable (reply->rc))
         acquire_look_again_later (acquire);
-      else if (zkr__zk_rc_is_server_answer (reply->rc))
+      else if (zkr__error_rc_is_server_answer (reply->rc))
         acquire_fail_rc (acquire, reply->rc, "list");
     }
   else if (acquire->node_name == NULL)
@@ -807,7 +807,7 @@ acquire_list (Acquire *acquire)
   gboolean watch_children = acquire->step == ACQUIRE_WATCHING_CHILDREN;
 
   if (watch_children && acquire->watch_id == 0)
-    acquire->watch_id = zkr__session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
+    acquire->watch_id = zkr__watches_add (lock->session, lock->path, acquire_on_watch, acquire);
   acquire->listings_in_flight++;
   g_atomic_int_inc (&listings_sent);
   zkr__op_get_children_full (lock->session, lock->path, watch_children, ACQUIRE_IN_PLACE,
@@ -883,7 +883,7 @@ static void
 acquire_requeue (Acquire *acquire)
 {
   if (acquire->watch_id != 0)
-    zkr__session_watch_remove (acquire->lock->session, acquire->watch_id);
+    zkr__watches_remove (acquire->lock->session, acquire->watch_id);
   acquire->watch_id = 0;
   acquire_own_forget (acquire);
   acquire->through_when_gone = FALSE;

@@ -114,10 +114,10 @@ hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
           g_mutex_unlock (&lock->mutex);
           lock_emit (lock, ZKR_LOCK_RESTORED);
         }
-      else if (zkr__zk_rc_is_retryable (reply->rc))
+      else if (zkr__error_rc_is_retryable (reply->rc))
         /* Throttled, say: no verdict yet, ask again. */
         hold_resend_later (lock);
-      else if (zkr__zk_rc_is_server_answer (reply->rc))
+      else if (zkr__error_rc_is_server_answer (reply->rc))
         zkr__lock_hold_mark_lost (lock, "our node is gone or not ours after reconnecting");
     }
   zkr__queue_lock_unref (lock);
@@ -206,9 +206,9 @@ hold_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       /* Not set: set it again once connected (RECONNECTED does that), or
        * after a pause when the server said "retry". */
-      zkr__session_watch_remove (lock->session, lock->node_watch);
+      zkr__watches_remove (lock->session, lock->node_watch);
       lock->node_watch = 0;
-      if (zkr__zk_rc_is_retryable (reply->rc) && zkr_session_is_connected (lock->session))
+      if (zkr__error_rc_is_retryable (reply->rc) && zkr_session_is_connected (lock->session))
         hold_resend_later (lock);
     }
   zkr__queue_lock_unref (lock);
@@ -224,7 +224,7 @@ hold_watch_node (ZkrQueueLock *lock)
   g_mutex_unlock (&lock->mutex);
   if (node == NULL)
     return;
-  lock->node_watch = zkr__session_watch_add (lock->session, node, hold_on_node_event, lock);
+  lock->node_watch = zkr__watches_add (lock->session, node, hold_on_node_event, lock);
   zkr__op_exists (lock->session, node, TRUE, hold_exists_reply, zkr__queue_lock_ref (lock));
 }
 
@@ -289,7 +289,7 @@ zkr__lock_hold_start (ZkrQueueLock *lock, const struct Stat *watched)
       g_mutex_lock (&lock->mutex);
       node = g_strdup (lock->node_path);
       g_mutex_unlock (&lock->mutex);
-      lock->node_watch = zkr__session_watch_add (lock->session, node, hold_on_node_event, lock);
+      lock->node_watch = zkr__watches_add (lock->session, node, hold_on_node_event, lock);
       zkr__revocation_check (lock, watched);
     }
   else
@@ -309,7 +309,7 @@ zkr__lock_hold_stop (ZkrQueueLock *lock)
     zkr__session_remove_internal_listener (lock->session, lock->hold_listener);
   lock->hold_listener = 0;
   if (lock->node_watch != 0)
-    zkr__session_watch_remove (lock->session, lock->node_watch);
+    zkr__watches_remove (lock->session, lock->node_watch);
   lock->node_watch = 0;
   zkr__session_timer_clear (lock->session, &lock->node_watch_timer);
   hold_deadline_clear (lock);

@@ -127,7 +127,7 @@ zkr__queue_lock_new (ZkrSession *session, const char *path,
 
 const ZkrQueueRecipe zkr__queue_mutex_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,
-  .sort = zkr__node_sort_up_to,
+  .sort = zkr__nodename_sort_up_to,
   .predicate = zkr__queue_predicate_first,
   .kind = "mutex",
 };
@@ -482,7 +482,7 @@ zkr__queue_lock_verify (ZkrQueueLock *lock, GCancellable *cancellable, GError **
                    lock->recipe->kind, lock->user_path);
       return FALSE;
     }
-  user_node = zkr__node_strip_namespace (lock->session, node);
+  user_node = zkr__node_result_strip_namespace (lock->session, node);
   exists = zkr_node_exists (lock->session, user_node, 0, cancellable, &stat, &local);
   if (local != NULL)
     {

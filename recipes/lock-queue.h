@@ -16,7 +16,7 @@
 G_BEGIN_DECLS
 
 /* Sorts @names (char *) the recipe's way; with @ours, only as far as
- * zkr__node_sort_up_to() does, and returns the index of @ours (-1: not
+ * zkr__nodename_sort_up_to() does, and returns the index of @ours (-1: not
  * there); with @ours NULL, all of it, and returns -1. */
 typedef gint (*ZkrQueueSortFunc) (GPtrArray *names, const char *lock_name, const char *ours);
 

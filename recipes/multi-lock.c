@@ -143,7 +143,7 @@ paths_sorted (const char *const *paths, GError **error)
   for (guint i = 1; i < n; i++)
     if (strcmp (sorted[i - 1], sorted[i]) == 0)
       {
-        g_autofree char *quoted = zkr__quote_value (sorted[i], -1);
+        g_autofree char *quoted = zkr__path_quote_value (sorted[i], -1);
 
         g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                      "path %s is listed twice in a multi-lock", quoted);
@@ -373,7 +373,7 @@ zkr_multi_lock_acquire_async (ZkrMultiLock *multi, int timeout_ms, GCancellable 
   GTask *task;
 
   g_return_if_fail (multi != NULL);
-  zkr__assert_user_context ("zkr_multi_lock_acquire_async() called");
+  zkr__context_assert_user ("zkr_multi_lock_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_multi_lock_acquire_async);
   g_task_set_name (task, "zkr_multi_lock_acquire");
@@ -511,7 +511,7 @@ zkr_multi_lock_release_async (ZkrMultiLock *multi, GCancellable *cancellable,
   gboolean busy;
 
   g_return_if_fail (multi != NULL);
-  zkr__assert_user_context ("zkr_multi_lock_release_async() called");
+  zkr__context_assert_user ("zkr_multi_lock_release_async() called");
   task = zkr__queue_task_new (cancellable, callback, user_data, zkr_multi_lock_release_async,
                               "zkr_multi_lock_release");
   g_mutex_lock (&multi->mutex);
@@ -670,7 +670,7 @@ zkr_multi_lock_list_participants (ZkrMultiLock *multi, const char *path,
   queue = member_of (multi, path);
   if (queue == NULL)
     {
-      g_autofree char *quoted = zkr__quote_value (path != NULL ? path : "(null)", -1);
+      g_autofree char *quoted = zkr__path_quote_value (path != NULL ? path : "(null)", -1);
 
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "path %s is not one of this multi-lock's", quoted);

@@ -96,7 +96,7 @@ zkr_mutex_acquire_async (ZkrMutex *mutex, int timeout_ms, GCancellable *cancella
   GTask *task;
 
   g_return_if_fail (mutex != NULL);
-  zkr__assert_user_context ("zkr_mutex_acquire_async() called");
+  zkr__context_assert_user ("zkr_mutex_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_mutex_acquire_async);
   g_task_set_name (task, "zkr_mutex_acquire");
@@ -135,7 +135,7 @@ zkr_mutex_release_async (ZkrMutex *mutex, GCancellable *cancellable,
                          GAsyncReadyCallback callback, gpointer user_data)
 {
   g_return_if_fail (mutex != NULL);
-  zkr__assert_user_context ("zkr_mutex_release_async() called");
+  zkr__context_assert_user ("zkr_mutex_release_async() called");
   zkr__queue_lock_release_async (mutex->queue, cancellable,
                                  zkr__queue_task_new (cancellable, callback, user_data,
                                                       zkr_mutex_release_async,

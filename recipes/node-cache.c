@@ -30,9 +30,9 @@ G_STATIC_ASSERT ((int) ZKR_NODE_CACHE_DELETED == (int) ZKR_TREE_CACHE_NODE_REMOV
 G_STATIC_ASSERT ((int) ZKR_NODE_CACHE_CONNECTION_LOST == (int) ZKR_TREE_CACHE_CONNECTION_LOST);
 
 static void
-node_cache_marshal (GCallback func, gpointer source, const ZkrTreeCacheEvent *event,
-                    gpointer user_data)
+node_cache_marshal (GCallback func, gpointer source, gpointer data, gpointer user_data)
 {
+  const ZkrTreeCacheEvent *event = data;
   ZkrNodeCacheEvent mine = { .type = (ZkrNodeCacheEventType) event->type };
 
   if (event->path != NULL)

@@ -183,7 +183,7 @@ zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
   ZkrQueueLock *queue;
 
   g_return_if_fail (mutex != NULL);
-  zkr__assert_user_context ("zkr_reentrant_mutex_acquire_async() called");
+  zkr__context_assert_user ("zkr_reentrant_mutex_acquire_async() called");
   outer = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (outer, zkr_reentrant_mutex_acquire_async);
   g_task_set_check_cancellable (outer, FALSE);
@@ -282,7 +282,7 @@ zkr_reentrant_mutex_release_async (ZkrReentrantMutex *mutex, GCancellable *cance
   GTask *task;
 
   g_return_if_fail (mutex != NULL);
-  zkr__assert_user_context ("zkr_reentrant_mutex_release_async() called");
+  zkr__context_assert_user ("zkr_reentrant_mutex_release_async() called");
   task = zkr__queue_task_new (cancellable, callback, user_data, zkr_reentrant_mutex_release_async,
                               "zkr_reentrant_mutex_release");
   /* Refused (the error set) or counted down (still held): answered here. */

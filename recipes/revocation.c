@@ -211,7 +211,7 @@ zkr_revoke_async (ZkrSession *session, const char *node_path, int timeout_ms,
   GTask *task;
 
   g_return_if_fail (session != NULL);
-  zkr__assert_user_context ("zkr_revoke_async() called");
+  zkr__context_assert_user ("zkr_revoke_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_revoke_async);
   g_task_set_name (task, "zkr_revoke");
@@ -310,7 +310,7 @@ holder_pick (char **names)
     {
       gint64 seq;
 
-      if (zkr__node_parse_sequence (names[i], &seq) && seq < first_seq)
+      if (zkr__nodename_parse_sequence (names[i], &seq) && seq < first_seq)
         {
           first = names[i];
           first_seq = seq;
@@ -393,7 +393,7 @@ zkr_revoke_holder_async (ZkrSession *session, const char *lock_path, int timeout
   HolderCall *call;
 
   g_return_if_fail (session != NULL);
-  zkr__assert_user_context ("zkr_revoke_holder_async() called");
+  zkr__context_assert_user ("zkr_revoke_holder_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_revoke_holder_async);
   g_task_set_name (task, "zkr_revoke_holder");

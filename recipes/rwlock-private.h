@@ -16,7 +16,7 @@ extern const ZkrQueueRecipe zkr__rwlock_read_recipe;
 extern const ZkrQueueRecipe zkr__rwlock_listing_recipe;
 
 /* Sorts @names the way every Curator rwlock client does, as far as @ours
- * (zkr__node_sort_rwlock_up_to; all of it with @ours NULL); @lock_name is
+ * (zkr__nodename_sort_rwlock_up_to; all of it with @ours NULL); @lock_name is
  * ignored. */
 gint zkr__rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours);
 

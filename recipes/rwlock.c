@@ -53,7 +53,7 @@ gint
 zkr__rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours)
 {
   (void) lock_name;
-  return zkr__node_sort_rwlock_up_to (names, ours);
+  return zkr__nodename_sort_rwlock_up_to (names, ours);
 }
 
 const ZkrQueueRecipe zkr__rwlock_write_recipe = {
@@ -96,7 +96,7 @@ node_is_read (const char *name)
 static gboolean
 same_key (const char *a, const char *b)
 {
-  return strcmp (zkr__node_rwlock_sort_key (a), zkr__node_rwlock_sort_key (b)) == 0;
+  return strcmp (zkr__nodename_rwlock_sort_key (a), zkr__nodename_rwlock_sort_key (b)) == 0;
 }
 
 /* The nearest write node before @ours, not counting one with our own sort
@@ -158,7 +158,7 @@ char *
 zkr__rwlock_downgrade_suffix (const char *write_node)
 {
   g_return_val_if_fail (write_node != NULL, NULL);
-  return g_strdup (zkr__node_rwlock_sort_key (write_node));
+  return g_strdup (zkr__nodename_rwlock_sort_key (write_node));
 }
 
 /* ==== the object ====================================================== */
@@ -447,7 +447,7 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
   FirstAcquire *first;
   GTask *outer, *inner;
 
-  zkr__assert_user_context ("an async acquire of a read-write lock called");
+  zkr__context_assert_user ("an async acquire of a read-write lock called");
   outer = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (outer, source_tag);
   g_task_set_name (outer, kind == SIDE_READ ? "zkr_rwlock_acquire_read" : "zkr_rwlock_acquire_write");
@@ -601,7 +601,7 @@ rwlock_release_async (ZkrRwlock *rwlock, SideKind kind, GCancellable *cancellabl
   ZkrQueueLock *queue;
   GTask *task;
 
-  zkr__assert_user_context ("an async release of a read-write lock called");
+  zkr__context_assert_user ("an async release of a read-write lock called");
   task = zkr__queue_task_new (cancellable, callback, user_data, source_tag,
                               kind == SIDE_READ ? "zkr_rwlock_release_read"
                                                 : "zkr_rwlock_release_write");

@@ -66,14 +66,14 @@ zkr__semaphore_predicate_listing (GPtrArray *sorted, guint ours, const char **wa
 
 const ZkrQueueRecipe zkr__semaphore_lease_recipe = {
   .lock_name = LEASE_NAME,
-  .sort = zkr__node_sort_up_to,
+  .sort = zkr__nodename_sort_up_to,
   .predicate = zkr__semaphore_predicate_lease,
   .kind = "semaphore lease",
 };
 
 const ZkrQueueRecipe zkr__semaphore_listing_recipe = {
   .lock_name = LEASE_NAME,
-  .sort = zkr__node_sort_up_to,
+  .sort = zkr__nodename_sort_up_to,
   .predicate = zkr__semaphore_predicate_listing,
   .kind = "semaphore lease",
 };
@@ -122,7 +122,7 @@ zkr_semaphore_new (ZkrSession *session, const char *path, guint max_leases, GErr
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   if (max_leases == 0 || max_leases > G_MAXINT)
     {
-      g_autofree char *quoted = zkr__quote_value (path, -1);
+      g_autofree char *quoted = zkr__path_quote_value (path, -1);
 
       g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
                    "invalid max leases %u for semaphore %s: must be 1 to %d", max_leases,
@@ -298,7 +298,7 @@ zkr_lease_release_async (ZkrLease *lease, GCancellable *cancellable,
                          GAsyncReadyCallback callback, gpointer user_data)
 {
   g_return_if_fail (lease != NULL);
-  zkr__assert_user_context ("zkr_lease_release_async() called");
+  zkr__context_assert_user ("zkr_lease_release_async() called");
   zkr__queue_lock_release_async (lease->queue, cancellable,
                                  zkr__queue_task_new (cancellable, callback, user_data,
                                                       zkr_lease_release_async,
@@ -559,7 +559,7 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   (void) session;
   if (reply->rc != ZOK)
     zkr__debug ("semaphore %s: count node %s not read (%s): max leases stay %d", semaphore->path,
-             semaphore->count_path, zkr__zk_error_name (reply->rc),
+             semaphore->count_path, zkr__error_zk_name (reply->rc),
              g_atomic_int_get (&semaphore->max_leases));
   else if (!zkr__count_decode (reply->data, semaphore->count_path, &count, &error))
     g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
@@ -628,7 +628,7 @@ zkr_semaphore_acquire_async (ZkrSemaphore *semaphore, guint count, int timeout_m
   AcquireOp *op;
 
   g_return_if_fail (semaphore != NULL);
-  zkr__assert_user_context ("zkr_semaphore_acquire_async() called");
+  zkr__context_assert_user ("zkr_semaphore_acquire_async() called");
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zkr_semaphore_acquire_async);
   g_task_set_name (task, "zkr_semaphore_acquire");

@@ -125,7 +125,7 @@ warn_once (ZkrServiceCache *cache, const char *path, const ZkrStat *stat, const 
   g_mutex_unlock (&cache->lock);
   if (first)
     {
-      g_autofree char *quoted = zkr__quote_value (path, -1);
+      g_autofree char *quoted = zkr__path_quote_value (path, -1);
 
       g_warning ("service cache: skipped %s: %s", quoted, error->message);
     }

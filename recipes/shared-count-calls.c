@@ -79,7 +79,7 @@ call_new (ZkrSharedCount *shared, CallKind kind, int timeout_ms, GCancellable *c
 {
   Call *call = g_new0 (Call, 1);
 
-  zkr__assert_user_context ("a shared count call");
+  zkr__context_assert_user ("a shared count call");
   call->count = zkr__count_core_ref (shared->core);
   call->task = g_task_new (NULL, cancellable, callback, user_data);
   /* A cancel is answered G_IO_ERROR_CANCELLED by the calls themselves. */

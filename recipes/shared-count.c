@@ -14,17 +14,6 @@
 #include <zkr/error.h>
 
 
-typedef struct {
-  gatomicrefcount ref;
-  guint id;
-  ZkrSharedCountFunc func;
-  gpointer user_data;
-  GDestroyNotify destroy;
-  GMainContext *context;       /* (owned) */
-  gboolean removed;            /* under the count's lock */
-} Listener;
-
-
 ZkrCountCore *
 zkr__count_core_ref (ZkrCountCore *core)
 {
@@ -37,7 +26,7 @@ zkr__count_core_unref (ZkrCountCore *core)
 {
   if (!g_atomic_ref_count_dec (&core->ref))
     return;
-  g_ptr_array_unref (core->listeners);
+  zkr__notifier_free (core->listeners);
   g_mutex_clear (&core->lock);
   zkr_session_unref (core->session);
   g_free (core->full_path);
@@ -104,152 +93,81 @@ zkr__count_update (ZkrCountCore *count, gint value, const ZkrStat *stat)
 
 /* ==== listeners ======================================================== */
 
-static Listener *
-listener_ref (Listener *listener)
-{
-  g_atomic_ref_count_inc (&listener->ref);
-  return listener;
-}
-
-static void
-listener_unref (Listener *listener)
-{
-  if (!g_atomic_ref_count_dec (&listener->ref))
-    return;
-  g_main_context_unref (listener->context);
-  g_free (listener);
-}
-
-static gboolean
-listener_destroy_in_context (gpointer data)
-{
-  Listener *listener = data;
-
-  if (listener->destroy != NULL)
-    listener->destroy (listener->user_data);
-  return G_SOURCE_REMOVE;
-}
-
+/* One reading (or an error), shared by its deliveries. */
 typedef struct {
-  ZkrSharedCount *count;       /* (owned) */
-  Listener *listener;          /* (owned) */
   gint value;
   int version;
   GError *error;               /* (owned) (nullable) */
-} Delivery;
+} Reading;
 
 static void
-delivery_free (gpointer data)
+reading_free (gpointer data)
 {
-  Delivery *delivery = data;
+  Reading *reading = data;
 
-  zkr_shared_count_unref (delivery->count);
-  listener_unref (delivery->listener);
-  g_clear_error (&delivery->error);
-  g_free (delivery);
+  g_clear_error (&reading->error);
+  g_free (reading);
 }
 
-static gboolean
-delivery_run (gpointer data)
+static void
+reading_marshal (GCallback func, gpointer source, gpointer event, gpointer user_data)
 {
-  Delivery *delivery = data;
-  gboolean removed;
+  Reading *reading = event;
 
-  g_mutex_lock (&delivery->count->core->lock);
-  removed = delivery->listener->removed;
-  g_mutex_unlock (&delivery->count->core->lock);
-  if (!removed)
-    delivery->listener->func (delivery->count, delivery->value, delivery->version,
-                              delivery->error, delivery->listener->user_data);
-  return G_SOURCE_REMOVE;
+  ((ZkrSharedCountFunc) func) (source, reading->value, reading->version, reading->error,
+                               user_data);
 }
 
-/* Any thread: queues one reading (or @error) for every listener. */
+/* The notifier's source: the public object while it lives. A count
+ * being finalized tells nobody (its finalizer clears owner under the lock
+ * before freeing it). */
+static gpointer
+count_try_owner (gpointer data)
+{
+  ZkrCountCore *count = data;
+  ZkrSharedCount *owner;
+
+  g_mutex_lock (&count->lock);
+  owner = count->owner != NULL && zkr__ref_try (&count->owner->ref) ? count->owner : NULL;
+  g_mutex_unlock (&count->lock);
+  return owner;
+}
+
+static void
+count_owner_unref (gpointer data)
+{
+  zkr_shared_count_unref (data);
+}
+
+/* Any thread, without the count's lock (the notifier takes it through
+ * count_try_owner): queues one reading (or @error) for every listener. */
 static void
 count_emit (ZkrCountCore *count, const GError *error)
 {
-  g_autoptr (GPtrArray) targets = g_ptr_array_new_with_free_func ((GDestroyNotify) listener_unref);
-  gint value;
-  int version;
+  Reading *reading = g_new0 (Reading, 1);
 
   g_mutex_lock (&count->lock);
-  value = count->value;
-  version = count->version;
-  for (guint i = 0; i < count->listeners->len; i++)
-    g_ptr_array_add (targets, listener_ref (g_ptr_array_index (count->listeners, i)));
+  reading->value = count->value;
+  reading->version = count->version;
   g_mutex_unlock (&count->lock);
-  for (guint i = 0; i < targets->len; i++)
-    {
-      Delivery *delivery;
-
-      ZkrSharedCount *owner;
-
-      /* A count being finalized tells nobody (its finalizer clears
-       * owner under the lock before freeing it). */
-      g_mutex_lock (&count->lock);
-      owner = count->owner != NULL && zkr__ref_try (&count->owner->ref) ? count->owner : NULL;
-      g_mutex_unlock (&count->lock);
-      if (owner == NULL)
-        return;
-      delivery = g_new0 (Delivery, 1);
-      delivery->count = owner;
-      delivery->listener = listener_ref (g_ptr_array_index (targets, i));
-      delivery->value = value;
-      delivery->version = version;
-      delivery->error = error != NULL ? g_error_copy (error) : NULL;
-      zkr__context_post (delivery->listener->context, delivery_run, delivery, delivery_free);
-    }
+  reading->error = error != NULL ? g_error_copy (error) : NULL;
+  zkr__notifier_emit_boxed (count->listeners, reading);
 }
 
 guint
 zkr_shared_count_add_listener (ZkrSharedCount *shared, ZkrSharedCountFunc func,
                                gpointer user_data, GDestroyNotify destroy)
 {
-  Listener *listener;
-  ZkrCountCore *count;
-
   g_return_val_if_fail (shared != NULL, 0);
-  count = shared->core;
   g_return_val_if_fail (func != NULL, 0);
-  listener = g_new0 (Listener, 1);
-  g_atomic_ref_count_init (&listener->ref);
-  listener->func = func;
-  listener->user_data = user_data;
-  listener->destroy = destroy;
-  listener->context = g_main_context_ref_thread_default ();
-  g_mutex_lock (&count->lock);
-  listener->id = ++count->next_listener_id;
-  g_ptr_array_add (count->listeners, listener);
-  g_mutex_unlock (&count->lock);
-  return listener->id;
-}
-
-static void
-listener_remove_locked (ZkrCountCore *count, guint index)
-{
-  Listener *listener = g_ptr_array_index (count->listeners, index);
-
-  listener->removed = TRUE;
-  g_ptr_array_remove_index (count->listeners, index);
-  zkr__context_post (listener->context, listener_destroy_in_context, listener,
-                     (GDestroyNotify) listener_unref);
+  return zkr__notifier_add (shared->core->listeners, G_CALLBACK (func), user_data, destroy);
 }
 
 void
 zkr_shared_count_remove_listener (ZkrSharedCount *shared, guint listener_id)
 {
-  ZkrCountCore *count;
-
   g_return_if_fail (shared != NULL);
-  count = shared->core;
-  g_mutex_lock (&count->lock);
-  for (guint i = 0; i < count->listeners->len; i++)
-    if (((Listener *) g_ptr_array_index (count->listeners, i))->id == listener_id)
-      {
-        listener_remove_locked (count, i);
-        break;
-      }
-  g_mutex_unlock (&count->lock);
+  zkr__notifier_remove (shared->core->listeners, listener_id);
 }
 
 /* ==== the watch, on the worker ======================================== */
@@ -327,7 +245,7 @@ count_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     {
       ZkrStat stat = { 0 };
 
-      zkr__node_stat_copy (&stat, &reply->stat);
+      zkr__node_result_stat_copy (&stat, &reply->stat);
       /* Replies and events come in order on the worker: an event after
        * this read clears it again. */
       count_set_current (count, count->watch_id != 0);
@@ -357,8 +275,8 @@ static void
 count_arm (ZkrCountCore *count)
 {
   if (count->watch_id != 0)
-    zkr__session_watch_remove (count->session, count->watch_id);
-  count->watch_id = zkr__session_watch_add_full (count->session, count->full_path, 0,
+    zkr__watches_remove (count->session, count->watch_id);
+  count->watch_id = zkr__watches_add_full (count->session, count->full_path, 0,
                                                  count_watch_fired,
                                                  zkr__count_core_ref (count),
                                                  (GDestroyNotify) zkr__count_core_unref);
@@ -382,7 +300,7 @@ count_disarm_in_worker (gpointer data)
   ZkrCountCore *count = data;
 
   if (count->watch_id != 0)
-    zkr__session_watch_remove (count->session, count->watch_id);
+    zkr__watches_remove (count->session, count->watch_id);
   count->watch_id = 0;
   return G_SOURCE_REMOVE;
 }
@@ -424,7 +342,8 @@ zkr_shared_count_new (ZkrSession *session, const char *path, gint seed, GError *
   count->value = seed;
   count->version = -1;
   g_mutex_init (&count->lock);
-  count->listeners = g_ptr_array_new ();
+  count->listeners = zkr__notifier_new_boxed (count, count_try_owner, count_owner_unref,
+                                              reading_marshal, reading_free);
   shared = g_new0 (ZkrSharedCount, 1);
   g_atomic_ref_count_init (&shared->ref);
   shared->core = count;
@@ -452,9 +371,9 @@ zkr_shared_count_unref (ZkrSharedCount *shared)
   g_mutex_lock (&count->lock);
   count->owner = NULL;
   count->stopped = TRUE;
-  while (count->listeners->len > 0)
-    listener_remove_locked (count, count->listeners->len - 1);
   g_mutex_unlock (&count->lock);
+  /* Not under the count's lock: the notifier takes it. */
+  zkr__notifier_remove_all (count->listeners);
   if (count->state_listener_id != 0)
     zkr__session_remove_internal_listener (count->session, count->state_listener_id);
   /* The watch goes on the worker, which owns its id. */

@@ -29,8 +29,7 @@ zkr_tree_cache_event_type_name (ZkrTreeCacheEventType type)
 }
 
 static void
-tree_cache_marshal (GCallback func, gpointer source, const ZkrTreeCacheEvent *event,
-                    gpointer user_data)
+tree_cache_marshal (GCallback func, gpointer source, gpointer event, gpointer user_data)
 {
   ((ZkrTreeCacheFunc) func) (source, event, user_data);
 }

@@ -72,10 +72,10 @@ test_error__every_zookeeper_code_maps_as_documented (void)
                    zkr_error_code_name (m->code));
           CU_FAIL (m->name);
         }
-      CU_ASSERT_STRING_EQUAL (zkr__zk_error_name (m->rc), m->name);
+      CU_ASSERT_STRING_EQUAL (zkr__error_zk_name (m->rc), m->name);
     }
   CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZOK), 0);
-  CU_ASSERT_STRING_EQUAL (zkr__zk_error_name (ZOK), "ZOK");
+  CU_ASSERT_STRING_EQUAL (zkr__error_zk_name (ZOK), "ZOK");
 }
 
 static void
@@ -101,8 +101,8 @@ test_error__unknown_codes_are_zookeeper_errors (void)
       g_autofree char *expected = g_strdup_printf ("ZUNKNOWN(%d)", unknown[i]);
 
       CU_ASSERT_EQUAL (zkr__error_code_from_zk (unknown[i]), ZKR_ERROR_ZOOKEEPER);
-      CU_ASSERT_STRING_EQUAL (zkr__zk_error_name (unknown[i]), expected);
-      CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (unknown[i]));
+      CU_ASSERT_STRING_EQUAL (zkr__error_zk_name (unknown[i]), expected);
+      CU_ASSERT_FALSE (zkr__error_rc_is_retryable (unknown[i]));
     }
 }
 
@@ -117,15 +117,15 @@ test_error__only_transient_codes_are_retryable (void)
       gboolean expected = rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED ||
                           rc == ZTHROTTLEDOP || rc == ZSSLCONNECTIONERROR;
 
-      if (zkr__zk_rc_is_retryable (rc) != expected)
+      if (zkr__error_rc_is_retryable (rc) != expected)
         CU_FAIL (expected_mappings[i].name);
     }
   /* docs/design.md §2.4: never retried. */
-  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZSESSIONEXPIRED));
-  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZAUTHFAILED));
-  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZNOAUTH));
-  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZBADARGUMENTS));
-  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZOK));
+  CU_ASSERT_FALSE (zkr__error_rc_is_retryable (ZSESSIONEXPIRED));
+  CU_ASSERT_FALSE (zkr__error_rc_is_retryable (ZAUTHFAILED));
+  CU_ASSERT_FALSE (zkr__error_rc_is_retryable (ZNOAUTH));
+  CU_ASSERT_FALSE (zkr__error_rc_is_retryable (ZBADARGUMENTS));
+  CU_ASSERT_FALSE (zkr__error_rc_is_retryable (ZOK));
 }
 
 static void
@@ -139,7 +139,7 @@ test_error__gerror_retryable_follows_its_code (void)
       g_autoptr (GError) error = NULL;
       ZkrError code = expected_mappings[i].code;
 
-      zkr__set_error_from_zk (&error, expected_mappings[i].rc, "get", "/x", 0);
+      zkr__error_set_from_zk (&error, expected_mappings[i].rc, "get", "/x", 0);
       CU_ASSERT_PTR_NOT_NULL_FATAL (error);
       CU_ASSERT_EQUAL (error->domain, ZKR_ERROR);
       CU_ASSERT_EQUAL (error->code, (int) code);
@@ -156,8 +156,8 @@ test_error__connection_loss_retryable_session_expired_not (void)
   g_autoptr (GError) loss = NULL;
   g_autoptr (GError) expired = NULL;
 
-  zkr__set_error_from_zk (&loss, ZCONNECTIONLOSS, "create", "/l", 1);
-  zkr__set_error_from_zk (&expired, ZSESSIONEXPIRED, "create", "/l", 1);
+  zkr__error_set_from_zk (&loss, ZCONNECTIONLOSS, "create", "/l", 1);
+  zkr__error_set_from_zk (&expired, ZSESSIONEXPIRED, "create", "/l", 1);
   CU_ASSERT_TRUE (g_error_matches (loss, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS));
   CU_ASSERT_TRUE (zkr_error_is_retryable (loss));
   CU_ASSERT_TRUE (g_error_matches (expired, ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED));
@@ -179,9 +179,9 @@ test_error__client_side_failures_are_not_server_answers (void)
   gsize i;
 
   for (i = 0; i < G_N_ELEMENTS (client_side); i++)
-    CU_ASSERT_FALSE (zkr__zk_rc_is_server_answer (client_side[i]));
+    CU_ASSERT_FALSE (zkr__error_rc_is_server_answer (client_side[i]));
   for (i = 0; i < G_N_ELEMENTS (answers); i++)
-    CU_ASSERT_TRUE (zkr__zk_rc_is_server_answer (answers[i]));
+    CU_ASSERT_TRUE (zkr__error_rc_is_server_answer (answers[i]));
 }
 
 static void
@@ -190,7 +190,7 @@ test_error__message_names_op_path_code_and_session (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *expected = NULL;
 
-  zkr__set_error_from_zk (&error, ZNONODE, "create", "/locks/db", G_GINT64_CONSTANT (0x1234abcd5678));
+  zkr__error_set_from_zk (&error, ZNONODE, "create", "/locks/db", G_GINT64_CONSTANT (0x1234abcd5678));
   CU_ASSERT_PTR_NOT_NULL_FATAL (error);
   expected = g_strdup_printf ("create /locks/db: ZNONODE (%s) [session 0x1234abcd5678]", zerror (ZNONODE));
   CU_ASSERT_STRING_EQUAL (error->message, expected);
@@ -207,13 +207,13 @@ test_error__message_without_path_or_session (void)
   g_autoptr (GError) high_id = NULL;
   g_autofree char *expected = NULL;
 
-  zkr__set_error_from_zk (&error, ZCONNECTIONLOSS, "get_children", NULL, 0);
+  zkr__error_set_from_zk (&error, ZCONNECTIONLOSS, "get_children", NULL, 0);
   expected = g_strdup_printf ("get_children: ZCONNECTIONLOSS (%s)", zerror (ZCONNECTIONLOSS));
   CU_ASSERT_STRING_EQUAL (error->message, expected);
   CU_ASSERT_PTR_NULL (strstr (error->message, "session"));
 
   /* Server ids >= 128 set the top bit: still printed as unsigned hex. */
-  zkr__set_error_from_zk (&high_id, ZNOAUTH, "delete", "/x", (gint64) G_GUINT64_CONSTANT (0x81000000000000ff));
+  zkr__error_set_from_zk (&high_id, ZNOAUTH, "delete", "/x", (gint64) G_GUINT64_CONSTANT (0x81000000000000ff));
   CU_ASSERT_PTR_NOT_NULL (strstr (high_id->message, "[session 0x81000000000000ff]"));
 }
 
@@ -222,10 +222,10 @@ test_error__zok_is_not_an_error (void)
 {
   GError *error = NULL;
 
-  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__set_error_from_zk (&error, ZOK, "get", "/x", 1));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__error_set_from_zk (&error, ZOK, "get", "/x", 1));
   CU_ASSERT_PTR_NULL (error);
   /* A NULL error location is fine: nothing to set. */
-  zkr__set_error_from_zk (NULL, ZNONODE, "get", "/x", 1);
+  zkr__error_set_from_zk (NULL, ZNONODE, "get", "/x", 1);
 }
 
 static void
@@ -326,14 +326,14 @@ test_error__a_request_too_large_names_its_size (void)
 
   CU_ASSERT_EQUAL (zkr__error_code_from_zk (ZKR_ZK_REQUEST_TOO_LARGE),
                    ZKR_ERROR_INVALID_ARGUMENT);
-  CU_ASSERT_FALSE (zkr__zk_rc_is_retryable (ZKR_ZK_REQUEST_TOO_LARGE));
-  CU_ASSERT_FALSE (zkr__zk_rc_is_server_answer (ZKR_ZK_REQUEST_TOO_LARGE));
-  zkr__set_error_from_reply_rc (&sized, ZKR_ZK_REQUEST_TOO_LARGE, 1200113, "set", "/a", 0x12);
+  CU_ASSERT_FALSE (zkr__error_rc_is_retryable (ZKR_ZK_REQUEST_TOO_LARGE));
+  CU_ASSERT_FALSE (zkr__error_rc_is_server_answer (ZKR_ZK_REQUEST_TOO_LARGE));
+  zkr__error_set_from_reply_rc (&sized, ZKR_ZK_REQUEST_TOO_LARGE, 1200113, "set", "/a", 0x12);
   CU_ASSERT_TRUE (g_error_matches (sized, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT));
   CU_ASSERT_STRING_EQUAL (sized->message,
                           "set /a: invalid request of 1200113 bytes: more than ZooKeeper takes "
                           "(1048575 bytes, ZKR_NODE_MAX_REQUEST_SIZE); nothing was sent");
-  zkr__set_error_from_zk (&unsized, ZKR_ZK_REQUEST_TOO_LARGE, "get", NULL, 0);
+  zkr__error_set_from_zk (&unsized, ZKR_ZK_REQUEST_TOO_LARGE, "get", NULL, 0);
   CU_ASSERT_STRING_EQUAL (unsized->message,
                           "get: invalid request: more than ZooKeeper takes (1048575 bytes, "
                           "ZKR_NODE_MAX_REQUEST_SIZE); nothing was sent");
@@ -349,7 +349,7 @@ name_unknown_codes (gpointer data)
     {
       g_autofree char *expected = g_strdup_printf ("ZUNKNOWN(%d)", base - i);
 
-      if (strcmp (zkr__zk_error_name (base - i), expected) != 0)
+      if (strcmp (zkr__error_zk_name (base - i), expected) != 0)
         return GINT_TO_POINTER (1);
     }
   return NULL;

@@ -43,7 +43,7 @@ array_of (const char *const *names)
 static void
 test_nodename__protected_prefix_is_curator_format (void)
 {
-  g_autofree char *prefix = zkr__node_protected_prefix (UUID_A);
+  g_autofree char *prefix = zkr__nodename_protected_prefix (UUID_A);
 
   CU_ASSERT_STRING_EQUAL (prefix, "_c_" UUID_A "-");
   CU_ASSERT_EQUAL (strlen (prefix), ZKR_NODE_PROTECTED_PREFIX_LEN);
@@ -54,15 +54,15 @@ test_nodename__protected_prefix_refuses_malformed_uuid (void)
 {
   char *prefix = (char *) "unset";
 
-  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__node_protected_prefix (NULL));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__nodename_protected_prefix (NULL));
   CU_ASSERT_PTR_NULL (prefix);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__node_protected_prefix ("0F1E2D3C-4B5A-4978-8796-A5B4C3D2E1F0"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__nodename_protected_prefix ("0F1E2D3C-4B5A-4978-8796-A5B4C3D2E1F0"));
   CU_ASSERT_PTR_NULL (prefix);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__node_protected_prefix ("0f1e2d3c-4b5a-4978-8796"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__nodename_protected_prefix ("0f1e2d3c-4b5a-4978-8796"));
   CU_ASSERT_PTR_NULL (prefix);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__node_protected_prefix (UUID_A "0"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__nodename_protected_prefix (UUID_A "0"));
   CU_ASSERT_PTR_NULL (prefix);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__node_protected_prefix ("0f1e2d3c_4b5a-4978-8796-a5b4c3d2e1f0"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (prefix = zkr__nodename_protected_prefix ("0f1e2d3c_4b5a-4978-8796-a5b4c3d2e1f0"));
   CU_ASSERT_PTR_NULL (prefix);
 }
 
@@ -74,7 +74,7 @@ test_nodename__new_protected_id_is_lowercase_random_uuid (void)
 
   for (i = 0; i < 200; i++)
     {
-      char *id = zkr__node_new_protected_id ();
+      char *id = zkr__nodename_new_protected_id ();
       g_autofree char *prefix = NULL;
       const char *p;
 
@@ -84,7 +84,7 @@ test_nodename__new_protected_id_is_lowercase_random_uuid (void)
         CU_ASSERT_FALSE (g_ascii_isupper (*p));
       CU_ASSERT_EQUAL (id[14], '4');   /* version 4: random */
       CU_ASSERT_PTR_NOT_NULL (strchr ("89ab", id[19]));   /* RFC 4122 variant */
-      prefix = zkr__node_protected_prefix (id);
+      prefix = zkr__nodename_protected_prefix (id);
       CU_ASSERT_PTR_NOT_NULL (prefix);
       CU_ASSERT_TRUE (g_hash_table_add (seen, id));
     }
@@ -97,23 +97,23 @@ test_nodename__new_protected_prefix_is_that_of_its_fresh_id (void)
   for (int i = 0; i < 50; i++)
     {
       g_autofree char *id = NULL;
-      g_autofree char *prefix = zkr__node_new_protected_prefix (&id);
-      g_autofree char *checked = zkr__node_protected_prefix (id);
+      g_autofree char *prefix = zkr__nodename_new_protected_prefix (&id);
+      g_autofree char *checked = zkr__nodename_protected_prefix (id);
       g_autofree char *name = g_strconcat (prefix, "lock-0000000001", NULL);
 
       CU_ASSERT_STRING_EQUAL (prefix, checked);
-      CU_ASSERT_TRUE (zkr__node_has_protected_id (name, id));
+      CU_ASSERT_TRUE (zkr__nodename_has_protected_id (name, id));
     }
 }
 
 static void
 test_nodename__is_protected_accepts_curator_names (void)
 {
-  CU_ASSERT_TRUE (zkr__node_is_protected ("_c_" UUID_A "-lock-0000000001"));
-  CU_ASSERT_TRUE (zkr__node_is_protected ("_c_" UUID_B "-__READ__0000000007"));
-  CU_ASSERT_TRUE (zkr__node_is_protected ("_c_" UUID_C "-x"));
+  CU_ASSERT_TRUE (zkr__nodename_is_protected ("_c_" UUID_A "-lock-0000000001"));
+  CU_ASSERT_TRUE (zkr__nodename_is_protected ("_c_" UUID_B "-__READ__0000000007"));
+  CU_ASSERT_TRUE (zkr__nodename_is_protected ("_c_" UUID_C "-x"));
   /* Java's UUID.fromString accepts upper case hex too. */
-  CU_ASSERT_TRUE (zkr__node_is_protected ("_c_0F1E2D3C-4B5A-4978-8796-A5B4C3D2E1F0-lock-0000000001"));
+  CU_ASSERT_TRUE (zkr__nodename_is_protected ("_c_0F1E2D3C-4B5A-4978-8796-A5B4C3D2E1F0-lock-0000000001"));
 }
 
 static void
@@ -134,7 +134,7 @@ test_nodename__is_protected_rejects_malformed_prefixes (void)
   gsize i;
 
   for (i = 0; i < G_N_ELEMENTS (bad); i++)
-    if (zkr__node_is_protected (bad[i]))
+    if (zkr__nodename_is_protected (bad[i]))
       CU_FAIL (bad[i]);
 }
 
@@ -143,13 +143,13 @@ test_nodename__has_protected_id_matches_exact_uuid (void)
 {
   const char *ours = "_c_" UUID_A "-lock-0000000001";
 
-  CU_ASSERT_TRUE (zkr__node_has_protected_id (ours, UUID_A));
-  CU_ASSERT_FALSE (zkr__node_has_protected_id (ours, UUID_B));
-  CU_ASSERT_FALSE (zkr__node_has_protected_id ("_c_" UUID_B "-lock-0000000002", UUID_A));
-  CU_ASSERT_FALSE (zkr__node_has_protected_id (ours, "0F1E2D3C-4B5A-4978-8796-A5B4C3D2E1F0"));
-  CU_ASSERT_FALSE (zkr__node_has_protected_id (ours, "0f1e2d3c"));
-  CU_ASSERT_FALSE (zkr__node_has_protected_id ("_c_" UUID_A "-", UUID_A));
-  CU_ASSERT_FALSE (zkr__node_has_protected_id ("lock-0000000001", UUID_A));
+  CU_ASSERT_TRUE (zkr__nodename_has_protected_id (ours, UUID_A));
+  CU_ASSERT_FALSE (zkr__nodename_has_protected_id (ours, UUID_B));
+  CU_ASSERT_FALSE (zkr__nodename_has_protected_id ("_c_" UUID_B "-lock-0000000002", UUID_A));
+  CU_ASSERT_FALSE (zkr__nodename_has_protected_id (ours, "0F1E2D3C-4B5A-4978-8796-A5B4C3D2E1F0"));
+  CU_ASSERT_FALSE (zkr__nodename_has_protected_id (ours, "0f1e2d3c"));
+  CU_ASSERT_FALSE (zkr__nodename_has_protected_id ("_c_" UUID_A "-", UUID_A));
+  CU_ASSERT_FALSE (zkr__nodename_has_protected_id ("lock-0000000001", UUID_A));
 }
 
 /* TRUE when @name parses to @expected. */
@@ -158,7 +158,7 @@ sequence_is (const char *name, gint64 expected)
 {
   gint64 sequence = 12345;
 
-  if (!zkr__node_parse_sequence (name, &sequence))
+  if (!zkr__nodename_parse_sequence (name, &sequence))
     {
       fprintf (stderr, "%s: not parsed\n", name);
       return FALSE;
@@ -181,7 +181,7 @@ test_nodename__parse_sequence_reads_ten_digits (void)
   /* Only the last ten digits are the sequence. */
   CU_ASSERT (sequence_is ("node1230000000007", 7));
   CU_ASSERT (sequence_is ("lock-1000000000", 1000000000));
-  CU_ASSERT_TRUE (zkr__node_parse_sequence ("lock-0000000001", NULL));
+  CU_ASSERT_TRUE (zkr__nodename_parse_sequence ("lock-0000000001", NULL));
 }
 
 static void
@@ -212,7 +212,7 @@ test_nodename__parse_sequence_rejects_bad_suffixes (void)
     {
       gint64 sequence = 777;
 
-      if (zkr__node_parse_sequence (bad[i], &sequence))
+      if (zkr__nodename_parse_sequence (bad[i], &sequence))
         CU_FAIL (bad[i]);
       CU_ASSERT_EQUAL (sequence, 777);
     }
@@ -224,20 +224,20 @@ test_nodename__sort_key_is_text_after_last_lock_name (void)
   const char *protected_name = "_c_" UUID_A "-lock-0000000003";
   const char *plain = "other-node";
 
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key (protected_name, "lock-"), "0000000003");
-  CU_ASSERT_PTR_EQUAL (zkr__node_sort_key (protected_name, "lock-"), protected_name + 45);
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("lock-0000000001", "lock-"), "0000000001");
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("lock-lock-0000000002", "lock-"), "0000000002");
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("a-lock-x-lock-5", "lock-"), "5");
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("xlock-", "lock-"), "");
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("lock-", "lock-"), "");
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("llock-7", "lock-"), "7");
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("loc", "lock-"), "loc");
-  CU_ASSERT_STRING_EQUAL (zkr__node_sort_key ("", "lock-"), "");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key (protected_name, "lock-"), "0000000003");
+  CU_ASSERT_PTR_EQUAL (zkr__nodename_sort_key (protected_name, "lock-"), protected_name + 45);
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("lock-0000000001", "lock-"), "0000000001");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("lock-lock-0000000002", "lock-"), "0000000002");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("a-lock-x-lock-5", "lock-"), "5");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("xlock-", "lock-"), "");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("lock-", "lock-"), "");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("llock-7", "lock-"), "7");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("loc", "lock-"), "loc");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_sort_key ("", "lock-"), "");
   /* Without the lock name (or with none): the whole name. */
-  CU_ASSERT_PTR_EQUAL (zkr__node_sort_key (plain, "lock-"), plain);
-  CU_ASSERT_PTR_EQUAL (zkr__node_sort_key (plain, ""), plain);
-  CU_ASSERT_PTR_EQUAL (zkr__node_sort_key (plain, NULL), plain);
+  CU_ASSERT_PTR_EQUAL (zkr__nodename_sort_key (plain, "lock-"), plain);
+  CU_ASSERT_PTR_EQUAL (zkr__nodename_sort_key (plain, ""), plain);
+  CU_ASSERT_PTR_EQUAL (zkr__nodename_sort_key (plain, NULL), plain);
 }
 
 static void
@@ -261,7 +261,7 @@ test_nodename__sort_orders_by_sequence_not_by_prefix (void)
   };
   g_autoptr (GPtrArray) names = array_of (input);
 
-  zkr__node_sort (names, "lock-");
+  zkr__nodename_sort (names, "lock-");
   CU_ASSERT (order_is (names, expected));
 }
 
@@ -280,7 +280,7 @@ test_nodename__sort_keeps_names_without_lock_name_by_their_text (void)
   };
   g_autoptr (GPtrArray) names = array_of (input);
 
-  zkr__node_sort (names, "lock-");
+  zkr__nodename_sort (names, "lock-");
   CU_ASSERT (order_is (names, expected));
 }
 
@@ -299,8 +299,8 @@ test_nodename__sort_breaks_equal_keys_by_whole_name (void)
   g_autoptr (GPtrArray) one = array_of (forward);
   g_autoptr (GPtrArray) two = array_of (backward);
 
-  zkr__node_sort (one, "lock-");
-  zkr__node_sort (two, "lock-");
+  zkr__nodename_sort (one, "lock-");
+  zkr__nodename_sort (two, "lock-");
   CU_ASSERT (order_is (one, expected));
   CU_ASSERT (order_is (two, expected));
 }
@@ -316,7 +316,7 @@ test_nodename__sort_is_stable_for_identical_names (void)
   g_ptr_array_add (names, first);
   g_ptr_array_add (names, second);
   g_ptr_array_add (names, zero);
-  zkr__node_sort (names, "lock-");
+  zkr__nodename_sort (names, "lock-");
   CU_ASSERT_PTR_EQUAL (g_ptr_array_index (names, 0), zero);
   CU_ASSERT_PTR_EQUAL (g_ptr_array_index (names, 1), first);
   CU_ASSERT_PTR_EQUAL (g_ptr_array_index (names, 2), second);
@@ -332,12 +332,12 @@ test_nodename__sort_gives_one_order_for_any_input_order (void)
   for (i = 0; i < 300; i++)
     {
       /* Some sequences repeat across uuids, so ties are exercised too. */
-      char *id = zkr__node_new_protected_id ();
+      char *id = zkr__nodename_new_protected_id ();
 
       g_ptr_array_add (reference, g_strdup_printf ("_c_%s-lock-%010u", id, i / 2));
       g_free (id);
     }
-  zkr__node_sort (reference, "lock-");
+  zkr__nodename_sort (reference, "lock-");
   for (i = 1; i < reference->len; i++)
     {
       const char *a = g_ptr_array_index (reference, i - 1);
@@ -360,7 +360,7 @@ test_nodename__sort_gives_one_order_for_any_input_order (void)
           shuffled->pdata[i] = shuffled->pdata[j];
           shuffled->pdata[j] = tmp;
         }
-      zkr__node_sort (shuffled, "lock-");
+      zkr__nodename_sort (shuffled, "lock-");
       CU_ASSERT_EQUAL (memcmp (shuffled->pdata, reference->pdata,
                                reference->len * sizeof (gpointer)), 0);
     }
@@ -399,12 +399,12 @@ test_nodename__short_sort_orders_mixed_keys_as_text (void)
             g_ptr_array_add (names, name);
             g_hash_table_insert (position, name, GUINT_TO_POINTER (i));
           }
-        zkr__node_sort (names, lock_name);
+        zkr__nodename_sort (names, lock_name);
         for (guint i = 1; i < n; i++)
           {
             const char *a = g_ptr_array_index (names, i - 1);
             const char *b = g_ptr_array_index (names, i);
-            int by_key = strcmp (zkr__node_sort_key (a, lock_name), zkr__node_sort_key (b, lock_name));
+            int by_key = strcmp (zkr__nodename_sort_key (a, lock_name), zkr__nodename_sort_key (b, lock_name));
             int by_name = strcmp (a, b);
 
             if (by_key > 0 || (by_key == 0 && by_name > 0) ||
@@ -447,13 +447,13 @@ test_nodename__sort_reads_sequence_digits_as_their_text (void)
           key[len] = '\0';
           g_ptr_array_add (names, g_strconcat ("_c_" UUID_A "-lock-", key, NULL));
         }
-      zkr__node_sort (names, "lock-");
+      zkr__nodename_sort (names, "lock-");
       for (guint i = 1; i < n; i++)
         {
           const char *a = g_ptr_array_index (names, i - 1);
           const char *b = g_ptr_array_index (names, i);
 
-          if (strcmp (zkr__node_sort_key (a, "lock-"), zkr__node_sort_key (b, "lock-")) > 0)
+          if (strcmp (zkr__nodename_sort_key (a, "lock-"), zkr__nodename_sort_key (b, "lock-")) > 0)
             {
               CU_FAIL ("out of order");
               g_printerr ("round %u: %s before %s\n", round, a, b);
@@ -500,13 +500,13 @@ test_nodename__sort_up_to_matches_the_whole_sort_before_ours (void)
         g_ptr_array_add (part, whole->pdata[i]);
       if (rwlock)
         {
-          zkr__node_sort_rwlock (whole);
-          index = zkr__node_sort_rwlock_up_to (part, ours);
+          zkr__nodename_sort_rwlock (whole);
+          index = zkr__nodename_sort_rwlock_up_to (part, ours);
         }
       else
         {
-          zkr__node_sort (whole, "lock-");
-          index = zkr__node_sort_up_to (part, "lock-", ours);
+          zkr__nodename_sort (whole, "lock-");
+          index = zkr__nodename_sort_up_to (part, "lock-", ours);
         }
       for (guint i = 0; i < n && expected < 0; i++)
         if (strcmp (whole->pdata[i], ours) == 0)
@@ -530,9 +530,9 @@ test_nodename__sort_accepts_empty_and_single_arrays (void)
   g_autoptr (GPtrArray) empty = g_ptr_array_new ();
   g_autoptr (GPtrArray) single = array_of (one);
 
-  zkr__node_sort (empty, "lock-");
-  zkr__node_sort_rwlock (empty);
-  zkr__node_sort (single, "lock-");
+  zkr__nodename_sort (empty, "lock-");
+  zkr__nodename_sort_rwlock (empty);
+  zkr__nodename_sort (single, "lock-");
   CU_ASSERT_EQUAL (empty->len, 0);
   CU_ASSERT (order_is (single, one));
 }
@@ -544,22 +544,22 @@ test_nodename__sort_refuses_null_entries (void)
   g_autoptr (GPtrArray) names = array_of (input);
 
   g_ptr_array_add (names, NULL);
-  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__node_sort (names, "lock-"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__nodename_sort (names, "lock-"));
   /* Left as it was. */
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (names, 0), "lock-0000000002");
-  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__node_sort (NULL, "lock-"));
+  ZKR_TEST_EXPECT_ONE_CRITICAL (zkr__nodename_sort (NULL, "lock-"));
 }
 
 static void
 test_nodename__rwlock_sort_key_strips_either_lock_name (void)
 {
-  CU_ASSERT_STRING_EQUAL (zkr__node_rwlock_sort_key ("_c_" UUID_A "-__READ__0000000004"), "0000000004");
-  CU_ASSERT_STRING_EQUAL (zkr__node_rwlock_sort_key ("_c_" UUID_A "-__WRIT__0000000003"), "0000000003");
-  CU_ASSERT_STRING_EQUAL (zkr__node_rwlock_sort_key ("__WRIT__0000000009"), "0000000009");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_rwlock_sort_key ("_c_" UUID_A "-__READ__0000000004"), "0000000004");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_rwlock_sort_key ("_c_" UUID_A "-__WRIT__0000000003"), "0000000003");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_rwlock_sort_key ("__WRIT__0000000009"), "0000000009");
   /* READ first, then WRIT on what is left, exactly as Curator chains them. */
-  CU_ASSERT_STRING_EQUAL (zkr__node_rwlock_sort_key ("__READ__x__WRIT__0000000001"), "0000000001");
-  CU_ASSERT_STRING_EQUAL (zkr__node_rwlock_sort_key ("__WRIT__x__READ__0000000002"), "0000000002");
-  CU_ASSERT_STRING_EQUAL (zkr__node_rwlock_sort_key ("lock-0000000001"), "lock-0000000001");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_rwlock_sort_key ("__READ__x__WRIT__0000000001"), "0000000001");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_rwlock_sort_key ("__WRIT__x__READ__0000000002"), "0000000002");
+  CU_ASSERT_STRING_EQUAL (zkr__nodename_rwlock_sort_key ("lock-0000000001"), "lock-0000000001");
 }
 
 static void
@@ -581,7 +581,7 @@ test_nodename__rwlock_sort_mixes_reads_and_writes_by_sequence (void)
   };
   g_autoptr (GPtrArray) names = array_of (input);
 
-  zkr__node_sort_rwlock (names);
+  zkr__nodename_sort_rwlock (names);
   CU_ASSERT (order_is (names, expected));
 }
 
@@ -606,7 +606,7 @@ test_nodename__rwlock_downgrade_read_node_sorts_before_queued_writer (void)
   };
   g_autoptr (GPtrArray) names = array_of (input);
 
-  zkr__node_sort_rwlock (names);
+  zkr__nodename_sort_rwlock (names);
   CU_ASSERT (order_is (names, expected));
 }
 

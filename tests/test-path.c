@@ -59,7 +59,7 @@ namespace_fails_with (const char *name_space, const char *expected)
 {
   g_autoptr (GError) error = NULL;
 
-  if (zkr__namespace_validate (name_space, &error) || error == NULL)
+  if (zkr__path_validate_namespace (name_space, &error) || error == NULL)
     {
       fprintf (stderr, "accepted, expected: %s\n", expected);
       return FALSE;
@@ -256,17 +256,17 @@ test_path__quote_value_escapes_and_cuts (void)
   g_autofree char *quoted = NULL;
   g_autofree char *utf8 = NULL;
 
-  quoted = zkr__quote_value ("a\"b\\c\n\x01", -1);
+  quoted = zkr__path_quote_value ("a\"b\\c\n\x01", -1);
   CU_ASSERT_STRING_EQUAL (quoted, "\"a\\\"b\\\\c\\n\\001\"");
   g_free (quoted);
-  quoted = zkr__quote_value ("a\0b", 3);
+  quoted = zkr__path_quote_value ("a\0b", 3);
   CU_ASSERT_STRING_EQUAL (quoted, "\"a\\000b\"");
   g_free (quoted);
-  quoted = zkr__quote_value (NULL, -1);
+  quoted = zkr__path_quote_value (NULL, -1);
   CU_ASSERT_STRING_EQUAL (quoted, "NULL");
   g_free (quoted);
 
-  quoted = zkr__quote_value (long_value, -1);
+  quoted = zkr__path_quote_value (long_value, -1);
   expected = g_strdup_printf ("\"%.100s...\"", long_value);
   CU_ASSERT_STRING_EQUAL (quoted, expected);
   g_free (quoted);
@@ -274,7 +274,7 @@ test_path__quote_value_escapes_and_cuts (void)
   /* 99 ASCII bytes then a 2-byte character across the cut: the character
    * is left out whole, not split. */
   utf8 = g_strdup_printf ("%.99s\xc3\xa4yyyy", long_value);
-  quoted = zkr__quote_value (utf8, -1);
+  quoted = zkr__path_quote_value (utf8, -1);
   g_free (expected);
   expected = g_strdup_printf ("\"%.99s...\"", long_value);
   CU_ASSERT_STRING_EQUAL (quoted, expected);
@@ -384,12 +384,12 @@ test_path__namespace_accepts_none_and_relative_names (void)
   static const char *const good[] = { "", "a", "a/b", "zkr-test", "app.1/locks" };
   gsize i;
 
-  CU_ASSERT_TRUE (zkr__namespace_validate (NULL, NULL));
+  CU_ASSERT_TRUE (zkr__path_validate_namespace (NULL, NULL));
   for (i = 0; i < G_N_ELEMENTS (good); i++)
     {
       g_autoptr (GError) error = NULL;
 
-      CU_ASSERT_TRUE (zkr__namespace_validate (good[i], &error));
+      CU_ASSERT_TRUE (zkr__path_validate_namespace (good[i], &error));
       CU_ASSERT_PTR_NULL (error);
     }
 }
@@ -410,12 +410,12 @@ test_path__namespace_rejects_bad_names (void)
   {
     g_autoptr (GError) error = NULL;
 
-    CU_ASSERT_FALSE (zkr__namespace_validate (too_long, &error));
+    CU_ASSERT_FALSE (zkr__path_validate_namespace (too_long, &error));
     CU_ASSERT (error != NULL && g_str_has_suffix (error->message, "...\": longer than 4095 bytes"));
   }
   /* One byte shorter fits: "/" + 4095 bytes is ZKR_PATH_MAX. */
   too_long[ZKR_PATH_MAX - 1] = '\0';
-  CU_ASSERT_TRUE (zkr__namespace_validate (too_long, NULL));
+  CU_ASSERT_TRUE (zkr__path_validate_namespace (too_long, NULL));
 }
 
 int

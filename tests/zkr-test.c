@@ -161,7 +161,7 @@ run_passed (void)
 /* The library's count of sessions not yet freed (core/session.c), when
  * the program links the library: a session's last unref closes and frees
  * it on its worker, after the unref returned. */
-gboolean zkr__sessions_wait_freed (int timeout_ms) __attribute__ ((weak));
+gboolean zkr__session_wait_all_freed (int timeout_ms) __attribute__ ((weak));
 
 /* Every session the tests made is freed before the program checks for
  * leaks and exits: one still alive 30 s after the tests was never unreffed,
@@ -169,7 +169,7 @@ gboolean zkr__sessions_wait_freed (int timeout_ms) __attribute__ ((weak));
 static gboolean
 sessions_freed (void)
 {
-  if (zkr__sessions_wait_freed == NULL || zkr__sessions_wait_freed (30000))
+  if (zkr__session_wait_all_freed == NULL || zkr__session_wait_all_freed (30000))
     return TRUE;
   fprintf (stderr, "a session is still alive 30 s after the tests: never unreffed, "
            "or its close hangs\n");

@@ -21,7 +21,7 @@ check_name (const char *name)
 
   /* A parsed sequence is what ZooKeeper's "%010d" of a 32-bit int wrote
    * at the end of the name. */
-  if (zkr__node_parse_sequence (name, &sequence))
+  if (zkr__nodename_parse_sequence (name, &sequence))
     {
       char formatted[16];
 
@@ -33,18 +33,18 @@ check_name (const char *name)
   /* A protected prefix we build is recognised, with its own uuid only. */
   if (strlen (name) > 0 && strlen (name) < 200)
     {
-      g_autofree char *uuid = zkr__node_new_protected_id ();
-      g_autofree char *other = zkr__node_new_protected_id ();
-      g_autofree char *prefix = zkr__node_protected_prefix (uuid);
+      g_autofree char *uuid = zkr__nodename_new_protected_id ();
+      g_autofree char *other = zkr__nodename_new_protected_id ();
+      g_autofree char *prefix = zkr__nodename_protected_prefix (uuid);
       g_autofree char *protected = g_strconcat (prefix, name, NULL);
 
       CHECK (strlen (prefix) == ZKR_NODE_PROTECTED_PREFIX_LEN);
-      CHECK (zkr__node_is_protected (protected));
-      CHECK (zkr__node_has_protected_id (protected, uuid));
-      CHECK (!zkr__node_has_protected_id (protected, other));
+      CHECK (zkr__nodename_is_protected (protected));
+      CHECK (zkr__nodename_has_protected_id (protected, uuid));
+      CHECK (!zkr__nodename_has_protected_id (protected, other));
     }
   /* Recognising never claims more than the shape allows. */
-  if (zkr__node_is_protected (name))
+  if (zkr__nodename_is_protected (name))
     {
       CHECK (g_str_has_prefix (name, ZKR_NODE_PROTECTED_MARK));
       CHECK (strlen (name) > ZKR_NODE_PROTECTED_PREFIX_LEN);
@@ -54,7 +54,7 @@ check_name (const char *name)
   /* The sort key is a suffix of the name. */
   for (guint i = 0; lock_names[i] != NULL; i++)
     {
-      const char *key = zkr__node_sort_key (name, lock_names[i]);
+      const char *key = zkr__nodename_sort_key (name, lock_names[i]);
 
       CHECK (key >= name && key <= name + strlen (name));
     }
@@ -79,7 +79,7 @@ static const char *
 rwlock_key (const char *name, const char *unused)
 {
   (void) unused;
-  return zkr__node_rwlock_sort_key (name);
+  return zkr__nodename_rwlock_sort_key (name);
 }
 
 /* The same strings in the same order, whatever order they came in. */
@@ -109,13 +109,13 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
   for (guint i = names->len; i > 0; i--)
     g_ptr_array_add (reversed, g_ptr_array_index (names, i - 1));
 
-  zkr__node_sort (names, ZKR_NODE_LOCK_NAME);
-  zkr__node_sort (reversed, ZKR_NODE_LOCK_NAME);
-  check_sorted (names, zkr__node_sort_key, ZKR_NODE_LOCK_NAME);
+  zkr__nodename_sort (names, ZKR_NODE_LOCK_NAME);
+  zkr__nodename_sort (reversed, ZKR_NODE_LOCK_NAME);
+  check_sorted (names, zkr__nodename_sort_key, ZKR_NODE_LOCK_NAME);
   check_same (names, reversed);
 
-  zkr__node_sort_rwlock (names);
-  zkr__node_sort_rwlock (reversed);
+  zkr__nodename_sort_rwlock (names);
+  zkr__nodename_sort_rwlock (reversed);
   check_sorted (names, rwlock_key, NULL);
   check_same (names, reversed);
   return 0;

@@ -71,7 +71,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 {
   const char *bytes = (const char *) data;
   g_autoptr (GError) error = NULL;
-  g_autofree char *quoted = zkr__quote_value (bytes, (gssize) size);
+  g_autofree char *quoted = zkr__path_quote_value (bytes, (gssize) size);
 
   /* The quoting of any value is ASCII and bounded. */
   for (const char *c = quoted; *c != '\0'; c++)
@@ -107,7 +107,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
       g_autofree char *name_space = g_strndup (bytes, size);
       g_autofree char *as_path = g_strconcat ("/", name_space, NULL);
       g_autoptr (GError) ns_error = NULL;
-      gboolean ok = zkr__namespace_validate (name_space, &ns_error);
+      gboolean ok = zkr__path_validate_namespace (name_space, &ns_error);
 
       CHECK (ok == zkr__path_validate (as_path, NULL));
       if (!ok)

@@ -1,8 +1,8 @@
 /* zkr test hooks: blocking requests for the tests, built on zkr__op_sync()
- * (core/ops.c): create, exists, get, get_children and set, each sent and
+ * (core/op.c): create, exists, get, get_children and set, each sent and
  * waited for from a thread that is not the session's worker. Linked into
  * the test hooks library only, never into libzkr: the library itself needs
- * only the delete and the sync, which stay in ops.c. */
+ * only the delete and the sync, which stay in op.c. */
 
 #include "ops.h"
 
@@ -42,7 +42,7 @@ send_get_children (ZkrSession *session, ZkrReplyFunc func, gpointer user_data, g
 }
 
 int
-zkr__op_create_sync (ZkrSession *session, const char *path, const char *data, int len,
+zkr__op_test_create (ZkrSession *session, const char *path, const char *data, int len,
                      int flags, char **created_path, struct Stat *stat)
 {
   ZkrSyncArgs args = { path, data, len, flags, -1 };
@@ -53,12 +53,12 @@ zkr__op_create_sync (ZkrSession *session, const char *path, const char *data, in
     *created_path = g_steal_pointer (&reply.path);
   if (stat != NULL && reply.has_stat)
     *stat = reply.stat;
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   return rc;
 }
 
 int
-zkr__op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat)
+zkr__op_test_exists (ZkrSession *session, const char *path, struct Stat *stat)
 {
   ZkrSyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
@@ -66,12 +66,12 @@ zkr__op_exists_sync (ZkrSession *session, const char *path, struct Stat *stat)
 
   if (stat != NULL && reply.has_stat)
     *stat = reply.stat;
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   return rc;
 }
 
 int
-zkr__op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **children)
+zkr__op_test_get_children (ZkrSession *session, const char *path, GPtrArray **children)
 {
   ZkrSyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
@@ -79,12 +79,12 @@ zkr__op_get_children_sync (ZkrSession *session, const char *path, GPtrArray **ch
 
   if (children != NULL)
     *children = g_steal_pointer (&reply.children);
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   return rc;
 }
 
 int
-zkr__op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat)
+zkr__op_test_get (ZkrSession *session, const char *path, GBytes **data, struct Stat *stat)
 {
   ZkrSyncArgs args = { path, NULL, 0, 0, -1 };
   ZkrReply reply = { 0 };
@@ -94,18 +94,18 @@ zkr__op_get_sync (ZkrSession *session, const char *path, GBytes **data, struct S
     *data = g_steal_pointer (&reply.data);
   if (stat != NULL && reply.has_stat)
     *stat = reply.stat;
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   return rc;
 }
 
 int
-zkr__op_set_sync (ZkrSession *session, const char *path, const char *data, int len)
+zkr__op_test_set (ZkrSession *session, const char *path, const char *data, int len)
 {
   ZkrSyncArgs args = { path, data, len, 0, -1 };
   ZkrReply reply = { 0 };
   int rc = zkr__op_sync (session, send_set, &args, &reply);
 
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   return rc;
 }
 

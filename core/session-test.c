@@ -2,7 +2,7 @@
  * faults injected into a session's requests, counters of where its posts
  * ran, and expiring a session from outside. Built into a library of its
  * own that only the tests and the demo link (zkr_internal_dep), never into
- * libzkr; the hooks' state, and the calls that consult it from ops.c,
+ * libzkr; the hooks' state, and the calls that consult it from op.c,
  * stay in the library (session-internal.h). */
 
 #include "log.h"

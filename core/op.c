@@ -59,7 +59,7 @@ typedef struct {
  * session: seen as a session never freed after a close with a read in
  * flight). So every call in flight is listed here, and once
  * zookeeper_close() returned, the ones of that handle still listed are
- * completed (zkr__ops_handle_closed): a blocking caller's with ZCLOSING, a
+ * completed (zkr__op_handle_closed): a blocking caller's with ZCLOSING, a
  * worker request's with ZCLOSING when the session is closed, else with
  * ZCONNECTIONLOSS (the handle went after LOST: its fate is unknown, as for
  * any connection loss). Whoever takes a call off the list completes it:
@@ -104,7 +104,7 @@ flight_take (OpCall *call)
 }
 
 void
-zkr__reply_clear (ZkrReply *reply)
+zkr__op_reply_clear (ZkrReply *reply)
 {
   g_clear_pointer (&reply->path, g_free);
   g_clear_pointer (&reply->children, g_ptr_array_unref);
@@ -117,7 +117,7 @@ zkr__reply_clear (ZkrReply *reply)
  * each freed on another thread than the one that made it): the freed ones
  * are kept for the next requests, at most SPARE_CALLS_MAX, whichever
  * session sends them. Process-wide, as GLib keeps its slice magazines:
- * ops.c sees no session's end to free a per-session list at, and a call
+ * op.c sees no session's end to free a per-session list at, and a call
  * may be freed after its session (a blocking caller's, once the waiter
  * has returned). The list is bounded and stays reachable, so no leak. */
 #define SPARE_CALLS_MAX 64
@@ -146,7 +146,7 @@ op_call_free (gpointer data)
   OpCall *call = data;
   gboolean kept = FALSE;
 
-  zkr__reply_clear (&call->reply);
+  zkr__op_reply_clear (&call->reply);
   if (call->zpaths != NULL)
     for (guint i = 0; i < call->multi_count; i++)
       g_free (call->zpaths[i]);
@@ -180,7 +180,7 @@ op_dispatch (gpointer data)
 static void
 op_complete (OpCall *call, int rc, const struct Stat *stat)
 {
-  if (zkr__zk_rc_is_server_answer (rc) && call->reply.send_time != 0 && call->may_rewrite &&
+  if (zkr__error_rc_is_server_answer (rc) && call->reply.send_time != 0 && call->may_rewrite &&
       zkr__session_test_take_rewrite (call->session, &rc))
     stat = NULL;
   call->reply.rc = rc;
@@ -189,11 +189,11 @@ op_complete (OpCall *call, int rc, const struct Stat *stat)
       call->reply.has_stat = TRUE;
       call->reply.stat = *stat;
     }
-  if (zkr__zk_rc_is_server_answer (rc) && call->reply.send_time != 0)
+  if (zkr__error_rc_is_server_answer (rc) && call->reply.send_time != 0)
     zkr__session_note_answer (call->session, call->reply.send_time);
   else if (rc == ZSESSIONEXPIRED && call->reply.generation != 0)
     /* Before the reply: the worker learns first that the session is gone. */
-    zkr__session_note_expired (call->session, call->reply.session_id, call->reply.generation);
+    zkr__session_handle_note_expired (call->session, call->reply.session_id, call->reply.generation);
   if (call->is_create && rc == ZOK && zkr__session_test_take_drop_create_reply (call->session))
     {
       /* Test hook: the server created the node, we act as if the reply was
@@ -237,7 +237,7 @@ op_completion_is_ours (OpCall *call)
 }
 
 guint
-zkr__ops_test_count_blocking (ZkrSession *session)
+zkr__op_test_count_blocking (ZkrSession *session)
 {
   guint count = 0;
 
@@ -249,7 +249,7 @@ zkr__ops_test_count_blocking (ZkrSession *session)
 }
 
 void
-zkr__ops_handle_closed (ZkrSession *session, zhandle_t *zh, guint generation)
+zkr__op_handle_closed (ZkrSession *session, zhandle_t *zh, guint generation)
 {
   GPtrArray *leftovers = g_ptr_array_new ();
   gboolean closed;
@@ -463,7 +463,7 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
     }
   /* Before the handle's lock, which is the session's. */
   call->may_rewrite = zkr__session_test_rewrite_applies (session, call->path);
-  zh = zkr__session_lock_handle (session, &call->reply.session_id, &call->reply.generation);
+  zh = zkr__session_handle_lock (session, &call->reply.session_id, &call->reply.generation);
   if (zh == NULL)
     {
       rc = zkr_session_get_state (session) == ZKR_SESSION_STATE_CLOSED ? ZCLOSING : ZINVALIDSTATE;
@@ -476,7 +476,7 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
       rc = issue (zh, call);
       if (rc != ZOK)
         flight_take (call);
-      zkr__session_unlock_handle (session);
+      zkr__session_handle_unlock (session);
     }
   if (rc != ZOK)
     {
@@ -487,7 +487,7 @@ op_send (ZkrSession *session, OpCall *call, IssueFunc issue)
 }
 
 char *
-zkr__buffer_dup (const char *data, int len)
+zkr__op_buffer_dup (const char *data, int len)
 {
   gsize size = (gsize) MAX (len, 0);
   char *copy;
@@ -740,7 +740,7 @@ multi_done (int rc, const void *data)
 
   if (!op_completion_is_ours (call))
     return;
-  if (zkr__zk_rc_is_server_answer (rc))
+  if (zkr__error_rc_is_server_answer (rc))
     {
       call->reply.results = g_array_sized_new (FALSE, TRUE, sizeof (ZkrMultiResult),
                                                call->multi_count);
@@ -872,7 +872,7 @@ zkr__op_delete_sync (ZkrSession *session, const char *path, int version)
   ZkrReply reply = { 0 };
   int rc = zkr__op_sync (session, send_delete, &args, &reply);
 
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   return rc;
 }
 
@@ -883,6 +883,6 @@ zkr__op_sync_path_sync (ZkrSession *session, const char *path)
   ZkrReply reply = { 0 };
   int rc = zkr__op_sync (session, send_sync_path, &args, &reply);
 
-  zkr__reply_clear (&reply);
+  zkr__op_reply_clear (&reply);
   return rc;
 }
