@@ -3,7 +3,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "nodename.h"
 #include "zkr-test.h"
 

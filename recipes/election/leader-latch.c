@@ -13,7 +13,7 @@
 #include "context.h"
 #include "error-private.h"
 #include "leader-private.h"
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "log.h"
 #include "nodename.h"
 #include "notifier.h"

@@ -7,7 +7,7 @@
 
 #include "armed.h"
 #include "error-private.h"
-#include "lock-queue-private.h"
+#include "queue-private.h"
 
 typedef struct {
   gatomicrefcount ref;

@@ -5,7 +5,7 @@
 
 #include "context.h"
 #include "error-private.h"
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "notifier.h"
 #include "per-thread.h"
 #include "ref.h"

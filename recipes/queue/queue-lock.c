@@ -8,7 +8,7 @@
 
 #include "context.h"
 #include "error-private.h"
-#include "lock-queue-private.h"
+#include "queue-private.h"
 #include "log.h"
 #include "node-private.h"
 #include "nodename.h"

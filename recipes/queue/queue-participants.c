@@ -8,7 +8,7 @@
 #include <zkr/error.h>
 #include <zkr/node.h>
 
-#include "lock-queue-private.h"
+#include "queue-private.h"
 #include "path.h"
 
 static char *

@@ -11,7 +11,7 @@
 
 #include "context.h"
 #include "error-private.h"
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "notifier.h"
 #include "path.h"
 #include "session-private.h"

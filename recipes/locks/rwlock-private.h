@@ -3,7 +3,7 @@
  * the participant view and the downgrade node's suffix. */
 #pragma once
 
-#include "lock-queue.h"
+#include "queue-lock.h"
 
 G_BEGIN_DECLS
 

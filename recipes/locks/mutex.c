@@ -4,7 +4,7 @@
 
 #include "context.h"
 #include "error-private.h"
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "notifier.h"
 #include "ref.h"
 #include "session-private.h"

@@ -3,10 +3,10 @@
  * release's answer,
  * and the calls between the entry (lock-queue.c), its acquire
  * (lock-acquire.c), its loss watch (lock-hold.c) and its release
- * (lock-release.c). Recipes include lock-queue.h. */
+ * (lock-release.c). Recipes include queue-lock.h. */
 #pragma once
 
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "wait.h"
 
 G_BEGIN_DECLS

@@ -7,7 +7,7 @@
 
 #include "context.h"
 #include "error-private.h"
-#include "lock-queue-private.h"
+#include "queue-private.h"
 #include "log.h"
 #include "nodename.h"
 #include "notifier.h"

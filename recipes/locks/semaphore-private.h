@@ -3,7 +3,7 @@
  * shared count's encoding. */
 #pragma once
 
-#include "lock-queue.h"
+#include "queue-lock.h"
 
 G_BEGIN_DECLS
 

@@ -4,7 +4,7 @@
  * our node still ours; and the loss events it emits. */
 
 #include "error-private.h"
-#include "lock-queue-private.h"
+#include "queue-private.h"
 #include "log.h"
 
 void

@@ -13,7 +13,7 @@
  * started after it ended, which would inherit its holds. */
 #pragma once
 
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "notifier.h"
 
 G_BEGIN_DECLS

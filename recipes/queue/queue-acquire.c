@@ -7,7 +7,7 @@
 
 #include "armed.h"
 #include "error-private.h"
-#include "lock-queue-private.h"
+#include "queue-private.h"
 #include "log.h"
 #include "path.h"
 
@@ -29,7 +29,7 @@ typedef enum {
   ACQUIRE_ENDED,             /* detached: nothing calls back into it; answered */
 } AcquireStep;
 
-/* This file's name for lock-queue-private.h's ZkrQueueAcquire. */
+/* This file's name for queue-private.h's ZkrQueueAcquire. */
 typedef struct _ZkrQueueAcquire Acquire;
 
 struct _ZkrQueueAcquire {
@@ -582,7 +582,7 @@ acquire_on_waited_event (ZkrSession *session, int event_type, const char *path,
  * ahead of ours only ever go (a new node sorts after ours), so what is
  * ahead then is at most what @sorted shows without @wait_on; a predicate
  * that lets us through behind those lets us through behind fewer
- * (lock-queue.h asks that of every predicate). */
+ * (queue-lock.h asks that of every predicate). */
 static gboolean
 acquire_through_without (ZkrQueueLock *lock, GPtrArray *sorted, guint ours, const char *wait_on)
 {

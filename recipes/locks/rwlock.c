@@ -12,7 +12,7 @@
 
 #include "context.h"
 #include "error-private.h"
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "nodename.h"
 #include "notifier.h"
 #include "per-thread.h"
