@@ -35,7 +35,7 @@ test_lock_queue__first_in_line_holds (void)
   g_autoptr (GPtrArray) sorted = listing (names);
   const char *wait_on = NULL;
 
-  CU_ASSERT_TRUE (zkr__queue_predicate_first (sorted, 0, &wait_on, NULL));
+  CU_ASSERT_TRUE (zkr__queue_lock_predicate_first (sorted, 0, &wait_on, NULL));
   CU_ASSERT_PTR_NULL (wait_on);
 }
 
@@ -56,12 +56,12 @@ test_lock_queue__waiter_waits_on_its_predecessor_by_sequence (void)
   guint ours = index_of (sorted, "_c_00000000-0000-4000-8000-000000000002-lock-0000000005");
 
   CU_ASSERT_EQUAL (ours, 3);
-  CU_ASSERT_FALSE (zkr__queue_predicate_first (sorted, ours, &wait_on, NULL));
+  CU_ASSERT_FALSE (zkr__queue_lock_predicate_first (sorted, ours, &wait_on, NULL));
   CU_ASSERT_STRING_EQUAL (wait_on, "lock-0000000004");
   ours = index_of (sorted, "_c_ffffffff-0000-4000-8000-000000000001-lock-0000000003");
-  CU_ASSERT_FALSE (zkr__queue_predicate_first (sorted, ours, &wait_on, NULL));
+  CU_ASSERT_FALSE (zkr__queue_lock_predicate_first (sorted, ours, &wait_on, NULL));
   CU_ASSERT_STRING_EQUAL (wait_on, "_c_77777777-0000-4000-8000-000000000003-lock-0000000001");
-  CU_ASSERT_TRUE (zkr__queue_predicate_first (sorted, 0, &wait_on, NULL));
+  CU_ASSERT_TRUE (zkr__queue_lock_predicate_first (sorted, 0, &wait_on, NULL));
 }
 
 /* A child without the lock name sorts by its whole name, as Curator does:
@@ -75,7 +75,7 @@ test_lock_queue__foreign_children_sort_after_sequences (void)
   const char *wait_on = NULL;
 
   CU_ASSERT_STRING_EQUAL (g_ptr_array_index (sorted, 1), "zzz-not-a-lock");
-  CU_ASSERT_TRUE (zkr__queue_predicate_first (sorted, 0, &wait_on, NULL));
+  CU_ASSERT_TRUE (zkr__queue_lock_predicate_first (sorted, 0, &wait_on, NULL));
 }
 
 static const ZkrTestCase tests[] = {

@@ -713,7 +713,7 @@ tries_start (gpointer data)
  * worker: the deadline timer and the cancel are armed before this
  * returns, whatever the connection does. */
 void
-zkr__atomic_long_run_tries (ZkrAtomicOp *op)
+zkr__atomic_long_tries_run (ZkrAtomicOp *op)
 {
   ZkrAtomicLong *atomic = op->atomic;
   Tries *tries = g_new0 (Tries, 1);

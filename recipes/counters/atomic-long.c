@@ -193,7 +193,7 @@ op_lock_acquired (GObject *source, GAsyncResult *result, gpointer user_data)
   (void) source;
   if (zkr_mutex_acquire_finish (op->mutex, result, &error))
     {
-      zkr__atomic_long_run_tries (op);
+      zkr__atomic_long_tries_run (op);
       return;
     }
   g_clear_pointer (&op->mutex, zkr_mutex_unref);
@@ -298,7 +298,7 @@ op_start (ZkrAtomicLong *atomic, ZkrAtomicOpKind kind, gint64 operand, gint64 ex
   op->expected = expected;
   op->timeout_ms = timeout_ms;
   op->deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
-  zkr__atomic_long_run_tries (op);
+  zkr__atomic_long_tries_run (op);
 }
 
 static gboolean

@@ -47,25 +47,25 @@ struct _ZkrSharedCount {
   ZkrCountCore *core;                  /* (owned) */
 };
 
-ZkrCountCore *zkr__count_core_ref (ZkrCountCore *core);
-void zkr__count_core_unref (ZkrCountCore *core);
+ZkrCountCore *zkr__shared_count_core_ref (ZkrCountCore *core);
+void zkr__shared_count_core_unref (ZkrCountCore *core);
 
 /* Curator's SharedCount bytes: exactly 4, big-endian; anything else is
  * ZKR_ERROR_INVALID_ARGUMENT naming @path and the length. */
-gboolean zkr__count_decode (GBytes *data, const char *path, gint *value, GError **error);
-void zkr__count_encode (gint value, guint8 out[4]);
+gboolean zkr__shared_count_decode (GBytes *data, const char *path, gint *value, GError **error);
+void zkr__shared_count_encode (gint value, guint8 out[4]);
 /* Keeps the newest reading only (any thread): readings and our own writes
  * may come in any order (Curator's updateValue). Newest is the change
  * with the highest mzxid, whatever the node's life and version: a node
  * created again starts over at version 0, its changes' zxids do not.
  * TRUE if it moved. */
-gboolean zkr__count_update (ZkrCountCore *count, gint value, const ZkrStat *stat);
+gboolean zkr__shared_count_update (ZkrCountCore *count, gint value, const ZkrStat *stat);
 /* Whether the value is known current (see ZkrCountCore.current). */
-gboolean zkr__count_is_current (ZkrCountCore *count);
+gboolean zkr__shared_count_is_current (ZkrCountCore *count);
 /* Worker: the session's internal listener, re-reads after a reconnection. */
-void zkr__count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data);
+void zkr__shared_count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data);
 /* Worker (a post): reads the node and arms its watch, once started. */
-gboolean zkr__count_arm_in_worker (gpointer data);
+gboolean zkr__shared_count_arm_in_worker (gpointer data);
 
 /* ==== the atomic long (atomic-long.c, atomic-long-tries.c) ============ */
 
@@ -125,7 +125,7 @@ GError *zkr__atomic_long_timeout_error (const char *path, int timeout_ms, ZkrAto
  * answer comes once, in @op's context, as a post of
  * zkr__atomic_long_answer_run (a ZkrAtomicAnswer, freed by
  * zkr__atomic_long_answer_free). From the caller's context. */
-void zkr__atomic_long_run_tries (ZkrAtomicOp *op);
+void zkr__atomic_long_tries_run (ZkrAtomicOp *op);
 /* atomic-long.c: the answer of a phase, in the operation's context. */
 gboolean zkr__atomic_long_answer_run (gpointer data);
 void zkr__atomic_long_answer_free (gpointer data);

@@ -40,7 +40,7 @@ call_free (Call *call)
 {
   g_clear_object (&call->cancellable);
   g_object_unref (call->task);
-  zkr__count_core_unref (call->count);
+  zkr__shared_count_core_unref (call->count);
   g_free (call);
 }
 
@@ -80,7 +80,7 @@ call_new (ZkrSharedCount *shared, CallKind kind, int timeout_ms, GCancellable *c
   Call *call = g_new0 (Call, 1);
 
   zkr__assert_user_context ("a shared count call");
-  call->count = zkr__count_core_ref (shared->core);
+  call->count = zkr__shared_count_core_ref (shared->core);
   call->task = g_task_new (NULL, cancellable, callback, user_data);
   /* A cancel is answered G_IO_ERROR_CANCELLED by the calls themselves. */
   g_task_set_check_cancellable (call->task, FALSE);
@@ -129,7 +129,7 @@ start_read (GObject *source, GAsyncResult *result, gpointer user_data)
   gint value = 0;
 
   (void) source;
-  if (data == NULL || !zkr__count_decode (data, count->path, &value, &error))
+  if (data == NULL || !zkr__shared_count_decode (data, count->path, &value, &error))
     {
       g_mutex_lock (&count->lock);
       count->started = FALSE;
@@ -137,11 +137,11 @@ start_read (GObject *source, GAsyncResult *result, gpointer user_data)
       call_return (call, FALSE, error);
       return;
     }
-  zkr__count_update (count, value, &stat);
-  count->state_listener_id = zkr__session_add_internal_listener (count->session, zkr__count_state,
+  zkr__shared_count_update (count, value, &stat);
+  count->state_listener_id = zkr__session_add_internal_listener (count->session, zkr__shared_count_state,
                                                                  count);
-  zkr__session_post (count->session, zkr__count_arm_in_worker, zkr__count_core_ref (count),
-                     (GDestroyNotify) zkr__count_core_unref);
+  zkr__session_post (count->session, zkr__shared_count_arm_in_worker, zkr__shared_count_core_ref (count),
+                     (GDestroyNotify) zkr__shared_count_core_unref);
   call_return (call, TRUE, NULL);
 }
 
@@ -200,7 +200,7 @@ zkr_shared_count_start_async (ZkrSharedCount *shared, int timeout_ms,
                                              call->count->path));
       return;
     }
-  zkr__count_encode (call->count->seed, seed);
+  zkr__shared_count_encode (call->count->seed, seed);
   zkr_node_create_async (call->count->session, call->count->path, seed, 4,
                          ZKR_CREATE_PERSISTENT, ZKR_CREATE_PARENTS_CONTAINER, timeout_ms,
                          cancellable, start_created, call);
@@ -254,8 +254,8 @@ try_set_reread (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean resolving = call->lost_reply;
 
   (void) source;
-  if (data != NULL && zkr__count_decode (data, count->path, &value, NULL))
-    zkr__count_update (count, value, &stat);
+  if (data != NULL && zkr__shared_count_decode (data, count->path, &value, NULL))
+    zkr__shared_count_update (count, value, &stat);
   if (!resolving)
     {
       g_clear_error (&error);
@@ -344,7 +344,7 @@ set_answered (GObject *source, GAsyncResult *result, gpointer user_data)
                     "again (czxid 0x%" G_GINT64_MODIFIER "x, read 0x%" G_GINT64_MODIFIER "x)",
                     call->count->path, call->previous_version, stat.czxid,
                     call->previous_czxid);
-      zkr__count_update (call->count, written_value (call), &stat);
+      zkr__shared_count_update (call->count, written_value (call), &stat);
       call_return (call, TRUE, NULL);
     }
   else if (call->kind == CALL_TRY_SET &&
@@ -394,8 +394,8 @@ try_set_checked (GObject *source, GAsyncResult *result, gpointer user_data)
       call_return (call, FALSE, error);
       return;
     }
-  if (zkr__count_decode (data, count->path, &value, NULL))
-    zkr__count_update (count, value, &stat);
+  if (zkr__shared_count_decode (data, count->path, &value, NULL))
+    zkr__shared_count_update (count, value, &stat);
   if (stat.czxid != call->previous_czxid || stat.version != call->previous_version)
     call_return (call, FALSE, NULL);
   else if (!call_time_left (call, &timeout_ms))
@@ -425,7 +425,7 @@ set_begin (ZkrSharedCount *shared, CallKind kind, int previous_version,
   g_mutex_unlock (&call->count->lock);
   call->previous_version = previous_version;
   call->previous_czxid = previous_czxid != 0 ? previous_czxid : czxid;
-  zkr__count_encode (value, call->written);
+  zkr__shared_count_encode (value, call->written);
   /* ZooKeeper reads a negative version as "any": a try must not. */
   if (kind == CALL_TRY_SET && previous_version < 0)
     {
@@ -446,7 +446,7 @@ set_begin (ZkrSharedCount *shared, CallKind kind, int previous_version,
       call_return (call, FALSE, NULL);
       return;
     }
-  if (kind == CALL_TRY_SET && previous_czxid != 0 && !zkr__count_is_current (call->count))
+  if (kind == CALL_TRY_SET && previous_czxid != 0 && !zkr__shared_count_is_current (call->count))
     {
       zkr_node_get_async (call->count->session, call->count->path, timeout_ms, cancellable,
                           try_set_checked, call);

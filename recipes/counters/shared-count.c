@@ -26,14 +26,14 @@ typedef struct {
 
 
 ZkrCountCore *
-zkr__count_core_ref (ZkrCountCore *core)
+zkr__shared_count_core_ref (ZkrCountCore *core)
 {
   g_atomic_ref_count_inc (&core->ref);
   return core;
 }
 
 void
-zkr__count_core_unref (ZkrCountCore *core)
+zkr__shared_count_core_unref (ZkrCountCore *core)
 {
   if (!g_atomic_ref_count_dec (&core->ref))
     return;
@@ -48,7 +48,7 @@ zkr__count_core_unref (ZkrCountCore *core)
 /* ==== the value ======================================================== */
 
 gboolean
-zkr__count_decode (GBytes *data, const char *path, gint *value, GError **error)
+zkr__shared_count_decode (GBytes *data, const char *path, gint *value, GError **error)
 {
   gsize len = 0;
   const void *bytes = data != NULL ? g_bytes_get_data (data, &len) : NULL;
@@ -67,7 +67,7 @@ zkr__count_decode (GBytes *data, const char *path, gint *value, GError **error)
 }
 
 void
-zkr__count_encode (gint value, guint8 out[4])
+zkr__shared_count_encode (gint value, guint8 out[4])
 {
   guint32 big_endian = GUINT32_TO_BE ((guint32) value);
 
@@ -81,7 +81,7 @@ zkr__count_encode (gint value, guint8 out[4])
  * zxid of the change does, across lives and past a version's wrap
  * (CURATOR-688). Returns TRUE if it moved. */
 gboolean
-zkr__count_update (ZkrCountCore *count, gint value, const ZkrStat *stat)
+zkr__shared_count_update (ZkrCountCore *count, gint value, const ZkrStat *stat)
 {
   gboolean moved;
 
@@ -276,7 +276,7 @@ count_set_current (ZkrCountCore *count, gboolean current)
 }
 
 gboolean
-zkr__count_is_current (ZkrCountCore *count)
+zkr__shared_count_is_current (ZkrCountCore *count)
 {
   gboolean current;
 
@@ -311,7 +311,7 @@ count_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
   /* Created meanwhile: the exists watch is left anyway; read it now. */
   if (reply->rc == ZOK && count_active (count))
     count_arm (count);
-  zkr__count_core_unref (count);
+  zkr__shared_count_core_unref (count);
 }
 
 static void
@@ -323,7 +323,7 @@ count_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 
   if (!count_active (count))
     ;
-  else if (reply->rc == ZOK && zkr__count_decode (reply->data, count->path, &value, &error))
+  else if (reply->rc == ZOK && zkr__shared_count_decode (reply->data, count->path, &value, &error))
     {
       ZkrStat stat = { 0 };
 
@@ -331,7 +331,7 @@ count_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
       /* Replies and events come in order on the worker: an event after
        * this read clears it again. */
       count_set_current (count, count->watch_id != 0);
-      if (zkr__count_update (count, value, &stat))
+      if (zkr__shared_count_update (count, value, &stat))
         count_emit (count, NULL);
     }
   else if (reply->rc == ZOK)
@@ -347,10 +347,10 @@ count_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
                            count->path);
       count_emit (count, error);
       zkr__op_exists (session, count->full_path, TRUE, count_exists_reply,
-                      zkr__count_core_ref (count));
+                      zkr__shared_count_core_ref (count));
     }
-  /* Other failures: the session's reconnect re-arms (zkr__count_state). */
-  zkr__count_core_unref (count);
+  /* Other failures: the session's reconnect re-arms (zkr__shared_count_state). */
+  zkr__shared_count_core_unref (count);
 }
 
 static void
@@ -360,14 +360,14 @@ count_arm (ZkrCountCore *count)
     zkr__session_watch_remove (count->session, count->watch_id);
   count->watch_id = zkr__session_watch_add_full (count->session, count->full_path, 0,
                                                  count_watch_fired,
-                                                 zkr__count_core_ref (count),
-                                                 (GDestroyNotify) zkr__count_core_unref);
+                                                 zkr__shared_count_core_ref (count),
+                                                 (GDestroyNotify) zkr__shared_count_core_unref);
   zkr__op_get (count->session, count->full_path, TRUE, count_read_reply,
-               zkr__count_core_ref (count));
+               zkr__shared_count_core_ref (count));
 }
 
 gboolean
-zkr__count_arm_in_worker (gpointer data)
+zkr__shared_count_arm_in_worker (gpointer data)
 {
   ZkrCountCore *count = data;
 
@@ -390,7 +390,7 @@ count_disarm_in_worker (gpointer data)
 /* Worker: CURATOR-311's fix, read again after a reconnection (and after a
  * fresh session, whose watches the old one took along). */
 void
-zkr__count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
+zkr__shared_count_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
 {
   ZkrCountCore *count = user_data;
 
@@ -458,9 +458,9 @@ zkr_shared_count_unref (ZkrSharedCount *shared)
   if (count->state_listener_id != 0)
     zkr__session_remove_internal_listener (count->session, count->state_listener_id);
   /* The watch goes on the worker, which owns its id. */
-  zkr__session_post (count->session, count_disarm_in_worker, zkr__count_core_ref (count),
-                     (GDestroyNotify) zkr__count_core_unref);
-  zkr__count_core_unref (count);
+  zkr__session_post (count->session, count_disarm_in_worker, zkr__shared_count_core_ref (count),
+                     (GDestroyNotify) zkr__shared_count_core_unref);
+  zkr__shared_count_core_unref (count);
   g_free (shared);
 }
 

@@ -73,7 +73,7 @@ struct _ZkrLeaderLatch {
 static const ZkrQueueRecipe latch_recipe = {
   .lock_name = "latch-",        /* Curator's LeaderLatch.LOCK_NAME */
   .sort = zkr__node_sort_up_to, /* its sorter is fixForSorting("latch-") */
-  .predicate = zkr__queue_predicate_first,
+  .predicate = zkr__queue_lock_predicate_first,
   .kind = "leader latch",
 };
 
@@ -803,7 +803,7 @@ close_release (gpointer data)
 {
   ZkrLeaderLatch *latch = zkr__leader_close_get_object (data);
 
-  zkr__queue_lock_release_on_worker (latch->queue, close_released, data);
+  zkr__queue_release_on_worker (latch->queue, close_released, data);
   return G_SOURCE_REMOVE;
 }
 
@@ -1011,7 +1011,7 @@ zkr_leader_latch_await (ZkrLeaderLatch *latch, int timeout_ms, GCancellable *can
                         GError **error)
 {
   g_return_val_if_fail (latch != NULL, FALSE);
-  return zkr__queue_run_sync (latch, await_start, timeout_ms, cancellable, error);
+  return zkr__queue_task_run_sync (latch, await_start, timeout_ms, cancellable, error);
 }
 
 gint64
@@ -1071,7 +1071,7 @@ zkr_leader_latch_list_participants (ZkrLeaderLatch *latch, GCancellable *cancell
                                     GError **error)
 {
   g_return_val_if_fail (latch != NULL, NULL);
-  return zkr__queue_lock_list_participants (latch->queue, cancellable, error);
+  return zkr__queue_participants_list_for_lock (latch->queue, cancellable, error);
 }
 
 char *
@@ -1080,6 +1080,6 @@ zkr_leader_latch_dup_leader_id (ZkrLeaderLatch *latch, GCancellable *cancellable
   g_autoptr (GPtrArray) participants = NULL;
 
   g_return_val_if_fail (latch != NULL, NULL);
-  participants = zkr__queue_lock_list_participants (latch->queue, cancellable, error);
+  participants = zkr__queue_participants_list_for_lock (latch->queue, cancellable, error);
   return zkr__leader_id_from_participants (participants);
 }

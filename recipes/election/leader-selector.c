@@ -63,7 +63,7 @@ struct _ZkrLeaderSelector {
 static const ZkrQueueRecipe selector_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,      /* LeaderSelector is an InterProcessMutex */
   .sort = zkr__node_sort_up_to,
-  .predicate = zkr__queue_predicate_first,
+  .predicate = zkr__queue_lock_predicate_first,
   .kind = "leader selector",
 };
 
@@ -193,7 +193,7 @@ selector_release (ZkrLeaderSelector *selector)
   g_autoptr (GError) error = NULL;
   gboolean pending;
 
-  if (zkr__queue_lock_release (selector->queue, &error))
+  if (zkr__queue_release_sync (selector->queue, &error))
     pending = FALSE;
   else
     pending = g_error_matches (error, ZKR_ERROR, ZKR_ERROR_CONNECTION_LOSS);
@@ -292,7 +292,7 @@ selector_thread_main (gpointer data)
     {
       g_autoptr (GError) error = NULL;
 
-      if (!zkr__queue_run_sync (selector, selector_acquire_start, -1, selector->closing, &error))
+      if (!zkr__queue_task_run_sync (selector, selector_acquire_start, -1, selector->closing, &error))
         {
           if (!selector_after_failure (selector, error))
             break;
@@ -552,7 +552,7 @@ zkr_leader_selector_list_participants (ZkrLeaderSelector *selector, GCancellable
                                        GError **error)
 {
   g_return_val_if_fail (selector != NULL, NULL);
-  return zkr__queue_lock_list_participants (selector->queue, cancellable, error);
+  return zkr__queue_participants_list_for_lock (selector->queue, cancellable, error);
 }
 
 char *
@@ -562,6 +562,6 @@ zkr_leader_selector_dup_leader_id (ZkrLeaderSelector *selector, GCancellable *ca
   g_autoptr (GPtrArray) participants = NULL;
 
   g_return_val_if_fail (selector != NULL, NULL);
-  participants = zkr__queue_lock_list_participants (selector->queue, cancellable, error);
+  participants = zkr__queue_participants_list_for_lock (selector->queue, cancellable, error);
   return zkr__leader_id_from_participants (participants);
 }

@@ -171,7 +171,7 @@ zkr_multi_lock_new (ZkrSession *session, const char *const *paths, GError **erro
   multi->n_members = g_strv_length (sorted);
   multi->members = g_new0 (Member, multi->n_members);
   multi->loss = zkr__notifier_new (multi, multi_alive_ref, multi_alive_unref,
-                                   zkr__queue_loss_marshal);
+                                   zkr__queue_hold_loss_marshal);
   g_mutex_init (&multi->mutex);
   for (guint i = 0; i < multi->n_members; i++)
     {
@@ -281,7 +281,7 @@ acquire_op_fail (AcquireOp *op, GError *error)
   g_prefix_error (&error, "multi-lock: ");
   op->error = error;
   for (guint i = op->next; i > 0; i--)
-    (void) zkr__queue_lock_release_in_background (op->multi->members[i - 1].queue);
+    (void) zkr__queue_release_in_background (op->multi->members[i - 1].queue);
   acquire_op_end (op, FALSE);
 }
 
@@ -417,7 +417,7 @@ zkr_multi_lock_acquire (ZkrMultiLock *multi, int timeout_ms, GCancellable *cance
 {
   g_return_val_if_fail (multi != NULL, FALSE);
   g_return_val_if_fail (!zkr__session_in_worker (multi->session), FALSE);
-  return zkr__queue_run_sync (multi, acquire_start, timeout_ms, cancellable, error);
+  return zkr__queue_task_run_sync (multi, acquire_start, timeout_ms, cancellable, error);
 }
 
 /* ==== releasing, in the caller's context ============================== */
@@ -496,7 +496,7 @@ release_op_start (ReleaseOp *op, GCancellable *cancellable)
       task = zkr__queue_task_new (NULL, release_op_member_done, op, release_op_start,
                                   "zkr_multi_lock_release");
       g_task_set_task_data (task, GUINT_TO_POINTER (i - 1), NULL);
-      zkr__queue_lock_release_async (queue, cancellable, task);
+      zkr__queue_release_async (queue, cancellable, task);
     }
   if (--op->outstanding == 0)
     release_op_end (op);
@@ -570,7 +570,7 @@ zkr_multi_lock_is_release_pending (ZkrMultiLock *multi)
 {
   g_return_val_if_fail (multi != NULL, FALSE);
   for (guint i = 0; i < multi->n_members; i++)
-    if (zkr__queue_lock_is_release_pending (multi->members[i].queue))
+    if (zkr__queue_release_is_pending (multi->members[i].queue))
       return TRUE;
   return FALSE;
 }
@@ -676,5 +676,5 @@ zkr_multi_lock_list_participants (ZkrMultiLock *multi, const char *path,
                    "path %s is not one of this multi-lock's", quoted);
       return NULL;
     }
-  return zkr__queue_lock_list_participants (queue, cancellable, error);
+  return zkr__queue_participants_list_for_lock (queue, cancellable, error);
 }

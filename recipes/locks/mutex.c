@@ -59,11 +59,11 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
       return NULL;
     }
   mutex->loss = zkr__notifier_new (mutex, mutex_try_ref, (void (*) (gpointer)) zkr_mutex_unref,
-                                   zkr__queue_loss_marshal);
+                                   zkr__queue_hold_loss_marshal);
   zkr__queue_lock_set_loss_hook (mutex->queue, mutex_relay_loss, mutex);
-  mutex->revocation = zkr__revocation_new (mutex, mutex_try_ref,
+  mutex->revocation = zkr__queue_revocation_new (mutex, mutex_try_ref,
                                            (void (*) (gpointer)) zkr_mutex_unref);
-  zkr__queue_lock_set_revocation (mutex->queue, mutex->revocation);
+  zkr__queue_revocation_set (mutex->queue, mutex->revocation);
   return mutex;
 }
 
@@ -85,7 +85,7 @@ zkr_mutex_unref (ZkrMutex *mutex)
    * returned, so the notifier and the memory may go now. */
   zkr__queue_lock_free (mutex->queue);
   zkr__notifier_free (mutex->loss);
-  zkr__revocation_free (mutex->revocation);
+  zkr__queue_revocation_free (mutex->revocation);
   g_free (mutex);
 }
 
@@ -127,7 +127,7 @@ gboolean
 zkr_mutex_release (ZkrMutex *mutex, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr__queue_lock_release (mutex->queue, error);
+  return zkr__queue_release_sync (mutex->queue, error);
 }
 
 void
@@ -136,7 +136,7 @@ zkr_mutex_release_async (ZkrMutex *mutex, GCancellable *cancellable,
 {
   g_return_if_fail (mutex != NULL);
   zkr__assert_user_context ("zkr_mutex_release_async() called");
-  zkr__queue_lock_release_async (mutex->queue, cancellable,
+  zkr__queue_release_async (mutex->queue, cancellable,
                                  zkr__queue_task_new (cancellable, callback, user_data,
                                                       zkr_mutex_release_async,
                                                       "zkr_mutex_release"));
@@ -153,7 +153,7 @@ gboolean
 zkr_mutex_is_release_pending (ZkrMutex *mutex)
 {
   g_return_val_if_fail (mutex != NULL, FALSE);
-  return zkr__queue_lock_is_release_pending (mutex->queue);
+  return zkr__queue_release_is_pending (mutex->queue);
 }
 
 gboolean
@@ -204,7 +204,7 @@ GPtrArray *
 zkr_mutex_list_participants (ZkrMutex *mutex, GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  return zkr__queue_lock_list_participants (mutex->queue, cancellable, error);
+  return zkr__queue_participants_list_for_lock (mutex->queue, cancellable, error);
 }
 
 void
@@ -212,5 +212,5 @@ zkr_mutex_make_revocable (ZkrMutex *mutex, ZkrRevocationFunc func, gpointer user
                           GDestroyNotify destroy)
 {
   g_return_if_fail (mutex != NULL);
-  zkr__revocation_set_listener (mutex->revocation, func, user_data, destroy);
+  zkr__queue_revocation_set_listener (mutex->revocation, func, user_data, destroy);
 }

@@ -47,7 +47,7 @@ hold_is_idle (gpointer data)
   Hold *hold = data;
 
   return hold->count == 0 && !zkr__queue_lock_is_busy (hold->queue) &&
-         !zkr__queue_lock_is_release_pending (hold->queue);
+         !zkr__queue_release_is_pending (hold->queue);
 }
 
 ZkrReentrantMutex *
@@ -65,7 +65,7 @@ zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
       g_free (mutex);
       return NULL;
     }
-  mutex->revocation = zkr__revocation_new (mutex, reentrant_try_ref,
+  mutex->revocation = zkr__queue_revocation_new (mutex, reentrant_try_ref,
                                            (void (*) (gpointer)) zkr_reentrant_mutex_unref);
   return mutex;
 }
@@ -85,7 +85,7 @@ zkr_reentrant_mutex_unref (ZkrReentrantMutex *mutex)
   if (!zkr__per_thread_unref (&mutex->base))
     return;
   /* Every entry's free has returned: none relays a request any more. */
-  zkr__revocation_free (mutex->revocation);
+  zkr__queue_revocation_free (mutex->revocation);
   g_free (mutex);
 }
 
@@ -103,7 +103,7 @@ hold_for_thread_locked (ZkrReentrantMutex *mutex, ZkrThreadKey *key)
       hold->queue = zkr__queue_lock_new (mutex->base.session, mutex->base.path,
                                          &zkr__queue_mutex_recipe, NULL, NULL);
       zkr__queue_lock_set_loss_hook (hold->queue, zkr__per_thread_relay_loss, mutex);
-      zkr__queue_lock_set_revocation (hold->queue, mutex->revocation);
+      zkr__queue_revocation_set (hold->queue, mutex->revocation);
       zkr__per_thread_insert_locked (&mutex->base, key, hold);
     }
   return hold;
@@ -125,7 +125,7 @@ acquire_prepare (ZkrReentrantMutex *mutex, ZkrQueueLock **queue)
   gboolean reentered;
 
   g_mutex_lock (&mutex->base.lock);
-  hold = hold_for_thread_locked (mutex, zkr__thread_key_self ());
+  hold = hold_for_thread_locked (mutex, zkr__per_thread_key_self ());
   reentered = hold->count > 0 && zkr__queue_lock_is_held (hold->queue);
   if (reentered)
     hold->count++; /* reentry: counted here, nothing sent */
@@ -168,7 +168,7 @@ first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
   else
     g_task_return_error (first->outer, error);
   g_object_unref (first->outer);
-  zkr__thread_key_unref (first->key);
+  zkr__per_thread_key_unref (first->key);
   zkr_reentrant_mutex_unref (first->mutex);
   g_free (first);
 }
@@ -195,7 +195,7 @@ zkr_reentrant_mutex_acquire_async (ZkrReentrantMutex *mutex, int timeout_ms,
     }
   first = g_new0 (FirstAcquire, 1);
   first->mutex = zkr_reentrant_mutex_ref (mutex);
-  first->key = zkr__thread_key_ref (zkr__thread_key_self ());
+  first->key = zkr__per_thread_key_ref (zkr__per_thread_key_self ());
   first->outer = outer;
   inner = g_task_new (NULL, cancellable, first_acquire_done, first);
   g_task_set_check_cancellable (inner, FALSE);
@@ -226,7 +226,7 @@ zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
     return TRUE;
   if (!zkr__queue_lock_acquire_sync (queue, timeout_ms, cancellable, error))
     return FALSE;
-  grant_finish (mutex, zkr__thread_key_self ());
+  grant_finish (mutex, zkr__per_thread_key_self ());
   return TRUE;
 }
 
@@ -234,7 +234,7 @@ zkr_reentrant_mutex_acquire (ZkrReentrantMutex *mutex, int timeout_ms,
 static Hold *
 held_by_self_locked (ZkrReentrantMutex *mutex)
 {
-  Hold *hold = zkr__per_thread_lookup_locked (&mutex->base, zkr__thread_key_self ());
+  Hold *hold = zkr__per_thread_lookup_locked (&mutex->base, zkr__per_thread_key_self ());
 
   if (hold == NULL || hold->count == 0 || !zkr__queue_lock_is_held (hold->queue))
     return NULL;
@@ -270,7 +270,7 @@ zkr_reentrant_mutex_release (ZkrReentrantMutex *mutex, GError **error)
   g_return_val_if_fail (mutex != NULL, FALSE);
   if (!release_prepare (mutex, &queue, error))
     return FALSE;
-  return queue == NULL || zkr__queue_lock_release (queue, error);
+  return queue == NULL || zkr__queue_release_sync (queue, error);
 }
 
 void
@@ -290,7 +290,7 @@ zkr_reentrant_mutex_release_async (ZkrReentrantMutex *mutex, GCancellable *cance
   if (queue == NULL)
     zkr__queue_task_answer (task, error);
   else
-    zkr__queue_lock_release_async (queue, cancellable, task);
+    zkr__queue_release_async (queue, cancellable, task);
 }
 
 gboolean
@@ -327,7 +327,7 @@ queue_of_self (ZkrReentrantMutex *mutex)
   Hold *hold;
 
   g_mutex_lock (&mutex->base.lock);
-  hold = zkr__per_thread_lookup_locked (&mutex->base, zkr__thread_key_self ());
+  hold = zkr__per_thread_lookup_locked (&mutex->base, zkr__per_thread_key_self ());
   g_mutex_unlock (&mutex->base.lock);
   return hold != NULL ? hold->queue : NULL;
 }
@@ -349,7 +349,7 @@ zkr_reentrant_mutex_is_release_pending (ZkrReentrantMutex *mutex)
 
   g_return_val_if_fail (mutex != NULL, FALSE);
   queue = queue_of_self (mutex);
-  return queue != NULL && zkr__queue_lock_is_release_pending (queue);
+  return queue != NULL && zkr__queue_release_is_pending (queue);
 }
 
 gboolean
@@ -390,7 +390,7 @@ zkr_reentrant_mutex_list_participants (ZkrReentrantMutex *mutex, GCancellable *c
                                        GError **error)
 {
   g_return_val_if_fail (mutex != NULL, NULL);
-  return zkr__queue_list_participants (mutex->base.session, mutex->base.path, &zkr__queue_mutex_recipe,
+  return zkr__queue_participants_list (mutex->base.session, mutex->base.path, &zkr__queue_mutex_recipe,
                                        NULL, cancellable, error);
 }
 
@@ -399,5 +399,5 @@ zkr_reentrant_mutex_make_revocable (ZkrReentrantMutex *mutex, ZkrRevocationFunc 
                                     gpointer user_data, GDestroyNotify destroy)
 {
   g_return_if_fail (mutex != NULL);
-  zkr__revocation_set_listener (mutex->revocation, func, user_data, destroy);
+  zkr__queue_revocation_set_listener (mutex->revocation, func, user_data, destroy);
 }

@@ -59,7 +59,7 @@ zkr__rwlock_sort (GPtrArray *names, const char *lock_name, const char *ours)
 const ZkrQueueRecipe zkr__rwlock_write_recipe = {
   .lock_name = ZKR_NODE_WRITE_LOCK_NAME,
   .sort = zkr__rwlock_sort,
-  .predicate = zkr__queue_predicate_first,
+  .predicate = zkr__queue_lock_predicate_first,
   .kind = "write lock",
   .nodes_come_ahead = TRUE,
 };
@@ -174,7 +174,7 @@ side_queue_new (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock *write)
                                kind == SIDE_READ ? &zkr__rwlock_read_recipe : &zkr__rwlock_write_recipe,
                                write, NULL);
   zkr__queue_lock_set_loss_hook (queue, zkr__per_thread_relay_loss, rwlock);
-  zkr__queue_lock_set_revocation (queue, rwlock->revocation[kind]);
+  zkr__queue_revocation_set (queue, rwlock->revocation[kind]);
   return queue;
 }
 
@@ -192,7 +192,7 @@ static gboolean
 side_is_idle (const Side *side)
 {
   return side->count == 0 && !zkr__queue_lock_is_busy (side->queue) &&
-         !zkr__queue_lock_is_release_pending (side->queue);
+         !zkr__queue_release_is_pending (side->queue);
 }
 
 /* Neither side holds, takes or gives back anything. Lock held. */
@@ -229,7 +229,7 @@ zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
       return NULL;
     }
   for (guint i = 0; i < G_N_ELEMENTS (rwlock->revocation); i++)
-    rwlock->revocation[i] = zkr__revocation_new (rwlock, rwlock_try_ref,
+    rwlock->revocation[i] = zkr__queue_revocation_new (rwlock, rwlock_try_ref,
                                                  (void (*) (gpointer)) zkr_rwlock_unref);
   return rwlock;
 }
@@ -250,7 +250,7 @@ zkr_rwlock_unref (ZkrRwlock *rwlock)
     return;
   /* Every entry's free has returned: none relays a request any more. */
   for (guint i = 0; i < G_N_ELEMENTS (rwlock->revocation); i++)
-    zkr__revocation_free (rwlock->revocation[i]);
+    zkr__queue_revocation_free (rwlock->revocation[i]);
   g_free (rwlock);
 }
 
@@ -281,7 +281,7 @@ side_is_held (const Side *side)
 static Side *
 held_by_self_locked (ZkrRwlock *rwlock, SideKind kind)
 {
-  Holds *holds = zkr__per_thread_lookup_locked (&rwlock->base, zkr__thread_key_self ());
+  Holds *holds = zkr__per_thread_lookup_locked (&rwlock->base, zkr__per_thread_key_self ());
 
   if (holds == NULL || !side_is_held (&holds->sides[kind]))
     return NULL;
@@ -358,7 +358,7 @@ grant_finish (ZkrRwlock *rwlock, ZkrThreadKey *key, SideKind kind, gboolean down
    * would post it to the worker): what this session sends next is queued
    * behind it (docs/design.md §5.2). */
   if (stale != NULL)
-    (void) zkr__queue_lock_release_in_background (stale);
+    (void) zkr__queue_release_in_background (stale);
   zkr__queue_lock_free (stale);
   return g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
                       "downgrade of read-write lock %s: the write lock was lost "
@@ -380,7 +380,7 @@ first_acquire_done (GObject *source, GAsyncResult *result, gpointer user_data)
   else
     g_task_return_boolean (first->outer, TRUE);
   g_object_unref (first->outer);
-  zkr__thread_key_unref (first->key);
+  zkr__per_thread_key_unref (first->key);
   zkr_rwlock_unref (first->rwlock);
   g_free (first);
 }
@@ -392,7 +392,7 @@ static PrepareOutcome
 acquire_prepare_locked (ZkrRwlock *rwlock, SideKind kind, ZkrQueueLock **queue,
                         char **suffix, GError **error)
 {
-  Holds *holds = holds_for_thread_locked (rwlock, zkr__thread_key_self ());
+  Holds *holds = holds_for_thread_locked (rwlock, zkr__per_thread_key_self ());
   Side *side = &holds->sides[kind];
   Side *write = &holds->sides[SIDE_WRITE];
 
@@ -469,7 +469,7 @@ rwlock_acquire_async (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
     }
   first = g_new0 (FirstAcquire, 1);
   first->rwlock = zkr_rwlock_ref (rwlock);
-  first->key = zkr__thread_key_ref (zkr__thread_key_self ());
+  first->key = zkr__per_thread_key_ref (zkr__per_thread_key_self ());
   first->kind = kind;
   first->downgrade = suffix != NULL;
   first->outer = outer;
@@ -500,7 +500,7 @@ rwlock_acquire_sync (ZkrRwlock *rwlock, SideKind kind, int timeout_ms,
     }
   if (!zkr__queue_lock_acquire_sync_full (queue, timeout_ms, cancellable, suffix, error))
     return FALSE;
-  lost = grant_finish (rwlock, zkr__thread_key_self (), kind, suffix != NULL);
+  lost = grant_finish (rwlock, zkr__per_thread_key_self (), kind, suffix != NULL);
   if (lost == NULL)
     return TRUE;
   g_propagate_error (error, lost);
@@ -590,7 +590,7 @@ rwlock_release (ZkrRwlock *rwlock, SideKind kind, GError **error)
 
   if (!release_prepare (rwlock, kind, &queue, error))
     return FALSE;
-  return queue == NULL || zkr__queue_lock_release (queue, error);
+  return queue == NULL || zkr__queue_release_sync (queue, error);
 }
 
 static void
@@ -610,7 +610,7 @@ rwlock_release_async (ZkrRwlock *rwlock, SideKind kind, GCancellable *cancellabl
   if (queue == NULL)
     zkr__queue_task_answer (task, error);
   else
-    zkr__queue_lock_release_async (queue, cancellable, task);
+    zkr__queue_release_async (queue, cancellable, task);
 }
 
 gboolean
@@ -667,10 +667,10 @@ zkr_rwlock_is_release_pending (ZkrRwlock *rwlock)
 
   g_return_val_if_fail (rwlock != NULL, FALSE);
   g_mutex_lock (&rwlock->base.lock);
-  holds = zkr__per_thread_lookup_locked (&rwlock->base, zkr__thread_key_self ());
+  holds = zkr__per_thread_lookup_locked (&rwlock->base, zkr__per_thread_key_self ());
   if (holds != NULL)
-    pending = zkr__queue_lock_is_release_pending (holds->sides[SIDE_READ].queue) ||
-              zkr__queue_lock_is_release_pending (holds->sides[SIDE_WRITE].queue);
+    pending = zkr__queue_release_is_pending (holds->sides[SIDE_READ].queue) ||
+              zkr__queue_release_is_pending (holds->sides[SIDE_WRITE].queue);
   g_mutex_unlock (&rwlock->base.lock);
   return pending;
 }
@@ -814,7 +814,7 @@ zkr_rwlock_list_participants (ZkrRwlock *rwlock, GCancellable *cancellable, GErr
   GPtrArray *participants;
 
   g_return_val_if_fail (rwlock != NULL, NULL);
-  participants = zkr__queue_list_participants (rwlock->base.session, rwlock->base.path,
+  participants = zkr__queue_participants_list (rwlock->base.session, rwlock->base.path,
                                                &zkr__rwlock_listing_recipe, NULL, cancellable,
                                                error);
   if (participants == NULL)
@@ -835,7 +835,7 @@ zkr_rwlock_make_read_revocable (ZkrRwlock *rwlock, ZkrRevocationFunc func, gpoin
                                 GDestroyNotify destroy)
 {
   g_return_if_fail (rwlock != NULL);
-  zkr__revocation_set_listener (rwlock->revocation[SIDE_READ], func, user_data, destroy);
+  zkr__queue_revocation_set_listener (rwlock->revocation[SIDE_READ], func, user_data, destroy);
 }
 
 void
@@ -843,5 +843,5 @@ zkr_rwlock_make_write_revocable (ZkrRwlock *rwlock, ZkrRevocationFunc func, gpoi
                                  GDestroyNotify destroy)
 {
   g_return_if_fail (rwlock != NULL);
-  zkr__revocation_set_listener (rwlock->revocation[SIDE_WRITE], func, user_data, destroy);
+  zkr__queue_revocation_set_listener (rwlock->revocation[SIDE_WRITE], func, user_data, destroy);
 }

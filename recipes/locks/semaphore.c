@@ -108,7 +108,7 @@ semaphore_new (ZkrSession *session, const char *path, GError **error)
   semaphore->leases_path = g_steal_pointer (&leases_path);
   semaphore->loss = zkr__notifier_new (semaphore, (gpointer (*) (gpointer)) zkr_semaphore_ref,
                                        (void (*) (gpointer)) zkr_semaphore_unref,
-                                       zkr__queue_loss_marshal);
+                                       zkr__queue_hold_loss_marshal);
   return semaphore;
 }
 
@@ -151,7 +151,7 @@ count_read_sync (ZkrSession *session, const char *count_path, GCancellable *canc
                                   count_path);
       return FALSE;
     }
-  return zkr__count_decode (data, count_path, count, error);
+  return zkr__shared_count_decode (data, count_path, count, error);
 }
 
 ZkrSemaphore *
@@ -234,7 +234,7 @@ zkr_semaphore_list_participants (ZkrSemaphore *semaphore, GCancellable *cancella
 {
   g_return_val_if_fail (semaphore != NULL, NULL);
   g_return_val_if_fail (!zkr__session_in_worker (semaphore->session), NULL);
-  return zkr__queue_list_participants (semaphore->session, semaphore->leases_path,
+  return zkr__queue_participants_list (semaphore->session, semaphore->leases_path,
                                        &zkr__semaphore_listing_recipe, &semaphore->max_leases,
                                        cancellable, error);
 }
@@ -290,7 +290,7 @@ gboolean
 zkr_lease_release (ZkrLease *lease, GError **error)
 {
   g_return_val_if_fail (lease != NULL, FALSE);
-  return zkr__queue_lock_release (lease->queue, error);
+  return zkr__queue_release_sync (lease->queue, error);
 }
 
 void
@@ -299,7 +299,7 @@ zkr_lease_release_async (ZkrLease *lease, GCancellable *cancellable,
 {
   g_return_if_fail (lease != NULL);
   zkr__assert_user_context ("zkr_lease_release_async() called");
-  zkr__queue_lock_release_async (lease->queue, cancellable,
+  zkr__queue_release_async (lease->queue, cancellable,
                                  zkr__queue_task_new (cancellable, callback, user_data,
                                                       zkr_lease_release_async,
                                                       "zkr_lease_release"));
@@ -316,7 +316,7 @@ gboolean
 zkr_lease_is_release_pending (ZkrLease *lease)
 {
   g_return_val_if_fail (lease != NULL, FALSE);
-  return zkr__queue_lock_is_release_pending (lease->queue);
+  return zkr__queue_release_is_pending (lease->queue);
 }
 
 gboolean
@@ -415,7 +415,7 @@ acquire_op_fail (AcquireOp *op, GError *error)
 {
   g_prefix_error (&error, "semaphore %s: ", op->semaphore->path);
   for (guint i = op->leases->len; i > 0; i--)
-    (void) zkr__queue_lock_release_in_background (
+    (void) zkr__queue_release_in_background (
       ((ZkrLease *) g_ptr_array_index (op->leases, i - 1))->queue);
   g_task_return_error (op->task, error);
   acquire_op_free (op);
@@ -451,7 +451,7 @@ static void acquire_op_round (AcquireOp *op);
 static void
 acquire_op_release_locks (AcquireOp *op)
 {
-  (void) zkr__queue_lock_release_in_background (op->locks);
+  (void) zkr__queue_release_in_background (op->locks);
   if (op->error != NULL)
     acquire_op_fail (op, g_steal_pointer (&op->error));
   else if (op->leases->len == op->count)
@@ -478,10 +478,10 @@ acquire_op_count_changed (ZkrSession *session, GBytes *data, gpointer user_data)
   gint count;
 
   (void) session;
-  if (zkr__count_decode (data, semaphore->count_path, &count, &error))
+  if (zkr__shared_count_decode (data, semaphore->count_path, &count, &error))
     {
       g_atomic_int_set (&semaphore->max_leases, count);
-      zkr__queue_lock_reevaluate (op->pending->queue);
+      zkr__queue_acquire_reevaluate (op->pending->queue);
     }
   else
     g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
@@ -561,7 +561,7 @@ count_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
     zkr__debug ("semaphore %s: count node %s not read (%s): max leases stay %d", semaphore->path,
              semaphore->count_path, zkr__zk_error_name (reply->rc),
              g_atomic_int_get (&semaphore->max_leases));
-  else if (!zkr__count_decode (reply->data, semaphore->count_path, &count, &error))
+  else if (!zkr__shared_count_decode (reply->data, semaphore->count_path, &count, &error))
     g_warning ("semaphore %s: %s: max leases stay %d", semaphore->path, error->message,
                g_atomic_int_get (&semaphore->max_leases));
   else
@@ -711,7 +711,7 @@ zkr_semaphore_acquire (ZkrSemaphore *semaphore, guint count, int timeout_ms,
 
   g_return_val_if_fail (semaphore != NULL, NULL);
   g_return_val_if_fail (!zkr__session_in_worker (semaphore->session), NULL);
-  if (!zkr__queue_run_sync (&sync, sync_start, timeout_ms, cancellable, error))
+  if (!zkr__queue_task_run_sync (&sync, sync_start, timeout_ms, cancellable, error))
     return NULL;
   return sync.leases;
 }

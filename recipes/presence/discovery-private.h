@@ -10,4 +10,4 @@
 gboolean zkr__discovery_validate_name (const char *what, const char *value, GError **error);
 
 /* The discovery's session, borrowed. */
-ZkrSession *zkr__service_discovery_get_session (ZkrServiceDiscovery *discovery);
+ZkrSession *zkr__discovery_get_session (ZkrServiceDiscovery *discovery);

@@ -447,7 +447,7 @@ zkr_service_discovery_query_instances (ZkrServiceDiscovery *discovery, const cha
 }
 
 ZkrSession *
-zkr__service_discovery_get_session (ZkrServiceDiscovery *discovery)
+zkr__discovery_get_session (ZkrServiceDiscovery *discovery)
 {
   return discovery->session;
 }

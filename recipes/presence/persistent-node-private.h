@@ -104,11 +104,11 @@ void zkr__persistent_node_emit_created (ZkrPersistentCore *core);
 void zkr__persistent_node_mark_initialized (ZkrPersistentCore *core);
 
 /* The node's thread (g_thread_new: takes a core reference). */
-gpointer zkr__persistent_node_thread (gpointer core);
+gpointer zkr__persistent_node_thread_run (gpointer core);
 /* Any thread but the node's: the node's thread closes the node and ends;
  * @reply (nullable) gets the delete's outcome. */
-void zkr__persistent_node_close_core (ZkrPersistentCore *core, CloseReply *reply);
+void zkr__persistent_node_thread_close_core (ZkrPersistentCore *core, CloseReply *reply);
 /* A zkr__context_post() function: the data changed, decide again. */
-gboolean zkr__persistent_node_wake (gpointer core);
+gboolean zkr__persistent_node_thread_wake (gpointer core);
 
 G_END_DECLS

@@ -620,7 +620,7 @@ first_decision (gpointer data)
 }
 
 gpointer
-zkr__persistent_node_thread (gpointer data)
+zkr__persistent_node_thread_run (gpointer data)
 {
   ZkrPersistentCore *core = data;
 
@@ -643,7 +643,7 @@ zkr__persistent_node_thread (gpointer data)
 /* Any thread but the node's: the node's thread closes and ends; @reply
  * (nullable) is answered with the delete's outcome. */
 void
-zkr__persistent_node_close_core (ZkrPersistentCore *core, CloseReply *reply)
+zkr__persistent_node_thread_close_core (ZkrPersistentCore *core, CloseReply *reply)
 {
   if (reply != NULL)
     g_atomic_ref_count_inc (&reply->ref);
@@ -660,7 +660,7 @@ zkr__persistent_node_close_core (ZkrPersistentCore *core, CloseReply *reply)
 }
 
 gboolean
-zkr__persistent_node_wake (gpointer data)
+zkr__persistent_node_thread_wake (gpointer data)
 {
   ZkrPersistentCore *core = data;
 

@@ -354,7 +354,7 @@ zkr_persistent_node_unref (ZkrPersistentNode *node)
     return;
   core = node->core;
   if (close_begin (core))
-    zkr__persistent_node_close_core (core, NULL);
+    zkr__persistent_node_thread_close_core (core, NULL);
   g_free (node);
   zkr__persistent_node_core_unref (core);
 }
@@ -386,7 +386,7 @@ zkr_persistent_node_start (ZkrPersistentNode *node, GError **error)
                    life == LIFE_STARTED ? "started" : "closed");
       return FALSE;
     }
-  thread = g_thread_new ("zkr-persistent-node", zkr__persistent_node_thread,
+  thread = g_thread_new ("zkr-persistent-node", zkr__persistent_node_thread_run,
                          zkr__persistent_node_core_ref (core));
   g_thread_unref (thread);
   return TRUE;
@@ -536,7 +536,7 @@ zkr_persistent_node_set_data (ZkrPersistentNode *node, const void *data, gsize l
   /* Posted under the lock, so before a close's post: the node's thread
    * always runs it before it ends. */
   if (core->life == LIFE_STARTED)
-    zkr__context_post (core->context, zkr__persistent_node_wake,
+    zkr__context_post (core->context, zkr__persistent_node_thread_wake,
                        zkr__persistent_node_core_ref (core),
                        (GDestroyNotify) zkr__persistent_node_core_unref);
   g_mutex_unlock (&core->lock);
@@ -668,7 +668,7 @@ zkr_persistent_node_close (ZkrPersistentNode *node, int timeout_ms, GCancellable
   g_mutex_init (&reply->lock);
   g_cond_init (&reply->cond);
   reply->timeout_ms = timeout_ms;
-  zkr__persistent_node_close_core (core, reply);
+  zkr__persistent_node_thread_close_core (core, reply);
   ok = close_wait (core, reply, timeout_ms, cancellable, error);
   zkr__persistent_node_close_reply_unref (reply);
   return ok;

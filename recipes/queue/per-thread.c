@@ -17,14 +17,14 @@ thread_key_thread_exit (gpointer data)
   ZkrThreadKey *key = data;
 
   g_atomic_int_set (&key->ended, 1);
-  zkr__thread_key_unref (key);
+  zkr__per_thread_key_unref (key);
 }
 
 /* The thread's own reference, dropped when it exits. */
 static GPrivate thread_key = G_PRIVATE_INIT (thread_key_thread_exit);
 
 ZkrThreadKey *
-zkr__thread_key_self (void)
+zkr__per_thread_key_self (void)
 {
   ZkrThreadKey *key = g_private_get (&thread_key);
 
@@ -38,14 +38,14 @@ zkr__thread_key_self (void)
 }
 
 ZkrThreadKey *
-zkr__thread_key_ref (ZkrThreadKey *key)
+zkr__per_thread_key_ref (ZkrThreadKey *key)
 {
   g_atomic_ref_count_inc (&key->ref);
   return key;
 }
 
 void
-zkr__thread_key_unref (ZkrThreadKey *key)
+zkr__per_thread_key_unref (ZkrThreadKey *key)
 {
   if (g_atomic_ref_count_dec (&key->ref))
     g_free (key);
@@ -75,9 +75,9 @@ zkr__per_thread_init (ZkrPerThread *pt, ZkrSession *session, const char *path,
   g_atomic_ref_count_init (&pt->ref);
   pt->session = zkr_session_ref (session);
   pt->path = g_strdup (path);
-  pt->loss = zkr__notifier_new (pt, per_thread_try_ref, object_unref, zkr__queue_loss_marshal);
+  pt->loss = zkr__notifier_new (pt, per_thread_try_ref, object_unref, zkr__queue_hold_loss_marshal);
   g_mutex_init (&pt->lock);
-  pt->entries = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) zkr__thread_key_unref,
+  pt->entries = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) zkr__per_thread_key_unref,
                                        entry_free);
   pt->entry_idle = entry_idle;
   return TRUE;
@@ -126,7 +126,7 @@ void
 zkr__per_thread_insert_locked (ZkrPerThread *pt, ZkrThreadKey *key, gpointer entry)
 {
   g_hash_table_foreach_remove (pt->entries, entry_is_dead_and_idle, pt);
-  g_hash_table_insert (pt->entries, zkr__thread_key_ref (key), entry);
+  g_hash_table_insert (pt->entries, zkr__per_thread_key_ref (key), entry);
 }
 
 void

@@ -22,9 +22,9 @@ typedef struct _ZkrThreadKey ZkrThreadKey;
 
 /* The calling thread's key (transfer none): made on first use, marked
  * ended when the thread exits, freed once nothing holds it. Any thread. */
-ZkrThreadKey *zkr__thread_key_self (void);
-ZkrThreadKey *zkr__thread_key_ref (ZkrThreadKey *key);
-void zkr__thread_key_unref (ZkrThreadKey *key);
+ZkrThreadKey *zkr__per_thread_key_self (void);
+ZkrThreadKey *zkr__per_thread_key_ref (ZkrThreadKey *key);
+void zkr__per_thread_key_unref (ZkrThreadKey *key);
 
 typedef struct {
   gatomicrefcount ref;

@@ -214,7 +214,7 @@ acquire_succeed (Acquire *acquire)
   lock->node_path = g_steal_pointer (&acquire->node_path);
   lock->token = acquire->stat.czxid;
   g_mutex_unlock (&lock->mutex);
-  zkr__lock_hold_start (lock, watched ? &own_stat : NULL);
+  zkr__queue_hold_start (lock, watched ? &own_stat : NULL);
   zkr__queue_lock_answer (lock, &acquire->waiter, NULL);
   acquire_unref (acquire);
 }
@@ -322,38 +322,9 @@ acquire_on_cancelled (gpointer owner)
                                                    acquire->lock->user_path));
 }
 
-/* Watch events that woke a waiter, process-wide: the herd test counts them. */
-static gint watch_wakeups;
-
-guint
-zkr__queue_test_get_watch_wakeups (void)
-{
-  return (guint) g_atomic_int_get (&watch_wakeups);
-}
-
-/* Listings acquires sent, process-wide: a test counts them. */
-static gint listings_sent;
-static gint listings_after_no_node;
-
-guint
-zkr__queue_test_get_listings (void)
-{
-  return (guint) g_atomic_int_get (&listings_sent);
-}
-
-guint
-zkr__queue_test_get_listings_after_no_node (void)
-{
-  return (guint) g_atomic_int_get (&listings_after_no_node);
-}
-
-static gint own_checks_sent;
-
-guint
-zkr__queue_test_get_own_checks (void)
-{
-  return (guint) g_atomic_int_get (&own_checks_sent);
-}
+/* What acquires did, process-wide; queue-test.c (in the tests' hooks
+ * library only) reads it. */
+ZkrQueueCounts zkr__queue_counts;
 
 static void
 acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointer user_data)
@@ -363,7 +334,7 @@ acquire_on_watch (ZkrSession *session, int event_type, const char *path, gpointe
   (void) session;
   (void) event_type;
   (void) path;
-  g_atomic_int_inc (&watch_wakeups);
+  ZKR_QUEUE_COUNT (watch_wakeups);
   acquire->watch_id = 0;
   if (acquire->step == ACQUIRE_ENDED)
     return;
@@ -408,7 +379,7 @@ acquire_on_watch_listing (ZkrSession *session, int event_type, ZkrReply *listing
 
   (void) session;
   (void) event_type;
-  g_atomic_int_inc (&watch_wakeups);
+  ZKR_QUEUE_COUNT (watch_wakeups);
   acquire->watch_id = 0;
   if (acquire->step != ACQUIRE_ENDED)
     acquire_on_listing (acquire, listing);
@@ -442,7 +413,7 @@ acquire_watch_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
            * (answers come in order): it already shows the node gone. */
           if (acquire->listings_in_flight == 0)
             {
-              g_atomic_int_inc (&listings_after_no_node);
+              ZKR_QUEUE_COUNT (listings_after_no_node);
               acquire_list (acquire);
             }
         }
@@ -548,7 +519,7 @@ acquire_check_own (Acquire *acquire)
                                                  acquire_on_own_event, acquire);
   acquire->own_seen = FALSE;
   acquire->own_checks_in_flight++;
-  g_atomic_int_inc (&own_checks_sent);
+  ZKR_QUEUE_COUNT (own_checks);
   zkr__op_get_full (lock->session, acquire->node_path, TRUE,
                     ACQUIRE_IN_PLACE | ZKR_REPLY_STAT_ONLY, acquire_own_reply,
                     acquire_ref (acquire));
@@ -563,7 +534,7 @@ acquire_on_waited_event (ZkrSession *session, int event_type, const char *path,
 
   (void) session;
   (void) path;
-  g_atomic_int_inc (&watch_wakeups);
+  ZKR_QUEUE_COUNT (watch_wakeups);
   acquire->watch_id = 0;
   if (acquire->step != ACQUIRE_WATCHING_NODE)
     return;
@@ -809,7 +780,7 @@ acquire_list (Acquire *acquire)
   if (watch_children && acquire->watch_id == 0)
     acquire->watch_id = zkr__session_watch_add (lock->session, lock->path, acquire_on_watch, acquire);
   acquire->listings_in_flight++;
-  g_atomic_int_inc (&listings_sent);
+  ZKR_QUEUE_COUNT (listings);
   zkr__op_get_children_full (lock->session, lock->path, watch_children, ACQUIRE_IN_PLACE,
                              acquire_list_reply, acquire_ref (acquire));
 }
@@ -986,7 +957,7 @@ acquire_start (gpointer data)
   ZkrQueueLock *lock = acquire->lock;
 
   /* What a release from the caller's thread left running. */
-  zkr__lock_hold_stop (lock);
+  zkr__queue_hold_stop (lock);
   lock->acquire = acquire;
   switch (zkr__armed_arm (&acquire->armed))
     {
@@ -1023,7 +994,7 @@ acquire_start (gpointer data)
  * hand-off. Their replies cannot overtake the start: they need the turn.
  * On the worker, the start is posted (never inside the caller's call). */
 void
-zkr__lock_acquire_post_start (Acquire *acquire, const ZkrQueueWaiter *waiter)
+zkr__queue_acquire_post_start (Acquire *acquire, const ZkrQueueWaiter *waiter)
 {
   ZkrSession *session = acquire->lock->session;
 
@@ -1039,7 +1010,7 @@ zkr__lock_acquire_post_start (Acquire *acquire, const ZkrQueueWaiter *waiter)
 }
 
 Acquire *
-zkr__lock_acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
+zkr__queue_acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
                        const char *fixed_suffix, GError **error)
 {
   Acquire *acquire;
@@ -1084,14 +1055,14 @@ reevaluate_in_worker (gpointer data)
 }
 
 void
-zkr__queue_lock_reevaluate (ZkrQueueLock *lock)
+zkr__queue_acquire_reevaluate (ZkrQueueLock *lock)
 {
   g_return_if_fail (lock != NULL);
   zkr__session_post (lock->session, reevaluate_in_worker, zkr__queue_lock_ref (lock), NULL);
 }
 
 void
-zkr__lock_acquire_abandon (ZkrQueueLock *lock)
+zkr__queue_acquire_abandon (ZkrQueueLock *lock)
 {
   if (lock->acquire != NULL)
     acquire_fail (lock->acquire, zkr__error_new_cancelled ("acquire %s %s (the lock was freed)",

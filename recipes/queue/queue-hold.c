@@ -8,7 +8,7 @@
 #include "log.h"
 
 void
-zkr__queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
+zkr__queue_hold_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data)
 {
   ((ZkrLockLossFunc) (void (*) (void)) func) (source, (ZkrLockEvent) event, user_data);
 }
@@ -34,7 +34,7 @@ lock_emit (ZkrQueueLock *lock, ZkrLockEvent event)
  * our node deleted if it still exists (a presumed loss whose session comes
  * back must not keep blocking the queue). */
 void
-zkr__lock_hold_mark_lost (ZkrQueueLock *lock, const char *why)
+zkr__queue_hold_mark_lost (ZkrQueueLock *lock, const char *why)
 {
   g_autofree char *node = NULL;
 
@@ -49,7 +49,7 @@ zkr__lock_hold_mark_lost (ZkrQueueLock *lock, const char *why)
   node = g_steal_pointer (&lock->node_path);
   g_mutex_unlock (&lock->mutex);
   zkr__debug ("%s %s lost: %s", lock->recipe->kind, lock->user_path, why);
-  zkr__lock_hold_stop (lock);
+  zkr__queue_hold_stop (lock);
   lock_emit (lock, ZKR_LOCK_LOST);
   if (node != NULL && zkr_session_get_state (lock->session) != ZKR_SESSION_STATE_CLOSED)
     zkr__guaranteed_delete (lock->session, node, NULL, NULL);
@@ -61,7 +61,7 @@ hold_deadline_tick (gpointer data)
   ZkrQueueLock *lock = data;
 
   lock->deadline_timer = 0;
-  zkr__lock_hold_mark_lost (lock, "the session's safe deadline passed while suspended");
+  zkr__queue_hold_mark_lost (lock, "the session's safe deadline passed while suspended");
   return G_SOURCE_REMOVE;
 }
 
@@ -118,7 +118,7 @@ hold_verify_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
         /* Throttled, say: no verdict yet, ask again. */
         hold_resend_later (lock);
       else if (zkr__zk_rc_is_server_answer (reply->rc))
-        zkr__lock_hold_mark_lost (lock, "our node is gone or not ours after reconnecting");
+        zkr__queue_hold_mark_lost (lock, "our node is gone or not ours after reconnecting");
     }
   zkr__queue_lock_unref (lock);
 }
@@ -166,10 +166,10 @@ hold_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data)
         hold_watch_node (lock);
       break;
     case ZKR_SESSION_STATE_LOST:
-      zkr__lock_hold_mark_lost (lock, "the session was lost");
+      zkr__queue_hold_mark_lost (lock, "the session was lost");
       break;
     case ZKR_SESSION_STATE_CLOSED:
-      zkr__lock_hold_mark_lost (lock, "the session was closed");
+      zkr__queue_hold_mark_lost (lock, "the session was closed");
       break;
     case ZKR_SESSION_STATE_CONNECTING:
     case ZKR_SESSION_STATE_CONNECTED:
@@ -187,7 +187,7 @@ hold_on_node_event (ZkrSession *session, int event_type, const char *path, gpoin
   (void) path;
   lock->node_watch = 0;
   if (event_type == ZOO_DELETED_EVENT)
-    zkr__lock_hold_mark_lost (lock, "our node was deleted");
+    zkr__queue_hold_mark_lost (lock, "our node was deleted");
   else if (zkr__queue_lock_is_held (lock))
     hold_watch_node (lock);
 }
@@ -199,9 +199,9 @@ hold_exists_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
 
   (void) session;
   if (reply->rc == ZNONODE)
-    zkr__lock_hold_mark_lost (lock, "our node does not exist");
+    zkr__queue_hold_mark_lost (lock, "our node does not exist");
   else if (reply->rc == ZOK && reply->has_stat)
-    zkr__revocation_check (lock, &reply->stat);
+    zkr__queue_revocation_check (lock, &reply->stat);
   else if (reply->rc != ZOK && lock->node_watch != 0)
     {
       /* Not set: set it again once connected (RECONNECTED does that), or
@@ -275,7 +275,7 @@ hold_node_watch_tick (gpointer data)
 }
 
 void
-zkr__lock_hold_start (ZkrQueueLock *lock, const struct Stat *watched)
+zkr__queue_hold_start (ZkrQueueLock *lock, const struct Stat *watched)
 {
   g_autofree char *node = NULL;
 
@@ -290,7 +290,7 @@ zkr__lock_hold_start (ZkrQueueLock *lock, const struct Stat *watched)
       node = g_strdup (lock->node_path);
       g_mutex_unlock (&lock->mutex);
       lock->node_watch = zkr__session_watch_add (lock->session, node, hold_on_node_event, lock);
-      zkr__revocation_check (lock, watched);
+      zkr__queue_revocation_check (lock, watched);
     }
   else
     lock->node_watch_timer = zkr__session_timer_add (lock->session, NODE_WATCH_DELAY_MS,
@@ -303,7 +303,7 @@ zkr__lock_hold_start (ZkrQueueLock *lock, const struct Stat *watched)
 }
 
 void
-zkr__lock_hold_stop (ZkrQueueLock *lock)
+zkr__queue_hold_stop (ZkrQueueLock *lock)
 {
   if (lock->hold_listener != 0)
     zkr__session_remove_internal_listener (lock->session, lock->hold_listener);

@@ -1,8 +1,9 @@
 /* zkr: the queue engine's entry, a ZkrQueueLock (docs/design.md §3): its
  * state and the one place that changes, and the calls recipes make on it
- * (acquire in its three forms and how each hears its answer, the blocking
- * twin, accessors, verify, free). Public calls may come from any thread;
- * state read by other threads (held, token, node) is behind lock->mutex. */
+ * (acquire in its three forms and how each hears its answer, accessors,
+ * verify, free; the recipes' tasks and blocking twin are in queue-task.c).
+ * Public calls may come from any thread; state read by other threads
+ * (held, token, node) is behind lock->mutex. */
 
 #include <string.h>
 
@@ -128,12 +129,12 @@ zkr__queue_lock_new (ZkrSession *session, const char *path,
 const ZkrQueueRecipe zkr__queue_mutex_recipe = {
   .lock_name = ZKR_NODE_LOCK_NAME,
   .sort = zkr__node_sort_up_to,
-  .predicate = zkr__queue_predicate_first,
+  .predicate = zkr__queue_lock_predicate_first,
   .kind = "mutex",
 };
 
 gboolean
-zkr__queue_predicate_first (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
+zkr__queue_lock_predicate_first (GPtrArray *sorted, guint ours, const char **wait_on, gpointer data)
 {
   (void) data;
   if (ours == 0)
@@ -212,7 +213,7 @@ zkr__queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
                               GTask *task)
 {
   GError *error = NULL;
-  ZkrQueueAcquire *acquire = zkr__lock_acquire_new (lock, timeout_ms, cancellable, fixed_suffix,
+  ZkrQueueAcquire *acquire = zkr__queue_acquire_new (lock, timeout_ms, cancellable, fixed_suffix,
                                                     &error);
   ZkrQueueWaiter waiter = { .task = task };
 
@@ -222,7 +223,7 @@ zkr__queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
       g_object_unref (task);
       return;
     }
-  zkr__lock_acquire_post_start (acquire, &waiter);
+  zkr__queue_acquire_post_start (acquire, &waiter);
 }
 
 void
@@ -234,7 +235,7 @@ zkr__queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms, GCancella
   ZkrQueueAcquire *acquire;
 
   g_return_if_fail (zkr__session_in_worker (lock->session));
-  acquire = zkr__lock_acquire_new (lock, timeout_ms, cancellable, NULL, &error);
+  acquire = zkr__queue_acquire_new (lock, timeout_ms, cancellable, NULL, &error);
   if (acquire == NULL)
     {
       DoneOnWorker *answer = g_new0 (DoneOnWorker, 1);
@@ -246,7 +247,7 @@ zkr__queue_lock_acquire_on_worker (ZkrQueueLock *lock, int timeout_ms, GCancella
       zkr__session_post (lock->session, done_on_worker_run, answer, done_on_worker_free);
       return;
     }
-  zkr__lock_acquire_post_start (acquire, &waiter);
+  zkr__queue_acquire_post_start (acquire, &waiter);
 }
 
 gboolean
@@ -260,13 +261,13 @@ zkr__queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
   gint64 deadline;
 
   g_return_val_if_fail (!zkr__session_in_worker (lock->session), FALSE);
-  acquire = zkr__lock_acquire_new (lock, timeout_ms, cancellable, fixed_suffix, error);
+  acquire = zkr__queue_acquire_new (lock, timeout_ms, cancellable, fixed_suffix, error);
   if (acquire == NULL)
     return FALSE;
   /* The wait's own deadline: the acquire's, taken a moment later. */
   deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000 : G_MAXINT64;
   zkr__wait_init (&wait.wait);
-  zkr__lock_acquire_post_start (acquire, &waiter);
+  zkr__queue_acquire_post_start (acquire, &waiter);
   zkr__session_block_standing_in (lock->session, &wait.wait, deadline);
   if (wait.error != NULL)
     {
@@ -283,67 +284,6 @@ zkr__queue_lock_acquire_sync (ZkrQueueLock *lock, int timeout_ms,
   return zkr__queue_lock_acquire_sync_full (lock, timeout_ms, cancellable, NULL, error);
 }
 
-/* ==== the tasks recipes make ========================================= */
-
-GTask *
-zkr__queue_task_new (GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data,
-                     gpointer source_tag, const char *name)
-{
-  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, name);
-  g_task_set_check_cancellable (task, FALSE);
-  return task;
-}
-
-void
-zkr__queue_task_answer (GTask *task, GError *error)
-{
-  if (error != NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-  g_object_unref (task);
-}
-
-gboolean
-zkr__queue_task_finish (GAsyncResult *result, gpointer source_tag, GError **error)
-{
-  g_return_val_if_fail (G_IS_TASK (result), FALSE);
-  g_return_val_if_fail (g_async_result_is_tagged (result, source_tag), FALSE);
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* ==== the blocking twin ============================================== */
-
-typedef struct {
-  gpointer object;
-  ZkrAsyncStart async_start;
-  int timeout_ms;
-} SyncCall;
-
-static void
-sync_call_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback callback,
-                 gpointer user_data)
-{
-  SyncCall *call = data;
-
-  call->async_start (call->object, call->timeout_ms, cancellable, callback, user_data);
-}
-
-gboolean
-zkr__queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
-                     GCancellable *cancellable, GError **error)
-{
-  SyncCall call = { object, async_start, timeout_ms };
-  GAsyncResult *result = zkr__context_run_sync (sync_call_start, &call, cancellable);
-  gboolean ok = g_task_propagate_boolean (G_TASK (result), error);
-
-  g_object_unref (result);
-  return ok;
-}
-
 /* ==== the rest of the API ============================================= */
 
 static gboolean
@@ -353,8 +293,8 @@ free_in_worker (gpointer data)
   g_autofree char *node = NULL;
 
   /* Dropped while held or acquiring: give it up in the background. */
-  zkr__lock_acquire_abandon (lock);
-  zkr__lock_hold_stop (lock);
+  zkr__queue_acquire_abandon (lock);
+  zkr__queue_hold_stop (lock);
   g_mutex_lock (&lock->mutex);
   node = g_steal_pointer (&lock->node_path);
   zkr__queue_lock_set_state_locked (lock, ZKR_QUEUE_LOCK_IDLE);
@@ -457,7 +397,7 @@ zkr__queue_lock_dup_node_path (ZkrQueueLock *lock)
 static gboolean
 verify_lost_in_worker (gpointer data)
 {
-  zkr__lock_hold_mark_lost (data, "verify found our node gone or not ours");
+  zkr__queue_hold_mark_lost (data, "verify found our node gone or not ours");
   return G_SOURCE_REMOVE;
 }
 

@@ -95,28 +95,28 @@ gboolean zkr__queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
  * returns the GTask's boolean result. The blocking twin of any _async. */
 typedef void (*ZkrAsyncStart) (gpointer object, int timeout_ms, GCancellable *cancellable,
                                GAsyncReadyCallback callback, gpointer user_data);
-gboolean zkr__queue_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
+gboolean zkr__queue_task_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
                               GCancellable *cancellable, GError **error);
 
 /* Asks a waiting acquire to list the queue again and re-run its predicate
  * (something the predicate reads changed: the semaphore's shared count).
  * Does nothing unless @lock is waiting with its node created. Any thread. */
-void zkr__queue_lock_reevaluate (ZkrQueueLock *lock);
+void zkr__queue_acquire_reevaluate (ZkrQueueLock *lock);
 
 /* Deletes our node; see zkr_mutex_release() for the contract. Any thread
  * but the worker. */
-gboolean zkr__queue_lock_release (ZkrQueueLock *lock, GError **error);
+gboolean zkr__queue_release_sync (ZkrQueueLock *lock, GError **error);
 /* The same, answered into @task (g_task_return_boolean or an error, in
  * the task's context; transfer full): NOT_HELD at once; else TRUE once the
  * server confirmed the delete, CONNECTION_LOSS when the connection is or
  * goes down first, G_IO_ERROR_CANCELLED soon after @cancellable is
  * cancelled. Either way the lock is no longer held from this call on and
  * the delete goes on in the background. Any thread but the worker. */
-void zkr__queue_lock_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GTask *task);
+void zkr__queue_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GTask *task);
 /* The same for code that runs on the worker (a recipe's close): @done
  * hears the answer on the worker, never inside this call (NOT_HELD
  * included). Any thread. */
-void zkr__queue_lock_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done,
+void zkr__queue_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done,
                                         gpointer user_data);
 /* A task for a recipe's _async call that the engine answers: named
  * @name, tagged @source_tag, its cancellable not checked at the return
@@ -138,8 +138,8 @@ gboolean zkr__queue_task_finish (GAsyncResult *result, gpointer source_tag, GErr
  * worker included: for giving back what a call with a deadline took when
  * the call fails (a rollback must not wait on a dead connection, and
  * answers after this: docs/design.md §5.2). */
-gboolean zkr__queue_lock_release_in_background (ZkrQueueLock *lock);
-gboolean zkr__queue_lock_is_release_pending (ZkrQueueLock *lock);
+gboolean zkr__queue_release_in_background (ZkrQueueLock *lock);
+gboolean zkr__queue_release_is_pending (ZkrQueueLock *lock);
 gboolean zkr__queue_lock_is_held (ZkrQueueLock *lock);
 gboolean zkr__queue_lock_is_busy (ZkrQueueLock *lock); /* held or acquiring */
 gint64 zkr__queue_lock_get_token (ZkrQueueLock *lock);
@@ -177,15 +177,15 @@ void zkr__queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gp
  * its node's data when the data version moves and relays each
  * "__REVOKE__". Free it after every entry naming it was freed. */
 typedef struct _ZkrRevocation ZkrRevocation;
-ZkrRevocation *zkr__revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
+ZkrRevocation *zkr__queue_revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
                                     void (*source_unref) (gpointer));
-void zkr__revocation_free (ZkrRevocation *revocation);
+void zkr__queue_revocation_free (ZkrRevocation *revocation);
 /* Replaces the listener (NULL @func: not revocable); the old one's
  * @destroy runs in its context. Any thread. */
-void zkr__revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
+void zkr__queue_revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
                                    gpointer user_data, GDestroyNotify destroy);
 /* Before the first acquire, as the loss hook. */
-void zkr__queue_lock_set_revocation (ZkrQueueLock *lock, ZkrRevocation *revocation);
+void zkr__queue_revocation_set (ZkrQueueLock *lock, ZkrRevocation *revocation);
 
 /* The data of the nodes @lock creates (UTF-8 text, copied): the leader
  * recipes write the participant id there, as Curator does. NULL (the
@@ -194,26 +194,29 @@ void zkr__queue_lock_set_revocation (ZkrQueueLock *lock, ZkrRevocation *revocati
 void zkr__queue_lock_set_node_data (ZkrQueueLock *lock, const char *data);
 
 /* The queue of @lock's path, in the recipe's order. */
-GPtrArray *zkr__queue_lock_list_participants (ZkrQueueLock *lock, GCancellable *cancellable,
+GPtrArray *zkr__queue_participants_list_for_lock (ZkrQueueLock *lock, GCancellable *cancellable,
                                               GError **error);
 /* The queue under @path as @recipe sees it, in the recipe's order: blocking
  * node calls, each sent once, @cancellable armed on each (a cancel answers
  * G_IO_ERROR_CANCELLED at once and nothing more is sent). Any thread but
  * one running session code. */
-GPtrArray *zkr__queue_list_participants (ZkrSession *session, const char *path,
+GPtrArray *zkr__queue_participants_list (ZkrSession *session, const char *path,
                                          const ZkrQueueRecipe *recipe,
                                          gpointer predicate_data, GCancellable *cancellable,
                                          GError **error);
 
 /* The ZkrNotifyMarshal of loss listeners (ZkrLockLossFunc). */
-void zkr__queue_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data);
+void zkr__queue_hold_loss_marshal (GCallback func, gpointer source, int event, gpointer user_data);
 
 /* Curator's InterProcessMutex: "lock-" nodes, first in line holds. */
 extern const ZkrQueueRecipe zkr__queue_mutex_recipe;
 
 /* The mutex predicate (through at index 0, else wait on index - 1). */
-gboolean zkr__queue_predicate_first (GPtrArray *sorted, guint ours,
+gboolean zkr__queue_lock_predicate_first (GPtrArray *sorted, guint ours,
                                      const char **wait_on, gpointer data);
+
+/* Test hooks, defined in queue-test.c, which only the tests link (the
+ * tests' hooks library), never libzkr. */
 
 /* Test hook: watch events that woke a waiter in this process so far. */
 guint zkr__queue_test_get_watch_wakeups (void);

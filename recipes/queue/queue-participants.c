@@ -61,7 +61,7 @@ participant_read (ZkrSession *session, const char *path, GPtrArray *children, gu
  * one cancelled before a read answers it at once with nothing sent, so a
  * cancel ends the listing wherever it is. */
 GPtrArray *
-zkr__queue_list_participants (ZkrSession *session, const char *path,
+zkr__queue_participants_list (ZkrSession *session, const char *path,
                               const ZkrQueueRecipe *recipe, gpointer predicate_data,
                               GCancellable *cancellable, GError **error)
 {
@@ -106,9 +106,9 @@ zkr__queue_list_participants (ZkrSession *session, const char *path,
 }
 
 GPtrArray *
-zkr__queue_lock_list_participants (ZkrQueueLock *lock, GCancellable *cancellable, GError **error)
+zkr__queue_participants_list_for_lock (ZkrQueueLock *lock, GCancellable *cancellable, GError **error)
 {
-  return zkr__queue_list_participants (lock->session, lock->user_path, lock->recipe,
+  return zkr__queue_participants_list (lock->session, lock->user_path, lock->recipe,
                                        lock->predicate_data, cancellable, error);
 }
 

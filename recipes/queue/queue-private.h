@@ -93,16 +93,16 @@ void zkr__queue_lock_answer (ZkrQueueLock *lock, ZkrQueueWaiter *waiter, GError 
 /* Marks @lock as acquiring and returns a new acquire, not yet started;
  * NULL with ZKR_ERROR_ALREADY_HELD when @lock is held or acquiring. Any
  * thread. */
-ZkrQueueAcquire *zkr__lock_acquire_new (ZkrQueueLock *lock, int timeout_ms,
+ZkrQueueAcquire *zkr__queue_acquire_new (ZkrQueueLock *lock, int timeout_ms,
                                         GCancellable *cancellable,
                                         const char *fixed_suffix, GError **error);
 /* Starts @acquire (transfer full), answering @waiter (copied; its task is
  * taken over): off the worker the caller stands in and runs the start
  * (docs/design.md §5.1); on the worker it is posted. */
-void zkr__lock_acquire_post_start (ZkrQueueAcquire *acquire, const ZkrQueueWaiter *waiter);
+void zkr__queue_acquire_post_start (ZkrQueueAcquire *acquire, const ZkrQueueWaiter *waiter);
 /* The entry is being freed: an acquire under way fails (CANCELLED) and
  * gives its node up in the background. Worker only. */
-void zkr__lock_acquire_abandon (ZkrQueueLock *lock);
+void zkr__queue_acquire_abandon (ZkrQueueLock *lock);
 
 /* lock-hold.c: the loss watch of a held entry (docs/design.md §3.6).
  * Worker or stand-in. */
@@ -110,16 +110,35 @@ void zkr__lock_acquire_abandon (ZkrQueueLock *lock);
  * @watched (nullable): a data watch on our node is already set on the
  * server, and this is what its read found (the acquire's; the hold takes
  * it over); NULL: the hold sets its own, a little later. */
-void zkr__lock_hold_start (ZkrQueueLock *lock, const struct Stat *watched);
+void zkr__queue_hold_start (ZkrQueueLock *lock, const struct Stat *watched);
 /* Stops its listener, watch and timers (a release, a new acquire, the
  * free). */
-void zkr__lock_hold_stop (ZkrQueueLock *lock);
+void zkr__queue_hold_stop (ZkrQueueLock *lock);
 /* Declares a held entry lost (@why for the log): not held, token 0, the
  * hook told, our node guaranteed-deleted. Does nothing if not held. */
-void zkr__lock_hold_mark_lost (ZkrQueueLock *lock, const char *why);
+void zkr__queue_hold_mark_lost (ZkrQueueLock *lock, const char *why);
 
-/* revocation.c: the loss watch's stat of our node; reads the data when
+/* What acquires did, process-wide, for the tests: the watch events that
+ * woke a waiter, the listings sent (and those sent after a watch request
+ * was answered "no node"), the reads of our own node while waiting.
+ * Counting stays on the hot path because only the engine sees these
+ * requests; each count is one relaxed atomic add (no ordering with any
+ * other memory: a reader wants a total, never a happens-before). The
+ * getters are in queue-test.c, linked into the tests' hooks library only. */
+typedef struct {
+  guint watch_wakeups;
+  guint listings;
+  guint listings_after_no_node;
+  guint own_checks;
+} ZkrQueueCounts;
+
+extern ZkrQueueCounts zkr__queue_counts;
+
+#define ZKR_QUEUE_COUNT(field) \
+  ((void) __atomic_fetch_add (&zkr__queue_counts.field, 1, __ATOMIC_RELAXED))
+
+/* queue-revocation.c: the loss watch's stat of our node; reads the data when
  * its version moved and relays a revocation request. Worker only. */
-void zkr__revocation_check (ZkrQueueLock *lock, const struct Stat *stat);
+void zkr__queue_revocation_check (ZkrQueueLock *lock, const struct Stat *stat);
 
 G_END_DECLS

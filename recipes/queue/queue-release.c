@@ -125,7 +125,7 @@ release_start (gpointer data)
   Release *release = data;
   ZkrQueueLock *lock = release->lock;
 
-  zkr__lock_hold_stop (lock);
+  zkr__queue_hold_stop (lock);
   zkr__guaranteed_delete (lock->session, release->node, release_deleted, release_ref (release));
   if (!release->answered)
     {
@@ -198,7 +198,7 @@ release_post (ZkrQueueLock *lock, char *node, GCancellable *cancellable,
  * stands in for it, as an acquire's start does: the turn is only ever
  * held for short steps, never across a wait for the server. */
 gboolean
-zkr__queue_lock_release_in_background (ZkrQueueLock *lock)
+zkr__queue_release_in_background (ZkrQueueLock *lock)
 {
   char *node = release_begin (lock, NULL);
   Release *release;
@@ -219,7 +219,7 @@ zkr__queue_lock_release_in_background (ZkrQueueLock *lock)
 }
 
 void
-zkr__queue_lock_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GTask *task)
+zkr__queue_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GTask *task)
 {
   GError *error = NULL;
   char *node = release_begin (lock, &error);
@@ -232,7 +232,7 @@ zkr__queue_lock_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GT
 }
 
 void
-zkr__queue_lock_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done, gpointer user_data)
+zkr__queue_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done, gpointer user_data)
 {
   GError *error = NULL;
   char *node = release_begin (lock, &error);
@@ -245,7 +245,7 @@ zkr__queue_lock_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done, gp
 }
 
 gboolean
-zkr__queue_lock_release (ZkrQueueLock *lock, GError **error)
+zkr__queue_release_sync (ZkrQueueLock *lock, GError **error)
 {
   ZkrQueueWait wait = { 0 };
   ZkrQueueWaiter waiter = { .wait = &wait };
@@ -286,7 +286,7 @@ zkr__queue_lock_release (ZkrQueueLock *lock, GError **error)
 }
 
 gboolean
-zkr__queue_lock_is_release_pending (ZkrQueueLock *lock)
+zkr__queue_release_is_pending (ZkrQueueLock *lock)
 {
   gboolean pending;
 

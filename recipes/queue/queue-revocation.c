@@ -38,7 +38,7 @@ revocation_marshal (GCallback func, gpointer source, int event, gpointer user_da
  * after the listener was replaced (docs/design.md, "Ownership and
  * unref"). */
 ZkrRevocation *
-zkr__revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
+zkr__queue_revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
                      void (*source_unref) (gpointer))
 {
   ZkrRevocation *revocation = g_new0 (ZkrRevocation, 1);
@@ -51,7 +51,7 @@ zkr__revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
 
 /* After zkr__queue_lock_free() of every entry that names it. */
 void
-zkr__revocation_free (ZkrRevocation *revocation)
+zkr__queue_revocation_free (ZkrRevocation *revocation)
 {
   if (revocation == NULL)
     return;
@@ -61,7 +61,7 @@ zkr__revocation_free (ZkrRevocation *revocation)
 }
 
 void
-zkr__revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
+zkr__queue_revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
                               gpointer user_data, GDestroyNotify destroy)
 {
   g_mutex_lock (&revocation->mutex);
@@ -79,7 +79,7 @@ zkr__revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
 /* ==== the engine's side ================================================= */
 
 void
-zkr__queue_lock_set_revocation (ZkrQueueLock *lock, ZkrRevocation *revocation)
+zkr__queue_revocation_set (ZkrQueueLock *lock, ZkrRevocation *revocation)
 {
   g_mutex_lock (&lock->hook_lock);
   lock->revocation = revocation;
@@ -153,7 +153,7 @@ revoke_read_reply (ZkrSession *session, ZkrReply *reply, gpointer user_data)
  * is first set, so that a request written before that is not missed (a
  * write that came before the watch fires no event). Worker only. */
 void
-zkr__revocation_check (ZkrQueueLock *lock, const struct Stat *stat)
+zkr__queue_revocation_check (ZkrQueueLock *lock, const struct Stat *stat)
 {
   RevokeRead *read;
 
