@@ -66,7 +66,7 @@ struct _ZkrLeaderLatch {
                                  * item frees the latch; mutex */
   EntryPhase phase;             /* worker; read and written under mutex */
   gboolean in_doubt;            /* worker; the engine said IN_DOUBT */
-  GList *awaits;                /* Await* (a reference each) waiting for
+  GList *awaits;                /* ZkrLeaderAwait* (a reference each) waiting for
                                  * leadership; protected by mutex */
 };
 
@@ -77,291 +77,6 @@ static const ZkrQueueRecipe latch_recipe = {
   .kind = "leader latch",
 };
 
-/* ==== shared with the selector ======================================== */
-
-gboolean
-zkr__leader_validate_id (const char *id, const char *kind, GError **error)
-{
-  const char *bad = NULL;
-
-  if (*id == '\0')
-    bad = "it is empty";
-  else if (strlen (id) > ZKR_LEADER_ID_MAX_BYTES)
-    bad = "it is longer than 4096 bytes";
-  else if (!g_utf8_validate (id, -1, NULL))
-    bad = "it is not UTF-8";
-  else
-    for (const char *p = id; *p != '\0' && bad == NULL; p++)
-      if ((guchar) *p < 0x20 || *p == 0x7f)
-        bad = "it contains a control character";
-  if (bad == NULL)
-    return TRUE;
-  g_set_error (error, ZKR_ERROR, ZKR_ERROR_INVALID_ARGUMENT,
-               "invalid %s participant id \"%s\": %s", kind,
-               g_utf8_validate (id, -1, NULL) ? id : "(not UTF-8)", bad);
-  return FALSE;
-}
-
-char *
-zkr__leader_id_from_participants (GPtrArray *participants)
-{
-  ZkrParticipant *first;
-
-  if (participants == NULL || participants->len == 0)
-    return NULL;
-  first = g_ptr_array_index (participants, 0);
-  return g_strdup (first->client_id);
-}
-
-/* The close's cancel is a handler that posts to the task's context
- * (zkr__context_cancel_connect), not a GCancellableSource (see the await
- * below for the race that hung the fault suite); and the disconnect is
- * made there too, never on the worker, where the close ends: it waits for
- * a cancel running in another thread, the user's own handlers of the
- * cancellable included. */
-struct _ZkrLeaderClose {
-  gatomicrefcount ref;          /* the close's own, its cancel's, its answer's post */
-  gpointer object;              /* (owned) */
-  GDestroyNotify object_unref;
-  char *what;                   /* for the cancel's message */
-  GTask *task;                  /* (owned) until answered; then NULL */
-  gint claimed;                 /* atomic: the task was answered (or is
-                                 * about to be); only the claimer reads
-                                 * @task after that */
-  GCancellable *cancellable;    /* (owned) (nullable) */
-  gulong cancel_id;             /* its cancel; the task's context only */
-  GError *answer;               /* (owned) (nullable) the end's, for its post */
-};
-
-static gpointer
-leader_close_ref (gpointer data)
-{
-  ZkrLeaderClose *close = data;
-
-  g_atomic_ref_count_inc (&close->ref);
-  return close;
-}
-
-static void
-leader_close_unref (gpointer data)
-{
-  ZkrLeaderClose *close = data;
-
-  if (!g_atomic_ref_count_dec (&close->ref))
-    return;
-  g_clear_object (&close->cancellable);
-  g_clear_error (&close->answer);
-  g_clear_object (&close->task);
-  close->object_unref (close->object);
-  g_free (close->what);
-  g_free (close);
-}
-
-static gboolean
-leader_close_claim (ZkrLeaderClose *close)
-{
-  return g_atomic_int_compare_and_exchange (&close->claimed, 0, 1);
-}
-
-/* In the task's context, by whoever claimed the close: the cancel goes,
- * then the answer (@error transfer full; NULL: TRUE), and the task with
- * it: a cancel's post still queued holds the close, and must not hold the
- * context through the task (the context, dropped by its caller, would
- * never go, its queue holding the post). */
-static void
-leader_close_answer_here (ZkrLeaderClose *close, GError *error)
-{
-  zkr__context_cancel_disconnect (close->cancellable, &close->cancel_id);
-  zkr__queue_task_answer (g_steal_pointer (&close->task), error);
-}
-
-static gboolean
-leader_close_cancelled (gpointer data)
-{
-  ZkrLeaderClose *close = data;
-
-  if (leader_close_claim (close))
-    leader_close_answer_here (close, zkr__error_new_cancelled ("close %s", close->what));
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-leader_close_answer_posted (gpointer data)
-{
-  ZkrLeaderClose *close = data;
-
-  leader_close_answer_here (close, g_steal_pointer (&close->answer));
-  return G_SOURCE_REMOVE;
-}
-
-ZkrLeaderClose *
-zkr__leader_close_new (gpointer object, GDestroyNotify object_unref, const char *what,
-                       GCancellable *cancellable, GAsyncReadyCallback callback,
-                       gpointer user_data, gpointer source_tag, const char *name)
-{
-  ZkrLeaderClose *close = g_new0 (ZkrLeaderClose, 1);
-
-  g_atomic_ref_count_init (&close->ref);
-  close->object = object;
-  close->object_unref = object_unref;
-  close->what = g_strdup (what);
-  close->task = zkr__queue_task_new (cancellable, callback, user_data, source_tag, name);
-  if (cancellable != NULL)
-    {
-      close->cancellable = g_object_ref (cancellable);
-      /* Already cancelled: posted now, answered later (as the source was). */
-      close->cancel_id = zkr__context_cancel_connect (g_task_get_context (close->task),
-                                                      cancellable, leader_close_cancelled,
-                                                      leader_close_ref (close),
-                                                      leader_close_unref);
-    }
-  return close;
-}
-
-gpointer
-zkr__leader_close_get_object (ZkrLeaderClose *close)
-{
-  return close->object;
-}
-
-void
-zkr__leader_close_end (ZkrLeaderClose *close, GError *error)
-{
-  if (leader_close_claim (close))
-    {
-      close->answer = error;
-      zkr__context_post (g_task_get_context (close->task), leader_close_answer_posted,
-                         leader_close_ref (close), leader_close_unref);
-    }
-  else
-    g_clear_error (&error);
-  leader_close_unref (close);
-}
-
-/* ==== the waits for leadership ========================================= */
-
-/* One zkr_leader_latch_await_async() call. It never names the latch: the
- * latch answers it (leadership, close) under its mutex by a post to the
- * caller's context; its timer and cancel run in that context and answer
- * it there. Whoever claims it first answers; the latch drops a claimed
- * one from its list at the next await or its own answer. */
-typedef struct {
-  gatomicrefcount ref;
-  GTask *task;            /* (owned) until answered; then NULL */
-  gint claimed;           /* atomic: answered (or about to be); only the
-                           * claimer reads @task after that */
-  char *what;             /* "PATH (ID)" for messages */
-  GSource *timer;         /* (owned) (nullable) in the task's context */
-  GCancellable *cancellable; /* (owned) (nullable) */
-  gulong cancel_id;       /* its cancel, posted to the task's context */
-  GError *answer;         /* (owned) (nullable) a posted answer */
-} Await;
-
-static Await *
-await_ref (Await *await)
-{
-  g_atomic_ref_count_inc (&await->ref);
-  return await;
-}
-
-static void
-await_unref (gpointer data)
-{
-  Await *await = data;
-
-  if (!g_atomic_ref_count_dec (&await->ref))
-    return;
-  g_clear_pointer (&await->timer, g_source_unref);
-  g_clear_object (&await->cancellable);
-  g_clear_error (&await->answer);
-  g_clear_object (&await->task);
-  g_free (await->what);
-  g_free (await);
-}
-
-static gboolean
-await_claim (Await *await)
-{
-  return g_atomic_int_compare_and_exchange (&await->claimed, 0, 1);
-}
-
-/* In the task's context: the timer and the cancel go, then the answer
- * (@error transfer full; NULL: leading). */
-static void
-await_source_drop (GSource **source)
-{
-  if (*source == NULL)
-    return;
-  g_source_destroy (*source);
-  g_clear_pointer (source, g_source_unref);
-}
-
-/* The timer goes for good, not only destroyed, and the cancel is
- * disconnected: the await may stay listed in the latch after its context
- * is gone (a blocking await's own context goes when it returns). The
- * cancel is a handler that posts (zkr__context_cancel_connect), not a
- * GCancellableSource: a cancel racing the answer in another thread could
- * reach such a source after its context was finalized and lock the freed
- * context (the fault suite's latch mode hung so, twice: the worker's timer
- * thread in g_cancellable_cancel, in g_source_set_ready_time); the
- * disconnect waits for a cancel running meanwhile. The task goes with the
- * answer: the await, listed in the latch or held by a cancel's post still
- * queued, must not keep the task's context alive through it (a context
- * dropped with that post in its queue would never go). */
-static void
-await_answer_here (Await *await, GError *error)
-{
-  await_source_drop (&await->timer);
-  zkr__context_cancel_disconnect (await->cancellable, &await->cancel_id);
-  zkr__queue_task_answer (g_steal_pointer (&await->task), error);
-}
-
-static gboolean
-await_answer_posted (gpointer data)
-{
-  Await *await = data;
-
-  await_answer_here (await, g_steal_pointer (&await->answer));
-  return G_SOURCE_REMOVE;
-}
-
-/* Any thread: answers @await later, in its context, unless answered. */
-static void
-await_post_answer (Await *await, GError *error)
-{
-  if (!await_claim (await))
-    {
-      g_clear_error (&error);
-      return;
-    }
-  await->answer = error;
-  zkr__context_post (g_task_get_context (await->task), await_answer_posted, await_ref (await),
-                     await_unref);
-}
-
-static gboolean
-await_timed_out (gpointer data)
-{
-  Await *await = data;
-
-  if (await_claim (await))
-    await_answer_here (await, g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT,
-                                           "timed out waiting for leadership of %s",
-                                           await->what));
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-await_cancelled (gpointer data)
-{
-  Await *await = data;
-
-  if (await_claim (await))
-    await_answer_here (await, zkr__error_new_cancelled ("wait for leadership of %s",
-                                                        await->what));
-  return G_SOURCE_REMOVE;
-}
-
 /* With latch->mutex held: answers every await waiting (@error: copied
  * for each; NULL: leading) and empties the list. */
 static void
@@ -370,8 +85,8 @@ latch_answer_awaits_locked (ZkrLeaderLatch *latch, const GError *error)
   GList *awaits = g_steal_pointer (&latch->awaits);
 
   for (GList *l = awaits; l != NULL; l = l->next)
-    await_post_answer (l->data, error != NULL ? g_error_copy (error) : NULL);
-  g_list_free_full (awaits, await_unref);
+    zkr__leader_latch_await_post_answer (l->data, error != NULL ? g_error_copy (error) : NULL);
+  g_list_free_full (awaits, zkr__leader_latch_await_unref);
 }
 
 /* With latch->mutex held: the latch was closed, or its session. */
@@ -673,7 +388,7 @@ static void
 latch_finalize (ZkrLeaderLatch *latch)
 {
   /* Only answered ones can be left (a close answers the rest). */
-  g_list_free_full (g_steal_pointer (&latch->awaits), await_unref);
+  g_list_free_full (g_steal_pointer (&latch->awaits), zkr__leader_latch_await_unref);
   zkr__notifier_free (latch->listeners);
   g_object_unref (latch->cancellable);
   zkr_session_unref (latch->session);
@@ -932,23 +647,13 @@ latch_prune_awaits_locked (ZkrLeaderLatch *latch)
     {
       GList *next = l->next;
 
-      if (g_atomic_int_get (&((Await *) l->data)->claimed))
+      if (zkr__leader_latch_await_is_answered (l->data))
         {
-          await_unref (l->data);
+          zkr__leader_latch_await_unref (l->data);
           latch->awaits = g_list_delete_link (latch->awaits, l);
         }
       l = next;
     }
-}
-
-/* Attaches @func on @await to @source in @context; the source holds a
- * reference on @await until it is destroyed. (transfer full) */
-static GSource *
-await_attach (Await *await, GSource *source, GSourceFunc func, GMainContext *context)
-{
-  g_source_set_callback (source, func, await_ref (await), await_unref);
-  g_source_attach (source, context);
-  return source;
 }
 
 void
@@ -956,40 +661,28 @@ zkr_leader_latch_await_async (ZkrLeaderLatch *latch, int timeout_ms, GCancellabl
                               GAsyncReadyCallback callback, gpointer user_data)
 {
   GError *error = NULL;
-  GMainContext *context;
-  Await *await;
+  ZkrLeaderAwait *await;
   gboolean now;
+  char *what;
 
   g_return_if_fail (latch != NULL);
   zkr__assert_user_context ("zkr_leader_latch_await_async() called");
-  await = g_new0 (Await, 1);
-  g_atomic_ref_count_init (&await->ref);
-  await->task = zkr__queue_task_new (cancellable, callback, user_data,
-                                     zkr_leader_latch_await_async, "zkr_leader_latch_await");
-  await->what = g_strdup_printf ("%s (%s)", latch->path, latch->id);
-  context = g_task_get_context (await->task);
+  what = g_strdup_printf ("%s (%s)", latch->path, latch->id);
   /* The timer and the cancel first: once listed, the await may be
    * answered from another thread, which destroys them in this context. */
-  if (timeout_ms > 0)
-    await->timer = await_attach (await, g_timeout_source_new (timeout_ms), await_timed_out,
-                                 context);
-  if (cancellable != NULL)
-    {
-      await->cancellable = g_object_ref (cancellable);
-      await->cancel_id = zkr__context_cancel_connect (context, cancellable, await_cancelled,
-                                                      await_ref (await), await_unref);
-    }
+  await = zkr__leader_latch_await_new (what, timeout_ms, cancellable, callback, user_data);
+  g_free (what);
   g_mutex_lock (&latch->mutex);
   now = latch_await_answer_now_locked (latch, timeout_ms, cancellable, &error);
   if (!now)
     {
       latch_prune_awaits_locked (latch);
-      latch->awaits = g_list_prepend (latch->awaits, await_ref (await));
+      latch->awaits = g_list_prepend (latch->awaits, zkr__leader_latch_await_ref (await));
     }
   g_mutex_unlock (&latch->mutex);
   if (now)
-    await_post_answer (await, error);
-  await_unref (await);
+    zkr__leader_latch_await_post_answer (await, error);
+  zkr__leader_latch_await_unref (await);
 }
 
 gboolean

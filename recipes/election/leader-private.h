@@ -1,6 +1,7 @@
-/* zkr internal: what the leader latch and the leader selector share: the
- * check of a participant id, the leader's id from a listing, and the
- * answer of a close_async call. */
+/* zkr internal: what the leader latch and the leader selector share
+ * (leader.c): the check of a participant id, the leader's id from a
+ * listing, and the answer of a close_async call; and the latch's waits for
+ * leadership (leader-latch-await.c). */
 #pragma once
 
 #include <gio/gio.h>
@@ -37,5 +38,22 @@ gpointer zkr__leader_close_get_object (ZkrLeaderClose *close);
  * is gone); answers the task (later, in its context) unless a cancel did,
  * and drops @close, with its reference on the object. */
 void zkr__leader_close_end (ZkrLeaderClose *close, GError *error);
+
+/* One zkr_leader_latch_await_async() call, answered once in the caller's
+ * context (the thread default when made): by the latch (leadership, a
+ * close) through zkr__leader_latch_await_post_answer() from any thread,
+ * or by its own timer (@timeout_ms > 0) or @cancellable. It never names
+ * the latch; @what ("PATH (ID)") is for its messages. (transfer full) */
+typedef struct _ZkrLeaderAwait ZkrLeaderAwait;
+ZkrLeaderAwait *zkr__leader_latch_await_new (const char *what, int timeout_ms,
+                                             GCancellable *cancellable,
+                                             GAsyncReadyCallback callback, gpointer user_data);
+ZkrLeaderAwait *zkr__leader_latch_await_ref (ZkrLeaderAwait *await);
+void zkr__leader_latch_await_unref (gpointer await);
+/* Any thread: answers @await later, in its context, with @error
+ * (transfer full; NULL: leading), unless it was answered already. */
+void zkr__leader_latch_await_post_answer (ZkrLeaderAwait *await, GError *error);
+/* TRUE once answered (or about to be): the latch drops it from its list. */
+gboolean zkr__leader_latch_await_is_answered (ZkrLeaderAwait *await);
 
 G_END_DECLS
