@@ -22,7 +22,8 @@ shared_blocks='queue-lock.h per-thread.h'
 # include HEADER, or nothing when HEADER is not a family's private header.
 family_of() {
   case $1 in
-    queue-private.h) echo 'queue-*.c queue-private.h' ;;
+    queue-private.h) echo 'queue-*.c queue-private.h queue-acquire-private.h' ;;
+    queue-acquire-private.h) echo 'queue-acquire.c queue-steps.c' ;;
     cache-private.h) echo 'cache-*.c tree-cache.c node-cache.c group-member.c service-cache.c' ;;
     barrier-private.h) echo 'barrier.c double-barrier.c' ;;
     counter-private.h) echo 'atomic-long*.c shared-count*.c semaphore.c' ;;

@@ -48,10 +48,9 @@ zkr__leader_id_from_participants (GPtrArray *participants)
 /* The close's cancel is a handler that posts to the task's context
  * (zkr__context_cancel_connect), not a GCancellableSource (see the await
  * in leader-latch-await.c for the race that hung the fault suite); and
- * the disconnect is
- * made there too, never on the worker, where the close ends: it waits for
- * a cancel running in another thread, the user's own handlers of the
- * cancellable included. */
+ * the disconnect is made there too, never on the worker, where the close
+ * ends: it waits for a cancel running in another thread, the user's own
+ * handlers of the cancellable included. */
 struct _ZkrLeaderClose {
   gatomicrefcount ref;          /* the close's own, its cancel's, its answer's post */
   gpointer object;              /* (owned) */
