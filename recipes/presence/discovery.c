@@ -305,8 +305,8 @@ zkr_service_discovery_unregister (ZkrServiceDiscovery *discovery, const char *na
 
   g_return_val_if_fail (discovery != NULL, FALSE);
   g_return_val_if_fail (name != NULL && id != NULL, FALSE);
-  if (!zkr__discovery_validate_name ("service name", name, error)
-      || !zkr__discovery_validate_name ("instance id", id, error))
+  if (!zkr__discovery_instance_validate_name ("service name", name, error)
+      || !zkr__discovery_instance_validate_name ("instance id", id, error))
     return FALSE;
   node = dynamic_steal (discovery, name, id);
   if (node != NULL)
@@ -426,7 +426,7 @@ zkr_service_discovery_query_instances (ZkrServiceDiscovery *discovery, const cha
 
   g_return_val_if_fail (discovery != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
-  if (!zkr__discovery_validate_name ("service name", name, error))
+  if (!zkr__discovery_instance_validate_name ("service name", name, error))
     return NULL;
   service = zkr__path_join (discovery->base_path, name);
   ids = children_or_none (discovery, service, &deadline, cancellable, error);

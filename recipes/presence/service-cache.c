@@ -52,7 +52,7 @@ zkr_service_cache_new (ZkrServiceDiscovery *discovery, const char *name, GError 
 
   g_return_val_if_fail (discovery != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
-  if (!zkr__discovery_validate_name ("service name", name, error))
+  if (!zkr__discovery_instance_validate_name ("service name", name, error))
     return NULL;
   service_path = zkr__path_join (zkr_service_discovery_get_base_path (discovery), name);
   tree = zkr_tree_cache_new (zkr__discovery_get_session (discovery), service_path, 1,
