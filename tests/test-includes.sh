@@ -29,7 +29,7 @@ family_of() {
     counter-private.h) echo 'atomic-long*.c shared-count*.c semaphore.c' ;;
     discovery-private.h) echo 'discovery*.c service-cache.c' ;;
     persistent-node-private.h) echo 'persistent-node*.c' ;;
-    leader-private.h) echo 'leader-*.c' ;;
+    leader-private.h) echo 'leader*.c' ;;
     rwlock-private.h) echo 'rwlock.c' ;;
     semaphore-private.h) echo 'semaphore.c' ;;
     txn-private.h) echo 'txn-fence.c' ;;
@@ -66,13 +66,14 @@ matches_any() {
 status=0
 checked=0
 
-# Every folder of recipes/ is an include directory: a header's base name
-# must name one file only, or an include would pick whichever comes first.
-dups=$(for file in "$recipes_dir"/*.h "$recipes_dir"/*/*.h; do
+# Every folder of recipes/ is an include directory, as is core/: a
+# header's base name must name one file only, or an include would pick
+# whichever directory comes first.
+dups=$(for file in "$recipes_dir"/*.h "$recipes_dir"/*/*.h "$recipes_dir"/../core/*.h; do
   [ -e "$file" ] && echo "${file##*/}"
 done | sort | uniq -d)
 for header in $dups; do
-  echo "FAIL: \"$header\": more than one header of recipes/ has this name" >&2
+  echo "FAIL: \"$header\": more than one header of recipes/ and core/ has this name" >&2
   status=1
 done
 for file in "$recipes_dir"/*.c "$recipes_dir"/*.h "$recipes_dir"/*/*.c "$recipes_dir"/*/*.h; do

@@ -29,7 +29,7 @@ index_of (GPtrArray *array, const char *name)
 }
 
 static void
-test_lock_queue__first_in_line_holds (void)
+test_queue_lock__first_in_line_holds (void)
 {
   const char *names[] = { "_c_a8b4d2e0-0000-4000-8000-000000000001-lock-0000000007", NULL };
   g_autoptr (GPtrArray) sorted = listing (names);
@@ -42,7 +42,7 @@ test_lock_queue__first_in_line_holds (void)
 /* The protected prefix is random: order comes from the sequence only, so a
  * waiter watches the node with the next lower sequence, whatever its uuid. */
 static void
-test_lock_queue__waiter_waits_on_its_predecessor_by_sequence (void)
+test_queue_lock__waiter_waits_on_its_predecessor_by_sequence (void)
 {
   const char *names[] = {
     "_c_ffffffff-0000-4000-8000-000000000001-lock-0000000003",
@@ -68,7 +68,7 @@ test_lock_queue__waiter_waits_on_its_predecessor_by_sequence (void)
  * after the sequences (digits sort before letters), so it never blocks a
  * lock- node. */
 static void
-test_lock_queue__foreign_children_sort_after_sequences (void)
+test_queue_lock__foreign_children_sort_after_sequences (void)
 {
   const char *names[] = { "zzz-not-a-lock", "_c_12345678-0000-4000-8000-000000000009-lock-0000000002", NULL };
   g_autoptr (GPtrArray) sorted = listing (names);
@@ -79,14 +79,14 @@ test_lock_queue__foreign_children_sort_after_sequences (void)
 }
 
 static const ZkrTestCase tests[] = {
-  ZKR_TEST_CASE (test_lock_queue__first_in_line_holds),
-  ZKR_TEST_CASE (test_lock_queue__waiter_waits_on_its_predecessor_by_sequence),
-  ZKR_TEST_CASE (test_lock_queue__foreign_children_sort_after_sequences),
+  ZKR_TEST_CASE (test_queue_lock__first_in_line_holds),
+  ZKR_TEST_CASE (test_queue_lock__waiter_waits_on_its_predecessor_by_sequence),
+  ZKR_TEST_CASE (test_queue_lock__foreign_children_sort_after_sequences),
   { NULL, NULL },
 };
 
 int
 main (int argc, char **argv)
 {
-  return zkr_test_main (argc, argv, "lock_queue", NULL, NULL, tests);
+  return zkr_test_main (argc, argv, "queue_lock", NULL, NULL, tests);
 }
