@@ -170,7 +170,7 @@ void zkr__queue_lock_flush_async (ZkrQueueLock *lock, ZkrQueueFlushFunc done, gp
  * zkr__queue_lock_free() returned. */
 void zkr__queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gpointer user_data);
 
-/* Revocation (recipes/revocation.c, docs/design.md §3.7). A recipe object
+/* Revocation (queue-revocation.c, docs/design.md §3.7). A recipe object
  * that can be made revocable owns one ZkrRevocation (its listener, told in
  * its own context with @source as the lock argument; @source_ref as a
  * notifier's) and hands it to each of its entries; a held entry then reads

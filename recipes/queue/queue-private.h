@@ -1,9 +1,10 @@
 /* zkr internal: what the queue engine's files share and nothing else
  * includes: the entry's struct and state, who hears an acquire's or a
  * release's answer,
- * and the calls between the entry (lock-queue.c), its acquire
- * (lock-acquire.c), its loss watch (lock-hold.c) and its release
- * (lock-release.c). Recipes include queue-lock.h. */
+ * and the calls between the entry (queue-lock.c), its acquire
+ * (queue-acquire.c), its loss watch (queue-hold.c), its release
+ * (queue-release.c) and revocation (queue-revocation.c). Recipes include
+ * queue-lock.h. */
 #pragma once
 
 #include "queue-lock.h"
@@ -20,7 +21,7 @@ typedef enum {
   ZKR_QUEUE_LOCK_IN_DOUBT,
 } ZkrQueueLockState;
 
-/* An acquire under way (lock-acquire.c's own). */
+/* An acquire under way (queue-acquire-private.h). */
 typedef struct _ZkrQueueAcquire ZkrQueueAcquire;
 
 struct _ZkrQueueLock {
@@ -34,7 +35,7 @@ struct _ZkrQueueLock {
   GMutex hook_lock;               /* guards the hook and its calls */
   ZkrLockLossFunc loss_hook;      /* (nullable) called on the worker */
   gpointer loss_hook_data;
-  ZkrRevocation *revocation;      /* (nullable) hook_lock; revocation.c */
+  ZkrRevocation *revocation;      /* (nullable) hook_lock; queue-revocation.c */
 
   GMutex mutex;
   ZkrQueueLockState state;        /* protected by mutex */
@@ -49,7 +50,7 @@ struct _ZkrQueueLock {
   guint node_watch_timer;         /* the deferred watch (0: none) */
   ZkrResendPause hold_resend;     /* a verify or node watch answered "retry" */
   guint deadline_timer;           /* the safe deadline while suspended (0: none) */
-  int revoke_version;             /* the hold's data version judged last (revocation.c) */
+  int revoke_version;             /* the hold's data version judged last (queue-revocation.c) */
   gint log_steps;                 /* (atomic) the debug log was on when the
                                    * last acquire began: its steps' and the
                                    * lock's state lines are written (asking
@@ -76,7 +77,7 @@ typedef struct {
   gpointer done_data;
 } ZkrQueueWaiter;
 
-/* lock-queue.c: the entry. */
+/* queue-lock.c: the entry. */
 ZkrQueueLock *zkr__queue_lock_ref (ZkrQueueLock *lock);
 void zkr__queue_lock_unref (ZkrQueueLock *lock);
 /* Under lock->mutex: the one place the entry's state changes; FALSE (and
@@ -89,7 +90,7 @@ ZkrQueueLockState zkr__queue_lock_get_state (ZkrQueueLock *lock);
  * context). Worker or stand-in, never in place. */
 void zkr__queue_lock_answer (ZkrQueueLock *lock, ZkrQueueWaiter *waiter, GError *error);
 
-/* lock-acquire.c: the acquire (docs/design.md §3.1). */
+/* queue-acquire.c: the acquire (docs/design.md §3.1). */
 /* Marks @lock as acquiring and returns a new acquire, not yet started;
  * NULL with ZKR_ERROR_ALREADY_HELD when @lock is held or acquiring. Any
  * thread. */
@@ -104,7 +105,7 @@ void zkr__queue_acquire_post_start (ZkrQueueAcquire *acquire, const ZkrQueueWait
  * gives its node up in the background. Worker only. */
 void zkr__queue_acquire_abandon (ZkrQueueLock *lock);
 
-/* lock-hold.c: the loss watch of a held entry (docs/design.md §3.6).
+/* queue-hold.c: the loss watch of a held entry (docs/design.md §3.6).
  * Worker or stand-in. */
 /* Starts it right after a grant; in doubt at once if already SUSPENDED.
  * @watched (nullable): a data watch on our node is already set on the
