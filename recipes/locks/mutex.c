@@ -62,7 +62,7 @@ zkr_mutex_new (ZkrSession *session, const char *path, GError **error)
                                    zkr__queue_hold_loss_marshal);
   zkr__queue_lock_set_loss_hook (mutex->queue, mutex_relay_loss, mutex);
   mutex->revocation = zkr__queue_revocation_new (mutex, mutex_try_ref,
-                                           (void (*) (gpointer)) zkr_mutex_unref);
+                                                 (void (*) (gpointer)) zkr_mutex_unref);
   zkr__queue_revocation_set (mutex->queue, mutex->revocation);
   return mutex;
 }
@@ -137,9 +137,9 @@ zkr_mutex_release_async (ZkrMutex *mutex, GCancellable *cancellable,
   g_return_if_fail (mutex != NULL);
   zkr__assert_user_context ("zkr_mutex_release_async() called");
   zkr__queue_release_async (mutex->queue, cancellable,
-                                 zkr__queue_task_new (cancellable, callback, user_data,
-                                                      zkr_mutex_release_async,
-                                                      "zkr_mutex_release"));
+                            zkr__queue_task_new (cancellable, callback, user_data,
+                                                 zkr_mutex_release_async,
+                                                 "zkr_mutex_release"));
 }
 
 gboolean

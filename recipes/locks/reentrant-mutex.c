@@ -66,7 +66,7 @@ zkr_reentrant_mutex_new (ZkrSession *session, const char *path, GError **error)
       return NULL;
     }
   mutex->revocation = zkr__queue_revocation_new (mutex, reentrant_try_ref,
-                                           (void (*) (gpointer)) zkr_reentrant_mutex_unref);
+                                                 (void (*) (gpointer)) zkr_reentrant_mutex_unref);
   return mutex;
 }
 

@@ -230,7 +230,7 @@ zkr_rwlock_new (ZkrSession *session, const char *path, GError **error)
     }
   for (guint i = 0; i < G_N_ELEMENTS (rwlock->revocation); i++)
     rwlock->revocation[i] = zkr__queue_revocation_new (rwlock, rwlock_try_ref,
-                                                 (void (*) (gpointer)) zkr_rwlock_unref);
+                                                       (void (*) (gpointer)) zkr_rwlock_unref);
   return rwlock;
 }
 

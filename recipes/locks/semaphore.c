@@ -300,9 +300,9 @@ zkr_lease_release_async (ZkrLease *lease, GCancellable *cancellable,
   g_return_if_fail (lease != NULL);
   zkr__assert_user_context ("zkr_lease_release_async() called");
   zkr__queue_release_async (lease->queue, cancellable,
-                                 zkr__queue_task_new (cancellable, callback, user_data,
-                                                      zkr_lease_release_async,
-                                                      "zkr_lease_release"));
+                            zkr__queue_task_new (cancellable, callback, user_data,
+                                                 zkr_lease_release_async,
+                                                 "zkr_lease_release"));
 }
 
 gboolean

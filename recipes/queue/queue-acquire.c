@@ -229,9 +229,9 @@ zkr__queue_acquire_on_deadline (gpointer owner)
 {
   Acquire *acquire = owner;
 
-  zkr__queue_acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT,
-                                      "timed out acquiring %s %s", acquire->lock->recipe->kind,
-                                      acquire->lock->user_path));
+  zkr__queue_acquire_fail (acquire,
+                           g_error_new (ZKR_ERROR, ZKR_ERROR_TIMEOUT, "timed out acquiring %s %s",
+                                        acquire->lock->recipe->kind, acquire->lock->user_path));
 }
 
 /* The cancellable was cancelled (worker, or the start standing in for it). */
@@ -241,7 +241,7 @@ acquire_on_cancelled (gpointer owner)
   Acquire *acquire = owner;
 
   zkr__queue_acquire_fail (acquire, zkr__error_new_cancelled ("acquire %s %s", acquire->lock->recipe->kind,
-                                                   acquire->lock->user_path));
+                                                              acquire->lock->user_path));
 }
 
 /* What acquires did, process-wide; queue-test.c (in the tests' hooks
@@ -273,9 +273,10 @@ acquire_on_state (ZkrSession *session, ZkrSessionState state, gpointer user_data
         zkr__queue_steps_relist (acquire);
       break;
     case ZKR_SESSION_STATE_LOST:
-      zkr__queue_acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
-                                          "the session was lost while acquiring %s %s",
-                                          acquire->lock->recipe->kind, acquire->lock->user_path));
+      zkr__queue_acquire_fail (acquire,
+                               g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
+                                            "the session was lost while acquiring %s %s",
+                                            acquire->lock->recipe->kind, acquire->lock->user_path));
       break;
     case ZKR_SESSION_STATE_CLOSED:
       zkr__queue_acquire_fail_rc (acquire, ZCLOSING, "acquire");
@@ -368,7 +369,7 @@ zkr__queue_acquire_post_start (Acquire *acquire, const ZkrQueueWaiter *waiter)
 
 Acquire *
 zkr__queue_acquire_new (ZkrQueueLock *lock, int timeout_ms, GCancellable *cancellable,
-                       const char *fixed_suffix, GError **error)
+                        const char *fixed_suffix, GError **error)
 {
   Acquire *acquire;
 
@@ -422,6 +423,7 @@ void
 zkr__queue_acquire_abandon (ZkrQueueLock *lock)
 {
   if (lock->acquire != NULL)
-    zkr__queue_acquire_fail (lock->acquire, zkr__error_new_cancelled ("acquire %s %s (the lock was freed)",
-                                                         lock->recipe->kind, lock->user_path));
+    zkr__queue_acquire_fail (lock->acquire,
+                             zkr__error_new_cancelled ("acquire %s %s (the lock was freed)",
+                                                       lock->recipe->kind, lock->user_path));
 }

@@ -214,7 +214,7 @@ zkr__queue_lock_acquire_full (ZkrQueueLock *lock, int timeout_ms,
 {
   GError *error = NULL;
   ZkrQueueAcquire *acquire = zkr__queue_acquire_new (lock, timeout_ms, cancellable, fixed_suffix,
-                                                    &error);
+                                                     &error);
   ZkrQueueWaiter waiter = { .task = task };
 
   if (acquire == NULL)

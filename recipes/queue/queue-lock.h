@@ -96,7 +96,7 @@ gboolean zkr__queue_lock_acquire_sync_full (ZkrQueueLock *lock, int timeout_ms,
 typedef void (*ZkrAsyncStart) (gpointer object, int timeout_ms, GCancellable *cancellable,
                                GAsyncReadyCallback callback, gpointer user_data);
 gboolean zkr__queue_task_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
-                              GCancellable *cancellable, GError **error);
+                                   GCancellable *cancellable, GError **error);
 
 /* Asks a waiting acquire to list the queue again and re-run its predicate
  * (something the predicate reads changed: the semaphore's shared count).
@@ -117,7 +117,7 @@ void zkr__queue_release_async (ZkrQueueLock *lock, GCancellable *cancellable, GT
  * hears the answer on the worker, never inside this call (NOT_HELD
  * included). Any thread. */
 void zkr__queue_release_on_worker (ZkrQueueLock *lock, ZkrQueueDoneFunc done,
-                                        gpointer user_data);
+                                   gpointer user_data);
 /* A task for a recipe's _async call that the engine answers: named
  * @name, tagged @source_tag, its cancellable not checked at the return
  * (the engine reports a cancel itself, and an answer that came first
@@ -178,12 +178,12 @@ void zkr__queue_lock_set_loss_hook (ZkrQueueLock *lock, ZkrLockLossFunc hook, gp
  * "__REVOKE__". Free it after every entry naming it was freed. */
 typedef struct _ZkrRevocation ZkrRevocation;
 ZkrRevocation *zkr__queue_revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
-                                    void (*source_unref) (gpointer));
+                                          void (*source_unref) (gpointer));
 void zkr__queue_revocation_free (ZkrRevocation *revocation);
 /* Replaces the listener (NULL @func: not revocable); the old one's
  * @destroy runs in its context. Any thread. */
 void zkr__queue_revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
-                                   gpointer user_data, GDestroyNotify destroy);
+                                         gpointer user_data, GDestroyNotify destroy);
 /* Before the first acquire, as the loss hook. */
 void zkr__queue_revocation_set (ZkrQueueLock *lock, ZkrRevocation *revocation);
 
@@ -195,7 +195,7 @@ void zkr__queue_lock_set_node_data (ZkrQueueLock *lock, const char *data);
 
 /* The queue of @lock's path, in the recipe's order. */
 GPtrArray *zkr__queue_participants_list_for_lock (ZkrQueueLock *lock, GCancellable *cancellable,
-                                              GError **error);
+                                                  GError **error);
 /* The queue under @path as @recipe sees it, in the recipe's order: blocking
  * node calls, each sent once, @cancellable armed on each (a cancel answers
  * G_IO_ERROR_CANCELLED at once and nothing more is sent). Any thread but
@@ -213,7 +213,7 @@ extern const ZkrQueueRecipe zkr__queue_mutex_recipe;
 
 /* The mutex predicate (through at index 0, else wait on index - 1). */
 gboolean zkr__queue_lock_predicate_first (GPtrArray *sorted, guint ours,
-                                     const char **wait_on, gpointer data);
+                                          const char **wait_on, gpointer data);
 
 /* Test hooks, defined in queue-test.c, which only the tests link (the
  * tests' hooks library), never libzkr. */

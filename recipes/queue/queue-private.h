@@ -95,8 +95,8 @@ void zkr__queue_lock_answer (ZkrQueueLock *lock, ZkrQueueWaiter *waiter, GError 
  * NULL with ZKR_ERROR_ALREADY_HELD when @lock is held or acquiring. Any
  * thread. */
 ZkrQueueAcquire *zkr__queue_acquire_new (ZkrQueueLock *lock, int timeout_ms,
-                                        GCancellable *cancellable,
-                                        const char *fixed_suffix, GError **error);
+                                         GCancellable *cancellable,
+                                         const char *fixed_suffix, GError **error);
 /* Starts @acquire (transfer full), answering @waiter (copied; its task is
  * taken over): off the worker the caller stands in and runs the start
  * (docs/design.md §5.1); on the worker it is posted. */

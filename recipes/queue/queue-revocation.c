@@ -39,7 +39,7 @@ revocation_marshal (GCallback func, gpointer source, int event, gpointer user_da
  * unref"). */
 ZkrRevocation *
 zkr__queue_revocation_new (gpointer source, gpointer (*source_ref) (gpointer),
-                     void (*source_unref) (gpointer))
+                           void (*source_unref) (gpointer))
 {
   ZkrRevocation *revocation = g_new0 (ZkrRevocation, 1);
 
@@ -62,7 +62,7 @@ zkr__queue_revocation_free (ZkrRevocation *revocation)
 
 void
 zkr__queue_revocation_set_listener (ZkrRevocation *revocation, ZkrRevocationFunc func,
-                              gpointer user_data, GDestroyNotify destroy)
+                                    gpointer user_data, GDestroyNotify destroy)
 {
   g_mutex_lock (&revocation->mutex);
   if (revocation->listener != 0)

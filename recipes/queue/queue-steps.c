@@ -290,8 +290,10 @@ acquire_through (Acquire *acquire)
       return;
     }
   if (acquire->stat.ephemeralOwner != zkr_session_get_id (lock->session))
-    zkr__queue_acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
-                                        "our node %s belongs to an old session", acquire->node_path));
+    zkr__queue_acquire_fail (acquire,
+                             g_error_new (ZKR_ERROR, ZKR_ERROR_SESSION_EXPIRED,
+                                          "our node %s belongs to an old session",
+                                          acquire->node_path));
   else
     zkr__queue_acquire_succeed (acquire);
 }
@@ -339,9 +341,11 @@ acquire_evaluate (Acquire *acquire, GPtrArray *children)
           acquire_requeue (acquire);
           return;
         }
-      zkr__queue_acquire_fail (acquire, g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
-                                          "our node %s vanished while acquiring %s %s",
-                                          acquire->node_name, lock->recipe->kind, lock->user_path));
+      zkr__queue_acquire_fail (acquire,
+                               g_error_new (ZKR_ERROR, ZKR_ERROR_LOCK_LOST,
+                                            "our node %s vanished while acquiring %s %s",
+                                            acquire->node_name, lock->recipe->kind,
+                                            lock->user_path));
       return;
     }
   if (lock->recipe->predicate (children, (guint) ours, &wait_on, lock->predicate_data))

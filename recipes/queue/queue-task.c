@@ -56,7 +56,7 @@ sync_call_start (gpointer data, GCancellable *cancellable, GAsyncReadyCallback c
 
 gboolean
 zkr__queue_task_run_sync (gpointer object, ZkrAsyncStart async_start, int timeout_ms,
-                     GCancellable *cancellable, GError **error)
+                          GCancellable *cancellable, GError **error)
 {
   SyncCall call = { object, async_start, timeout_ms };
   GAsyncResult *result = zkr__context_run_sync (sync_call_start, &call, cancellable);
