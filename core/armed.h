@@ -4,9 +4,9 @@
  * that nothing can answer before them, and detached together when it
  * answers. The node calls (node-op.c), the session's wait for the
  * connection (session-wait.c), the lock engine's acquire and release
- * (recipes/lock-acquire.c, lock-release.c) and the atomic long's tries
- * (recipes/atomic-long-tries.c) are such calls; each embeds a ZkrArmed and
- * gives its hooks. */
+ * (recipes/queue/queue-acquire.c, queue-release.c) and the atomic long's
+ * tries (recipes/counters/atomic-long-tries.c) are such calls; each embeds
+ * a ZkrArmed and gives its hooks. */
 #pragma once
 
 #include <gio/gio.h>

@@ -1,8 +1,8 @@
 /* zkr internal: ordered event delivery to listeners, each in the
  * GMainContext that was thread-default when it was added. The one listener
  * registry of the library: session state listeners, lock loss listeners,
- * the caches' listeners (recipes/cache-hub.c) and the shared count's
- * (recipes/shared-count.c); one set of guarantees (each event once per
+ * the caches' listeners (recipes/caches/cache-hub.c) and the shared count's
+ * (recipes/counters/shared-count.c); one set of guarantees (each event once per
  * listener, in order, never on a ZooKeeper thread, removal from any thread
  * and from inside the listener stops delivery: no call starts after the
  * removal returns). */

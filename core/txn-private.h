@@ -1,4 +1,4 @@
-/* zkr internal: what the lock-specific fences (recipes/txn-fence.c) need
+/* zkr internal: what the lock-specific fences (recipes/locks/txn-fence.c) need
  * from the transaction builder (core/txn.c). */
 #pragma once
 

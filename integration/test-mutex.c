@@ -10,7 +10,7 @@
 #include <CUnit/CUnit.h>
 
 #include "itest.h"
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "path.h"
 #include "proxy.h"
 #include "zkr-test.h"

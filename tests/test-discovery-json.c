@@ -1,4 +1,4 @@
-/* zkr unit tests: the service instance's JSON (recipes/discovery-json.c)
+/* zkr unit tests: the service instance's JSON (recipes/presence/discovery-json.c)
  * against text Curator 5.4.0's JsonInstanceSerializer (Debian's
  * libcurator-discovery-java) wrote and reads; docs/design.md, "Service
  * discovery", lists what the jar does. */

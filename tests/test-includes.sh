@@ -1,5 +1,7 @@
 #!/bin/sh
-# Checks the include rule of recipes/README.md on every file of recipes/:
+# Checks the include rule of recipes/README.md on every file of recipes/
+# (in folders by family, each an include directory, so headers are named
+# by base name):
 # a recipe includes core/'s blocks and the private header of its own family
 # only; the queue engine's private header stays inside the engine; nothing
 # under recipes/ reaches into the session's struct, the executor or
@@ -14,20 +16,20 @@ recipes_dir=$1
 core_blocks='session-private.h ops.h nodes.h nodename.h path.h notifier.h context.h wait.h ref.h error-private.h log.h call.h armed.h node-private.h'
 # recipes/ headers any recipe may include: the engine's entry and the
 # per-thread holds.
-shared_blocks='lock-queue.h per-thread.h'
+shared_blocks='queue-lock.h per-thread.h'
 
 # family_of HEADER: the files (shell patterns, by base name) that may
 # include HEADER, or nothing when HEADER is not a family's private header.
 family_of() {
   case $1 in
-    lock-queue-private.h)
-      echo 'lock-queue.c lock-acquire.c lock-hold.c lock-release.c lock-participants.c revocation.c lock-queue-private.h' ;;
+    queue-private.h) echo 'queue-*.c queue-private.h queue-acquire-private.h' ;;
+    queue-acquire-private.h) echo 'queue-acquire.c queue-steps.c' ;;
     cache-private.h) echo 'cache-*.c tree-cache.c node-cache.c group-member.c service-cache.c' ;;
     barrier-private.h) echo 'barrier.c double-barrier.c' ;;
     counter-private.h) echo 'atomic-long*.c shared-count*.c semaphore.c' ;;
     discovery-private.h) echo 'discovery*.c service-cache.c' ;;
     persistent-node-private.h) echo 'persistent-node*.c' ;;
-    leader-private.h) echo 'leader-*.c' ;;
+    leader-private.h) echo 'leader*.c' ;;
     rwlock-private.h) echo 'rwlock.c' ;;
     semaphore-private.h) echo 'semaphore.c' ;;
     txn-private.h) echo 'txn-fence.c' ;;
@@ -63,6 +65,17 @@ matches_any() {
 
 status=0
 checked=0
+
+# Every folder of recipes/ is an include directory, as is core/: a
+# header's base name must name one file only, or an include would pick
+# whichever directory comes first.
+dups=$(for file in "$recipes_dir"/*.h "$recipes_dir"/*/*.h "$recipes_dir"/../core/*.h; do
+  [ -e "$file" ] && echo "${file##*/}"
+done | sort | uniq -d)
+for header in $dups; do
+  echo "FAIL: \"$header\": more than one header of recipes/ and core/ has this name" >&2
+  status=1
+done
 for file in "$recipes_dir"/*.c "$recipes_dir"/*.h "$recipes_dir"/*/*.c "$recipes_dir"/*/*.h; do
   [ -e "$file" ] || continue
   name=${file##*/}

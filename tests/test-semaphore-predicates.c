@@ -124,7 +124,7 @@ decode (const guchar *data, gsize len, const char *path, gint *count, GError **e
 {
   g_autoptr (GBytes) bytes = g_bytes_new (data, len);
 
-  return zkr__count_decode (bytes, path, count, error);
+  return zkr__shared_count_decode (bytes, path, count, error);
 }
 
 static void

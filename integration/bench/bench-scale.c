@@ -26,7 +26,7 @@
 #include <zkr/zkr.h>
 
 #include "bench-common.h"
-#include "lock-queue.h"
+#include "queue-lock.h"
 #include "session-private.h"
 
 /* The longest wait for a batch of requests, acquisitions or a drain. */

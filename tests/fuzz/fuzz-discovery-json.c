@@ -1,5 +1,5 @@
 /* libFuzzer target: the service instance JSON reader
- * (recipes/discovery-json.c). Whatever the bytes, the reader answers an
+ * (recipes/presence/discovery-json.c). Whatever the bytes, the reader answers an
  * instance or an error, never crashes (deep nesting included: `run` gives
  * this target long inputs, and its seeds nest at, over and far over
  * ZKR_SERVICE_INSTANCE_MAX_DEPTH); an instance it accepts is written back
