@@ -53,8 +53,9 @@ usage: ensemble.sh COMMAND [ARGS]
                                     server runs (for benchmarks); without it the JIT
                                     stops at C1: a quicker start, for the tests;
                                     --tls: each server also serves TLS on a secure client
-                                    port (Netty), with a throwaway CA and server and client
-                                    certificates made at start in <dir>/tls
+                                    port (Netty) and the servers talk TLS to each other,
+                                    with a throwaway CA and server and client certificates
+                                    made at start in <dir>/tls
   stop                              stop every server (SIGTERM, then SIGKILL) and remove the data
   status                            one line per server: pid, process state, mode
   kill N                            SIGKILL server N (a crash) and wait until it is gone
@@ -214,6 +215,18 @@ write_server_config() {
       # A client certificate is asked for and checked when sent (the C
       # client always sends one).
       echo "ssl.clientAuth=want"
+      if ((servers > 1)); then
+        # The servers talk TLS to each other too (quorum and election
+        # ports), with the same key and trust stores: Debian's 3.8 does it
+        # with nothing more, the server certificate naming 127.0.0.1.
+        echo "sslQuorum=true"
+        echo "ssl.quorum.keyStore.location=$(tls_dir)/server.p12"
+        echo "ssl.quorum.keyStore.password=$(<"$(tls_dir)/store-password")"
+        echo "ssl.quorum.keyStore.type=PKCS12"
+        echo "ssl.quorum.trustStore.location=$(tls_dir)/truststore.p12"
+        echo "ssl.quorum.trustStore.password=$(<"$(tls_dir)/store-password")"
+        echo "ssl.quorum.trustStore.type=PKCS12"
+      fi
     fi
     if ((servers > 1)); then
       for ((i = 1; i <= servers; i++)); do

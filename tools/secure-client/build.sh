@@ -75,10 +75,12 @@ if [[ ! -f $apt_dir/lists/.updated ]]; then
 fi
 
 # Only what the C client's build needs, not the whole Java build-dep set:
-# the toolchain, OpenSSL and Cyrus SASL headers, SASL's DIGEST-MD5 module for
-# run time, cppunit for configure's test macro, a JDK for the jute compiler.
+# the toolchain and autotools (pkg-config's m4 macros too), OpenSSL and
+# Cyrus SASL headers, SASL's DIGEST-MD5 module for run time, a JDK and
+# zookeeper-jute.jar for the jute compiler. No cppunit: configure runs
+# --without-cppunit (the client's own tests are not built).
 build_deps="build-essential autoconf automake libtool pkg-config dpkg-dev
-  libssl-dev libsasl2-dev libsasl2-modules libcppunit-dev
+  libssl-dev libsasl2-dev libsasl2-modules
   default-jdk-headless libzookeeper-java"
 missing=()
 for p in $build_deps; do
