@@ -31,6 +31,8 @@ if [[ -f $prefix/.stamp && $(cat "$prefix/.stamp") == "$stamp" ]]; then
   exit 0
 fi
 [[ $(id -u) == 0 ]] || die "run as root: it installs Debian's build dependencies (libssl-dev, libsasl2-dev, ...)"
+# From here on the prefix is not a finished build: meson must not link it.
+rm -f "$prefix/.stamp"
 
 # The suite that carries this version, from the installed system's sources
 # (bookworm, trixie, ...): the private sources list names the same suite,
@@ -67,8 +69,15 @@ apt_private=(
 )
 export DEBIAN_FRONTEND=noninteractive
 
+src_parent=$build_dir/src
+obj=$build_dir/obj
+need_fetch=0
+[[ -f $src_parent/.fetched && $(cat "$src_parent/.fetched") == "$version" ]] || need_fetch=1
+
 t0=$SECONDS
-if [[ ! -f $apt_dir/lists/.updated ]]; then
+# The private lists are read again whenever a source is to be fetched: the
+# installed version may be newer than what they knew.
+if [[ ! -f $apt_dir/lists/.updated || $need_fetch == 1 ]]; then
   say "apt-get update (private lists in $apt_dir)"
   apt-get "${apt_private[@]}" update -q
   touch "$apt_dir/lists/.updated"
@@ -93,11 +102,11 @@ fi
 t_deps=$((SECONDS - t0))
 
 t0=$SECONDS
-src_parent=$build_dir/src
 upstream=${version%-*}; upstream=${upstream#*:}
 src=$src_parent/zookeeper-$upstream
-if [[ ! -f $src_parent/.fetched || $(cat "$src_parent/.fetched") != "$version" ]]; then
-  rm -rf "$src_parent"
+if [[ $need_fetch == 1 ]]; then
+  # A new source: the old build and prefix go with the old one.
+  rm -rf "$src_parent" "$obj" "$prefix"
   mkdir -p "$src_parent"
   say "apt-get source zookeeper=$version"
   # dpkg-source unpacks and applies Debian's patches (debian/patches).
@@ -140,7 +149,6 @@ fi
 # package build would pass them. A static library, position independent so
 # that libzkr.so can carry it (see docs/design.md: the secure client).
 eval "$(dpkg-buildflags --export=sh)"
-obj=$build_dir/obj
 if [[ ! -f $obj/Makefile ]]; then
   say "autoreconf and configure (--with-openssl --with-sasl, static, PIC)"
   (cd "$client" && ACLOCAL="aclocal -I /usr/share/aclocal" autoreconf -if)
