@@ -23,11 +23,18 @@ java_bin=${JAVA:-java}
 # 1.2, not upstream's logback.
 zk_classpath=${ZKR_ZK_CLASSPATH:-/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-log4j12.jar:/usr/share/java/log4j-1.2.jar}
 zk_main=org.apache.zookeeper.server.quorum.QuorumPeerMain
+# With --tls the server's Netty connection factory needs Netty's codec,
+# resolver and transport classes: Debian's netty-all.jar is an empty shell
+# and zookeeper.jar's manifest names only some of the split jars, so every
+# TLS connection would die with NoClassDefFoundError.
+zk_tls_classpath=/usr/share/java/netty-codec.jar:/usr/share/java/netty-handler.jar:/usr/share/java/netty-transport.jar:/usr/share/java/netty-buffer.jar:/usr/share/java/netty-common.jar:/usr/share/java/netty-resolver.jar:/usr/share/java/netty-transport-native-unix-common.jar:/usr/share/java/netty-transport-native-epoll.jar
+tls_dir() { echo "$state_dir/tls"; }
 
 # Settings of the running ensemble come from its state file; the environment
 # only matters for `start` (and for `hosts`/`port` before any start).
 servers=${ZKR_ENSEMBLE_SERVERS:-3}
 port_base=${ZKR_ENSEMBLE_PORT_BASE:-21810}
+tls=0
 state_file=$state_dir/ensemble.state
 if [[ -r $state_file ]]; then
   # shellcheck disable=SC1090
@@ -40,24 +47,32 @@ say() { echo "ensemble.sh: $*" >&2; }
 usage() {
   cat <<'EOF'
 usage: ensemble.sh COMMAND [ARGS]
-  start [--servers 1|3] [--nosync] [--full-jit]
+  start [--servers 1|3] [--nosync] [--full-jit] [--tls]
                                     start an ensemble and wait until a quorum serves;
                                     --full-jit: the JVM's default JIT, as a production
                                     server runs (for benchmarks); without it the JIT
-                                    stops at C1: a quicker start, for the tests
+                                    stops at C1: a quicker start, for the tests;
+                                    --tls: each server also serves TLS on a secure client
+                                    port (Netty) and the servers talk TLS to each other,
+                                    with a throwaway CA and server and client certificates
+                                    made at start in <dir>/tls
   stop                              stop every server (SIGTERM, then SIGKILL) and remove the data
   status                            one line per server: pid, process state, mode
   kill N                            SIGKILL server N (a crash) and wait until it is gone
   restart N                         stop server N if it runs, start it, wait until it serves
   pause N | resume N                SIGSTOP / SIGCONT server N
-  hosts                             client connect string 127.0.0.1:P1,127.0.0.1:P2,...
+  hosts [--tls]                     client connect string 127.0.0.1:P1,127.0.0.1:P2,...
+                                    (--tls: the secure client ports)
+  tls-files                         the secure client's certificate string CA,CERT,KEY,PASSWORD
+                                    (as zookeeper_init_ssl and cli_mt --ssl take it)
   port N | pid N                    client port / PID of server N
   leader                            index of the current leader, or of the standalone server (exit 1 if none)
   fourlw N CMD                      send a four-letter word (srvr, mntr, wchc, ...) to server N
   help
 environment:
   ZKR_ENSEMBLE_DIR            state, data and logs (default: <repo>/build/ensemble)
-  ZKR_ENSEMBLE_PORT_BASE      client ports BASE+N, quorum BASE+10+N, election BASE+20+N (default 21810)
+  ZKR_ENSEMBLE_PORT_BASE      client ports BASE+N, quorum BASE+10+N, election BASE+20+N,
+                              secure client ports (--tls) BASE+30+N (default 21810)
   ZKR_ENSEMBLE_SERVERS        servers for `start` (default 3)
   ZKR_ENSEMBLE_START_TIMEOUT  seconds `start`/`restart` wait for the quorum (default 60)
   ZKR_ENSEMBLE_STOP_TIMEOUT   seconds between SIGTERM and SIGKILL (default 15)
@@ -67,6 +82,7 @@ EOF
 }
 
 client_port() { echo $((port_base + $1)); }
+secure_port() { echo $((port_base + 30 + $1)); }
 quorum_port() { echo $((port_base + 10 + $1)); }
 election_port() { echo $((port_base + 20 + $1)); }
 server_dir() { echo "$state_dir/zk$1"; }
@@ -181,6 +197,37 @@ write_server_config() {
     if [[ $nosync == 1 ]]; then
       echo "forceSync=no"
     fi
+    if [[ $tls == 1 ]]; then
+      # Keys the server does not know become zookeeper.* system
+      # properties: ssl.* configure the secure port, authProvider.x509
+      # gives a TLS session its x509: identity (Netty closes a secure
+      # connection when that provider is missing).
+      echo "secureClientPort=$(secure_port "$n")"
+      echo "secureClientPortAddress=127.0.0.1"
+      echo "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory"
+      echo "authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider"
+      echo "ssl.keyStore.location=$(tls_dir)/server.p12"
+      echo "ssl.keyStore.password=$(<"$(tls_dir)/store-password")"
+      echo "ssl.keyStore.type=PKCS12"
+      echo "ssl.trustStore.location=$(tls_dir)/truststore.p12"
+      echo "ssl.trustStore.password=$(<"$(tls_dir)/store-password")"
+      echo "ssl.trustStore.type=PKCS12"
+      # A client certificate is asked for and checked when sent (the C
+      # client always sends one).
+      echo "ssl.clientAuth=want"
+      if ((servers > 1)); then
+        # The servers talk TLS to each other too (quorum and election
+        # ports), with the same key and trust stores: Debian's 3.8 does it
+        # with nothing more, the server certificate naming 127.0.0.1.
+        echo "sslQuorum=true"
+        echo "ssl.quorum.keyStore.location=$(tls_dir)/server.p12"
+        echo "ssl.quorum.keyStore.password=$(<"$(tls_dir)/store-password")"
+        echo "ssl.quorum.keyStore.type=PKCS12"
+        echo "ssl.quorum.trustStore.location=$(tls_dir)/truststore.p12"
+        echo "ssl.quorum.trustStore.password=$(<"$(tls_dir)/store-password")"
+        echo "ssl.quorum.trustStore.type=PKCS12"
+      fi
+    fi
     if ((servers > 1)); then
       for ((i = 1; i <= servers; i++)); do
         echo "server.$i=127.0.0.1:$(quorum_port "$i"):$(election_port "$i")"
@@ -196,7 +243,8 @@ write_server_config() {
 # write end of a caller's pipe would keep that caller (a `| tee`, a test
 # harness) waiting for EOF until the ensemble stops.
 launch_server() {
-  local n=$1 dir jit_option=-XX:TieredStopAtLevel=1
+  local n=$1 dir jit_option=-XX:TieredStopAtLevel=1 tls_classpath=
+  [[ $tls == 1 ]] && tls_classpath=$zk_tls_classpath
   [[ ${jit:-quick} == full ]] && jit_option=-XX:+TieredCompilation
   dir=$(server_dir "$n")
   rm -f "$dir/pid"
@@ -212,7 +260,7 @@ launch_server() {
     -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Djava.net.preferIPv4Stack=true \
     "-Dzookeeper.log.dir=$dir" "-Dlog4j.configuration=file:$state_dir/log4j.properties" \
     -Dzookeeper.jmx.log4j.disable=true -Dzookeeper.extendedTypesEnabled=true \
-    -cp "$zk_classpath" "$zk_main" "$dir/zoo.cfg" \
+    -cp "$zk_classpath${tls_classpath:+:$tls_classpath}" "$zk_main" "$dir/zoo.cfg" \
     </dev/null >>"$dir/console.log" 2>&1 &
   local deadline=$((SECONDS + 5))
   until [[ -s $dir/pid ]]; do
@@ -233,6 +281,59 @@ check_prerequisites() {
   for jar in "${jars[@]}"; do
     [[ -e $jar ]] || die "$jar missing (install zookeeper liblog4j1.2-java libslf4j-java)"
   done
+  if [[ $tls == 1 ]]; then
+    command -v openssl >/dev/null || die "openssl not found (install openssl)"
+    command -v keytool >/dev/null || die "keytool not found (install default-jre-headless)"
+    IFS=: read -ra jars <<<"$zk_tls_classpath"
+    for jar in "${jars[@]}"; do
+      [[ -e $jar ]] || die "$jar missing (install libnetty-java)"
+    done
+  fi
+}
+
+# A throwaway CA and, signed by it, a server certificate for 127.0.0.1 and
+# localhost and a client certificate (CN=zkr-client), into <dir>/tls: PEM
+# for the C client, PKCS12 key and trust stores for the servers. Valid for
+# two days; made anew at every start and removed by stop.
+make_tls_files() {
+  local d
+  d=$(tls_dir)
+  mkdir -p "$d"
+  chmod 700 "$d"
+  (
+    set -e
+    cd "$d"
+    umask 077
+    openssl rand -hex 16 >store-password
+    openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+      -keyout ca.key -out ca.pem -days 2 -subj "/CN=zkr ensemble test CA" \
+      -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+    local who
+    for who in server client; do
+      local subject=/CN=zkr-$who ext
+      if [[ $who == server ]]; then
+        ext="subjectAltName=IP:127.0.0.1,DNS:localhost
+extendedKeyUsage=serverAuth,clientAuth"
+      else
+        ext="extendedKeyUsage=clientAuth"
+      fi
+      openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+        -keyout "$who.key" -out "$who.csr" -subj "$subject"
+      openssl x509 -req -in "$who.csr" -CA ca.pem -CAkey ca.key -CAcreateserial \
+        -days 2 -out "$who.pem" -extfile <(printf '%s\n' "$ext")
+      rm -f "$who.csr"
+    done
+    openssl pkcs12 -export -in server.pem -inkey server.key -certfile ca.pem \
+      -name server -out server.p12 -passout file:store-password
+    keytool -importcert -noprompt -alias ca -file ca.pem -keystore truststore.p12 \
+      -storetype PKCS12 -storepass "$(<store-password)"
+  ) >"$d/make.log" 2>&1 || { cat "$d/make.log" >&2; die "making the TLS certificates failed"; }
+}
+
+# True when server N's secure port accepts connections (with --tls).
+secure_port_listens() {
+  [[ $tls == 1 ]] || return 0
+  port_in_use "$(secure_port "$1")"
 }
 
 print_log_tails() {
@@ -267,12 +368,13 @@ ensemble_serves() {
   fi
   for ((n = 1; n <= servers; n++)); do
     session_probe "$n" || return 1
+    secure_port_listens "$n" || return 1
   done
 }
 
 server_serves() {
   case $(server_mode "$1") in
-    leader | follower | standalone) session_probe "$1" ;;
+    leader | follower | standalone) session_probe "$1" && secure_port_listens "$1" ;;
     *) return 1 ;;
   esac
 }
@@ -321,8 +423,10 @@ cmd_start() {
   port_base=${ZKR_ENSEMBLE_PORT_BASE:-21810}
   nosync=0
   jit=quick
+  tls=0
   while (($#)); do
     case $1 in
+      --tls) tls=1; shift ;;
       --servers) servers=${2:-}; shift 2 || die "--servers needs a value" ;;
       --servers=*) servers=${1#*=}; shift ;;
       --nosync) nosync=1; shift ;;
@@ -344,15 +448,18 @@ cmd_start() {
 
   local n port
   for ((n = 1; n <= servers; n++)); do
-    for port in "$(client_port "$n")" "$(quorum_port "$n")" "$(election_port "$n")"; do
+    local ports=("$(client_port "$n")" "$(quorum_port "$n")" "$(election_port "$n")")
+    [[ $tls == 1 ]] && ports+=("$(secure_port "$n")")
+    for port in "${ports[@]}"; do
       port_in_use "$port" && die "port $port is already in use (another ensemble? set ZKR_ENSEMBLE_PORT_BASE)"
     done
   done
 
   rm -rf "$state_dir"
   mkdir -p "$state_dir"
-  printf 'servers=%s\nport_base=%s\nnosync=%s\njit=%s\n' "$servers" "$port_base" "$nosync" "$jit" >"$state_file"
+  printf 'servers=%s\nport_base=%s\nnosync=%s\njit=%s\ntls=%s\n' "$servers" "$port_base" "$nosync" "$jit" "$tls" >"$state_file"
   write_log4j_config
+  [[ $tls == 1 ]] && make_tls_files
   for ((n = 1; n <= servers; n++)); do
     write_server_config "$n"
   done
@@ -379,6 +486,9 @@ cmd_start() {
     sleep 0.2
   done
   say "$servers server(s) serving after $((SECONDS - started))s, leader: $(find_leader || echo none), hosts: $(cmd_hosts)"
+  if [[ $tls == 1 ]]; then
+    say "TLS hosts: $(cmd_hosts --tls), certificates in $(tls_dir)"
+  fi
 }
 
 cmd_stop_from_state() {
@@ -404,6 +514,7 @@ cmd_stop() {
   for ((n = 1; n <= servers; n++)); do
     rm -rf "$(server_dir "$n")/data" "$(server_dir "$n")/pid"
   done
+  rm -rf "$(tls_dir)"
   rm -f "$state_file"
 }
 
@@ -466,11 +577,26 @@ cmd_signal() {
 }
 
 cmd_hosts() {
-  local n out=
+  local n out= port_of=client_port
+  case ${1:-} in
+    '') ;;
+    --tls)
+      [[ $tls == 1 ]] || die "hosts --tls: the ensemble in $state_dir was not started with --tls"
+      port_of=secure_port ;;
+    *) die "hosts: unknown option '$1'" ;;
+  esac
   for ((n = 1; n <= servers; n++)); do
-    out+=${out:+,}127.0.0.1:$(client_port "$n")
+    out+=${out:+,}127.0.0.1:$($port_of "$n")
   done
   echo "$out"
+}
+
+cmd_tls_files() {
+  [[ $tls == 1 ]] || die "tls-files: the ensemble in $state_dir was not started with --tls"
+  local d
+  d=$(tls_dir)
+  # The client key has no passphrase; the fourth field is still required.
+  echo "$d/ca.pem,$d/client.pem,$d/client.key,"
 }
 
 find_leader() {
@@ -505,7 +631,8 @@ main() {
     restart) cmd_restart "$@" ;;
     pause) cmd_signal STOP "$@" ;;
     resume) cmd_signal CONT "$@" ;;
-    hosts) cmd_hosts ;;
+    hosts) cmd_hosts "$@" ;;
+    tls-files) cmd_tls_files ;;
     port) check_index "${1:-}"; client_port "$1" ;;
     pid) check_index "${1:-}"; live_pid "$1" || die "server $1 is not running" ;;
     leader) find_leader || die "no leader" ;;
