@@ -126,15 +126,17 @@ ZKR_API gboolean zkr_revoke_finish (ZkrSession *session, GAsyncResult *result, G
  * @session: the session to read and write with
  * @lock_path: a lock's path (a mutex's, a reentrant mutex's, a read-write
  *   lock's; Curator's layouts), as zkr_node_get_children() takes it
- * @timeout_ms: one deadline for both requests
+ * @timeout_ms: one deadline for the three requests
  * @cancellable: (nullable): a #GCancellable, or %NULL
  * @error: return location for a #GError, or %NULL
  *
- * Lists the queue under @lock_path and revokes its first node (the lowest
- * sequence number: in every lock recipe the first node holds; of a
- * read-write lock's readers, the oldest). Between the listing and the
- * write the holder may change; the request then reaches a node that no
- * longer holds (%ZKR_ERROR_NO_NODE if it is gone).
+ * Syncs @session's server with the leader on @lock_path (so the listing
+ * shows a holder another client's session has just made), lists the queue
+ * under @lock_path and revokes its first node (the lowest sequence number:
+ * in every lock recipe the first node holds; of a read-write lock's
+ * readers, the oldest). Between the listing and the write the holder may
+ * change; the request then reaches a node that no longer holds
+ * (%ZKR_ERROR_NO_NODE if it is gone).
  *
  * Errors: %ZKR_ERROR_NO_NODE when @lock_path does not exist or has no
  * lock node; %G_IO_ERROR_CANCELLED when @cancellable is cancelled; any

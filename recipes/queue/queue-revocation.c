@@ -334,10 +334,10 @@ holder_set_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_object_unref (task);
 }
 
-/* What is left of the one deadline for the write; -1 (and the error set)
- * when nothing is. */
+/* What is left of the one deadline for the next request; -1 (and the
+ * error set) when nothing is. @after names the request done. */
 static int
-holder_time_left (HolderCall *call, GError **error)
+holder_time_left (HolderCall *call, const char *after, GError **error)
 {
   gint64 left;
 
@@ -347,7 +347,7 @@ holder_time_left (HolderCall *call, GError **error)
   if (left > 0)
     return (int) MIN (left, G_MAXINT);
   g_set_error (error, ZKR_ERROR, ZKR_ERROR_TIMEOUT,
-               "revoke the holder of %s: the deadline passed after the listing", call->lock_path);
+               "revoke the holder of %s: the deadline passed after the %s", call->lock_path, after);
   return -1;
 }
 
@@ -367,7 +367,7 @@ holder_listed (GObject *source, GAsyncResult *result, gpointer user_data)
   if (names != NULL && first == NULL)
     g_set_error (&error, ZKR_ERROR, ZKR_ERROR_NO_NODE,
                  "revoke the holder of %s: no lock node under it", call->lock_path);
-  left = error == NULL ? holder_time_left (call, &error) : -1;
+  left = error == NULL ? holder_time_left (call, "listing", &error) : -1;
   if (error != NULL)
     {
       g_task_return_error (task, error);
@@ -382,6 +382,29 @@ holder_listed (GObject *source, GAsyncResult *result, gpointer user_data)
   }
   zkr_revoke_async (call->session, call->node, left, g_task_get_cancellable (task),
                     holder_set_done, task);
+}
+
+/* The session's server caught up with the leader: the listing shows the
+ * holder as of the call, even one another client's session just made. */
+static void
+holder_synced (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  HolderCall *call = g_task_get_task_data (task);
+  GError *error = NULL;
+  int left;
+
+  (void) source;
+  left = zkr_node_sync_finish (call->session, result, &error)
+           ? holder_time_left (call, "sync", &error) : -1;
+  if (error != NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  zkr_node_get_children_async (call->session, call->lock_path, left,
+                               g_task_get_cancellable (task), holder_listed, task);
 }
 
 void
@@ -406,7 +429,7 @@ zkr_revoke_holder_async (ZkrSession *session, const char *lock_path, int timeout
   if (timeout_ms > 0)
     call->deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   g_task_set_task_data (task, call, holder_call_free);
-  zkr_node_get_children_async (session, lock_path, timeout_ms, cancellable, holder_listed, task);
+  zkr_node_sync_async (session, lock_path, timeout_ms, cancellable, holder_synced, task);
 }
 
 char *
