@@ -588,15 +588,20 @@ zkr_session_ref (ZkrSession *session)
 }
 
 /* Worker, after the last unref: closes the session if it is still open,
- * then stops behind what the close queued (the recipes' reactions to
- * CLOSED: they hold no references) and frees the session as it ends,
- * detached. */
+ * waits for the closers of old handles (a handle left at LOST closes on a
+ * thread of its own; what it had in flight is answered by posts to this
+ * worker once its close returned: posted behind the quit they were
+ * dropped, and their owners, a guaranteed delete say, leaked), then stops
+ * behind what all that queued (the recipes' reactions to CLOSED: they
+ * hold no references) and frees the session as it ends, detached. The
+ * closers need nothing of the worker. */
 static gboolean
 last_unref_dispatch (gpointer data)
 {
   ZkrSession *session = data;
 
   zkr__session_close_in_worker (session);
+  zkr__session_handle_wait_closers (session);
   zkr__executor_stop_detached (session->executor, (GDestroyNotify) session_free, session);
   return G_SOURCE_REMOVE;
 }
