@@ -84,37 +84,6 @@ zkr__armed_arm (ZkrArmed *armed)
   return ZKR_ARMED_GO;
 }
 
-gboolean
-zkr__armed_start (ZkrArmed *armed, gint64 deadline)
-{
-  /* Held by what is armed here (none holds one of its own) until the
-   * owner's answer detaches it and drops this reference. */
-  armed->hooks->ref (armed->owner);
-  switch (zkr__armed_arm (armed))
-    {
-    case ZKR_ARMED_CANCELLED:
-      /* Nothing sent for a call cancelled before it was made. */
-      armed->hooks->on_cancelled (armed->owner);
-      break;
-    case ZKR_ARMED_CLOSED:
-      /* The owner's own answer to the session's end, as at a transition. */
-      armed->hooks->on_state (armed->session, ZKR_SESSION_STATE_CLOSED, armed->owner);
-      break;
-    case ZKR_ARMED_LOST:
-      armed->hooks->on_state (armed->session, ZKR_SESSION_STATE_LOST, armed->owner);
-      break;
-    case ZKR_ARMED_GO:
-    default:
-      break;
-    }
-  /* Answered (detached) by a hook: nothing more to arm. The listener's id
-   * is never 0 while armed. */
-  if (armed->listener_id == 0)
-    return FALSE;
-  zkr__armed_set_deadline (armed, deadline);
-  return TRUE;
-}
-
 void
 zkr__armed_set_deadline (ZkrArmed *armed, gint64 deadline)
 {

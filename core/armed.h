@@ -59,20 +59,8 @@ void zkr__armed_run_start (ZkrSession *session, GSourceFunc start, gpointer owne
 
 /* Worker or stand-in, once, before the first request: the listener and
  * the cancel handler (an already cancelled one posts its hook at once). Not
- * GO: the caller answers now (the hooks then find it answered). The parts
- * of zkr__armed_start() for a call whose start differs (the lock engine's
- * release answers only a cancel at its start). */
+ * GO: the caller answers now (the hooks then find it answered). */
 ZkrArmedStart zkr__armed_arm (ZkrArmed *armed);
-
-/* The start every such call makes, worker or stand-in, once, before its
- * first request: takes a reference on the owner for what it arms (the
- * owner's answer drops it after zkr__armed_detach()), arms, and hands what
- * the arming found to the owner's own hooks: a cancellable already
- * cancelled to on_cancelled, a CLOSED or LOST session to on_state as if
- * the transition came now. TRUE when the call goes on (the deadline timer
- * for @deadline armed too: send); FALSE when a hook answered it (nothing
- * to send). An owner whose on_state waits out a LOST goes on from it. */
-gboolean zkr__armed_start (ZkrArmed *armed, gint64 deadline);
 
 /* Worker or stand-in: the deadline timer for @deadline (monotonic µs;
  * G_MAXINT64: none). */

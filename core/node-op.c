@@ -752,8 +752,26 @@ op_start (gpointer data)
 {
   NodeOp *op = data;
 
-  if (!zkr__armed_start (&op->armed, op->deadline))
-    return G_SOURCE_REMOVE;
+  /* Held by what is armed here (the listener, the timers, the cancel
+   * handler: none holds one of its own) until op_answer() detaches it. */
+  op_ref (op);
+  switch (zkr__armed_arm (&op->armed))
+    {
+    case ZKR_ARMED_CANCELLED:
+      /* Nothing sent for a call cancelled before it was made. */
+      op_answer_cancelled (op);
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_CLOSED:
+      op_answer_rc (op, ZCLOSING);
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_LOST:
+      op_answer_code (op, ZKR_ERROR_SESSION_EXPIRED,
+                      "the session is lost (expired); a fresh one is on its way");
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_GO:
+    default:
+      break;
+    }
   if (op->try_once && !zkr_session_is_connected (op->session))
     {
       op_answer_code (op, ZKR_ERROR_CONNECTION_LOSS,
@@ -761,6 +779,7 @@ op_start (gpointer data)
       return G_SOURCE_REMOVE;
     }
   op->accepted = TRUE;
+  zkr__armed_set_deadline (&op->armed, op->deadline);
   op_send_when_connected (op);
   return G_SOURCE_REMOVE;
 }

@@ -160,11 +160,13 @@ connect_wait_start (gpointer data)
 {
   ConnectWait *wait = data;
 
-  /* Whatever arming says (cancelled, closed, lost after a failed
-   * authentication), the judgement reads it from the session itself: the
-   * hooks all judge. */
-  if (!zkr__armed_start (&wait->armed, wait->timeout_ms > 0 ? wait->deadline : G_MAXINT64))
-    return G_SOURCE_REMOVE;
+  /* Armed, the wait holds itself until it answers. Whatever arming says
+   * (cancelled, closed, lost after a failed authentication), the judgement
+   * reads it from the session itself. */
+  connect_wait_ref (wait);
+  (void) zkr__armed_arm (&wait->armed);
+  if (wait->timeout_ms > 0)
+    zkr__armed_set_deadline (&wait->armed, wait->deadline);
   connect_wait_judge (wait);
   return G_SOURCE_REMOVE;
 }

@@ -678,14 +678,32 @@ tries_start (gpointer data)
 {
   Tries *tries = data;
 
-  if (!zkr__armed_start (&tries->armed, tries->deadline))
-    return G_SOURCE_REMOVE;
+  /* Held by what is armed here (the listener, the timers, the cancel
+   * handler) until tries_answer() detaches it. */
+  tries_ref (tries);
+  switch (zkr__armed_arm (&tries->armed))
+    {
+    case ZKR_ARMED_CANCELLED:
+      tries_fail_cancelled (tries);
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_CLOSED:
+      tries_fail_rc (tries, ZCLOSING, NULL);
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_LOST:
+      tries_fail_code (tries, ZKR_ERROR_SESSION_EXPIRED,
+                       "the session is lost (expired); a fresh one is on its way");
+      return G_SOURCE_REMOVE;
+    case ZKR_ARMED_GO:
+    default:
+      break;
+    }
   if (tries->deadline != G_MAXINT64 && tries->deadline <= g_get_monotonic_time ())
     {
       tries_fail (tries, zkr__atomic_long_timeout_error (tries->path, tries->timeout_ms,
                                                          WRITE_NONE));
       return G_SOURCE_REMOVE;
     }
+  zkr__armed_set_deadline (&tries->armed, tries->deadline);
   tries_send_read (tries);
   return G_SOURCE_REMOVE;
 }
