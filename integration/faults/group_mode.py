@@ -53,7 +53,7 @@ MEMBERS = 10
 PATH = "/zkr-faults/group"
 # fault-phase seconds per run (the nemesis stops starting faults 2.5
 # session timeouts before the phase ends)
-RUNS = {"quick": 60, "full": 140}
+RUNS = {"quick": 45, "full": 140}
 GROUP_FAULT_KINDS = [
     ("kill-leader", 1.0),
     ("pause-member", 1.0),
